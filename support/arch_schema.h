@@ -1,0 +1,100 @@
+#pragma once
+/// Chip-independent reading of an architecture description (models/hw/<chip>.yaml).
+///
+/// A chip declares its parameters once as a schema (a list of ParamDecl); ArchDescription
+/// reads a YAML file against that schema, applies `--set key.path=value` overrides and
+/// keeps the resolved values. There are no defaults: every declared key must be in the
+/// file, every key in the file must be declared, and every value is type- and
+/// range-checked, so a study always knows exactly which numbers it ran with.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace chipless {
+
+/// The kind of value a parameter holds; decides how its text is parsed and checked.
+enum class ParamType { Int, Float, Bool, String };
+
+/// One parameter of a chip's schema. The path is dotted ("ring.hop_latency_cycles"): every
+/// segment but the last is a YAML section. min/max bound Int and Float values (inclusive);
+/// choices, when not empty, lists the only values a String may take. unit and description
+/// end up as comments in the resolved file.
+struct ParamDecl {
+  std::string path;
+  ParamType type;
+  double min;
+  double max;
+  std::vector<std::string> choices;
+  std::string unit;
+  std::string description;
+};
+
+/// Human name of a type for messages: "an integer", "a number", "true or false", "a string".
+const char* paramTypeName(ParamType type);
+
+/// The resolved values of one architecture description, keyed by dotted path. Built only
+/// by load(); read with the typed getters. Copyable, immutable after loading.
+class ArchDescription {
+public:
+  /// Reads `file` against `schema`, then applies `overrides` ("key.path=value", as given
+  /// to `--set`, later ones win). Throws chipless::Error naming the file, the line and the
+  /// key for: unreadable file, YAML syntax error, unknown or duplicate key, a value where a
+  /// section is expected or vice versa, wrong type, value out of range or not one of the
+  /// choices, missing key; and naming the `--set` argument for a malformed override, an
+  /// unknown key or a bad value. A malformed schema is a programming error, also thrown.
+  static ArchDescription load(const std::string& file, const std::vector<ParamDecl>& schema,
+                              const std::vector<std::string>& overrides);
+
+  /// Integer parameter. Unknown path or other type: throws chipless::Error (a bug).
+  int64_t getInt(const std::string& path) const;
+  /// Float parameter; Int parameters are accepted and converted. Throws like getInt.
+  double getFloat(const std::string& path) const;
+  /// Bool parameter. Throws like getInt.
+  bool getBool(const std::string& path) const;
+  /// String parameter. Throws like getInt.
+  std::string getString(const std::string& path) const;
+
+  /// Prefixes `message` with where the value of `path` came from, for cross-field checks
+  /// done by a chip's own loader: "file:line: message" for a value from the file, "file:
+  /// --set key=value: message" for an overridden one.
+  std::string locate(const std::string& path, const std::string& message) const;
+
+  /// The resolved description as YAML: a header naming the source file and the overrides,
+  /// then every parameter in schema order grouped by section, each with a comment giving
+  /// its description and unit. Loading this text with the same schema gives the same values.
+  std::string toYaml() const;
+  /// Writes toYaml() to `path` atomically (temporary file, then rename), so a run's
+  /// results directory never holds a half-written description.
+  void writeResolved(const std::string& path) const;
+
+  /// The file the description was read from, as given to load().
+  const std::string& sourceFile() const { return file_; }
+  /// The `--set` arguments applied, in the order given.
+  const std::vector<std::string>& overrides() const { return overrides_; }
+  /// The schema the description was checked against, in declaration order.
+  const std::vector<ParamDecl>& schema() const { return schema_; }
+
+  /// Storage of one resolved value; only the field matching `type` is meaningful. Public
+  /// only so that the loader's file-local helpers can fill it; use the getters instead.
+  struct Value {
+    ParamType type = ParamType::Int;
+    int64_t i = 0;
+    double f = 0;
+    bool b = false;
+    std::string s;
+    int line = 0;            ///< 1-based line in the source file; 0 when overridden.
+    std::string overrideArg; ///< The `--set` argument that set the value, if any.
+  };
+
+private:
+  /// Finds the value of `path`, checking its type is `want` (or Int, when `intAsFloat`).
+  const Value& lookup(const std::string& path, ParamType want, bool intAsFloat) const;
+
+  std::string file_;
+  std::vector<std::string> overrides_;
+  std::vector<ParamDecl> schema_;
+  std::map<std::string, Value> values_;
+};
+
+} // namespace chipless
