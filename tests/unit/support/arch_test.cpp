@@ -373,7 +373,7 @@ TEST(SpyreArch, LoadsShippedFile) {
 TEST(SpyreArch, DerivedValues) {
   SpyreArch a = SpyreArch::load(spyreFile());
   EXPECT_EQ(a.peakFp16FlopsPerCycle(), 32768);
-  EXPECT_DOUBLE_EQ(a.dramBytesPerCycle(), 1000.0);
+  EXPECT_DOUBLE_EQ(a.dramBytesPerCycle(), 204.8);
   EXPECT_DOUBLE_EQ(a.dramLatencyCycles(), 100.0);
   // (2 MiB - 64 KiB) * 0.8 = 1625292.8 bytes, rounded down to a stick: 12697 sticks.
   EXPECT_EQ(a.planningScratchpadBytes(), 12697 * 128);

@@ -1,0 +1,50 @@
+/// spyre-as: SpyreCode assembly ↔ SpyreCode directory (job.plan + init.bin).
+///
+///   spyre-as KERNEL.s -o DIR [--arch FILE] [--set key.path=value]
+///   spyre-as --disassemble DIR/job.plan [-o FILE.s]
+#include "support/atomic_file.h"
+#include "support/error.h"
+#include "support/spyre_arch.h"
+#include "support/spyrecode/assembler.h"
+#include "support/spyrecode/directory.h"
+#include "support/spyrecode/disassembler.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+using namespace chipless;
+
+int main(int argc, char** argv) {
+  CLI::App app{"spyre-as: assemble SpyreCode assembly into a SpyreCode directory, or back"};
+  std::string input, output, archFile;
+  std::vector<std::string> sets;
+  bool disassembleMode = false;
+  app.add_option("input", input, "KERNEL.s, or DIR/job.plan with --disassemble")->required();
+  app.add_option("-o,--output", output, "output directory (assemble) or .s file (disassemble)");
+  app.add_flag("-d,--disassemble", disassembleMode, "print a SpyreCode directory as assembly");
+  app.add_option("--arch", archFile, "architecture description (default models/hw/spyre.yaml)");
+  app.add_option("--set", sets, "key.path=value: override one architecture parameter");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (disassembleMode) {
+      std::string text = spyrecode::disassemble(spyrecode::readJob(input));
+      if (output.empty())
+        std::fputs(text.c_str(), stdout);
+      else
+        writeFileAtomically(output, text);
+      return 0;
+    }
+    if (output.empty()) throw Error("assembling needs -o DIR");
+    SpyreArch arch = SpyreArch::load(archFile.empty() ? SpyreArch::defaultFile() : archFile, sets);
+    spyrecode::AssembleOptions options;
+    options.programPtr = static_cast<uint64_t>(arch.memory.program_segment) *
+                         static_cast<uint64_t>(arch.memory.segment_bytes);
+    options.alignment = static_cast<uint64_t>(arch.memory.alignment_bytes);
+    spyrecode::Job job = spyrecode::assemble(readFile(input), input, options);
+    spyrecode::writeJob(output, job);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "spyre-as: error: %s\n", e.what());
+    return 1;
+  }
+}

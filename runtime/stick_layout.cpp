@@ -1,0 +1,86 @@
+#include "runtime/stick_layout.h"
+
+#include "support/error.h"
+
+#include <cstring>
+
+namespace chipless::runtime {
+
+int64_t StickLayout::sticksPerRow() const {
+  int64_t last = shape.empty() ? 1 : shape.back();
+  int64_t eps = elementsPerStick();
+  return (last + eps - 1) / eps;
+}
+
+int64_t StickLayout::rows() const {
+  int64_t r = 1;
+  for (size_t i = 0; i + 1 < shape.size(); ++i) r *= shape[i];
+  return r;
+}
+
+namespace {
+bool isFloat(DType t) {
+  return t != DType::I32;
+}
+} // namespace
+
+void toDevice(const NpyArray& host, const StickLayout& layout, Fp16Format fmt, uint8_t* device,
+              const std::string& what) {
+  const DType hd = host.dtype, dd = layout.dtype;
+  if (isFloat(hd) != isFloat(dd))
+    throw Error(what + ": cannot convert " + dtypeName(hd) + " data to a " + dtypeName(dd) +
+                " tensor");
+  const int64_t last = layout.shape.empty() ? 1 : layout.shape.back();
+  const int64_t eps = layout.elementsPerStick(), spr = layout.sticksPerRow(), rows = layout.rows();
+  const size_t hsize = dtypeSize(hd), dsize = dtypeSize(dd);
+  std::memset(device, 0, layout.deviceBytes());
+  std::vector<float> row(static_cast<size_t>(spr * eps), 0.0f);
+  std::vector<uint8_t> encoded(static_cast<size_t>(spr * layout.stickBytes));
+  const bool sameBits = hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee);
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* src = host.data.data() + static_cast<size_t>(r * last) * hsize;
+    if (sameBits) {
+      std::memcpy(encoded.data(), src, static_cast<size_t>(last) * dsize);
+    } else {
+      // Through fp32: host f16 is IEEE; the device type may be f16 (IEEE or DLFloat16),
+      // bf16 or f32.
+      decodeToFloat(hd, src, row.data(), static_cast<size_t>(last), Fp16Format::Ieee);
+      encodeFromFloat(dd, row.data(), encoded.data(), static_cast<size_t>(last), fmt);
+    }
+    for (int64_t s = 0; s < spr; ++s) {
+      int64_t count = std::min(eps, last - s * eps);
+      uint8_t* dst = device + static_cast<size_t>((s * rows + r) * layout.stickBytes);
+      std::memcpy(dst, encoded.data() + static_cast<size_t>(s * eps) * dsize,
+                  static_cast<size_t>(count) * dsize);
+    }
+  }
+}
+
+NpyArray fromDevice(const uint8_t* device, const StickLayout& layout, Fp16Format fmt) {
+  const DType dd = layout.dtype;
+  const DType hd = dd == DType::BF16 ? DType::F32 : dd;
+  std::vector<int64_t> shape = layout.shape;
+  NpyArray out = makeNpy(hd, shape);
+  const int64_t last = layout.shape.empty() ? 1 : layout.shape.back();
+  const int64_t eps = layout.elementsPerStick(), spr = layout.sticksPerRow(), rows = layout.rows();
+  const size_t dsize = dtypeSize(dd), hsize = dtypeSize(hd);
+  std::vector<uint8_t> gathered(static_cast<size_t>(spr * eps) * dsize);
+  std::vector<float> tmp(static_cast<size_t>(last));
+  const bool sameBits = hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t s = 0; s < spr; ++s)
+      std::memcpy(gathered.data() + static_cast<size_t>(s * eps) * dsize,
+                  device + static_cast<size_t>((s * rows + r) * layout.stickBytes),
+                  static_cast<size_t>(eps) * dsize);
+    uint8_t* dst = out.data.data() + static_cast<size_t>(r * last) * hsize;
+    if (sameBits) {
+      std::memcpy(dst, gathered.data(), static_cast<size_t>(last) * dsize);
+    } else {
+      decodeToFloat(dd, gathered.data(), tmp.data(), static_cast<size_t>(last), fmt);
+      encodeFromFloat(hd, tmp.data(), dst, static_cast<size_t>(last), Fp16Format::Ieee);
+    }
+  }
+  return out;
+}
+
+} // namespace chipless::runtime

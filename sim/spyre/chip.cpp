@@ -1,0 +1,264 @@
+#include "sim/spyre/chip.h"
+
+#include "sim/spyre/compute_unit.h"
+#include "support/error.h"
+#include "support/spyrecode/isa.h"
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace chipless::sim::spyre {
+
+using namespace spyrecode;
+
+void freshSimContext() {
+  sc_core::sc_curr_simcontext = new sc_core::sc_simcontext();
+  sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
+}
+
+Chip::Chip(const SpyreArch& arch, DeviceMemory& memory, bool timingOnly)
+    : arch_(arch), memory_(memory), timingOnly_(timingOnly),
+      fp16Format_(*parseFp16Format(arch.numerics.fp16_format)), ring_(arch), dram_(arch),
+      launchEvent_("launch"), abortEvent_("abort"), periodPs_(1000.0 / arch.chip.clock_ghz),
+      progressToTty_(isatty(2) != 0) {
+  for (int c = 0; c < arch.chip.cores; ++c) cores_.push_back(std::make_unique<Core>(*this, c));
+}
+
+Chip::~Chip() = default;
+
+Cycles Chip::now() const {
+  return sc_core::sc_time_stamp().to_double() / periodPs_;
+}
+
+sc_core::sc_time Chip::toScTime(Cycles c) const {
+  return sc_core::sc_time(c * periodPs_, sc_core::SC_PS);
+}
+
+Cycles Chip::ringLatency(int fromCore, int toCore) const {
+  int a = ring_.coreStop(fromCore), b = ring_.coreStop(toCore);
+  int h = std::min(ring_.hops(a, b, RingDir::Cw), ring_.hops(a, b, RingDir::Ccw));
+  return static_cast<Cycles>(h) * arch_.ring.hop_latency_cycles;
+}
+
+void Chip::reportFault(const std::string& message) {
+  if (fault_.empty()) fault_ = message;
+  aborting_ = true;
+  abortEvent_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Chip::assignPrograms(const JobBinary& binary) {
+  const int cores = arch_.chip.cores, corelets = arch_.chip.corelets_per_core;
+  std::vector<const Program*> assigned(static_cast<size_t>(cores) * (3 + 3 * corelets), nullptr);
+  std::vector<size_t> owner(assigned.size(), 0);
+  for (auto& c : cores_)
+    for (Engine* e : c->engines()) e->arm(nullptr, launchStart_);
+  for (size_t pi = 0; pi < binary.programs.size(); ++pi) {
+    const Program& p = binary.programs[pi];
+    std::string what = "program " + std::to_string(pi) + " (" + unitName(p.unit) + ")";
+    int last = p.coreLast == kAllCores ? cores - 1 : p.coreLast;
+    if (p.coreFirst >= cores || last >= cores)
+      throw Error(what + " is for cores " + std::to_string(p.coreFirst) + "-" +
+                  std::to_string(last) + " but the chip has " + std::to_string(cores) +
+                  " cores (chip.cores)");
+    if (p.corelet >= corelets)
+      throw Error(what + " is for corelet " + std::to_string(p.corelet) + " but a core has " +
+                  std::to_string(corelets) + " (chip.corelets_per_core)");
+    for (int c = p.coreFirst; c <= last; ++c) {
+      int lo = isCoreletUnit(p.unit) ? (p.corelet < 0 ? 0 : p.corelet) : 0;
+      int hi = isCoreletUnit(p.unit) ? (p.corelet < 0 ? corelets - 1 : p.corelet) : 0;
+      for (int l = lo; l <= hi; ++l) {
+        Engine& e = cores_[c]->engine(p.unit, l);
+        size_t slot =
+            static_cast<size_t>(c) * (3 + 3 * corelets) + static_cast<size_t>(e.traceTrack());
+        if (assigned[slot])
+          throw Error(what + " and program " + std::to_string(owner[slot]) + " both target " +
+                      e.label());
+        assigned[slot] = &p;
+        owner[slot] = pi;
+        e.arm(&p, launchStart_);
+      }
+    }
+  }
+}
+
+void Chip::abortLaunch(const std::string& message) {
+  aborting_ = true;
+  abortEvent_.notify(sc_core::SC_ZERO_TIME);
+  sc_core::sc_start();
+  aborting_ = false;
+  fault_.clear();
+  trace_ = nullptr;
+  throw Error(message);
+}
+
+LaunchResult Chip::launch(const JobBinary& binary, const std::vector<int64_t>& symbolValues,
+                          TraceWriter* trace) {
+  if (symbolValues.size() != binary.symbols.size())
+    throw Error("launch: " + std::to_string(symbolValues.size()) + " symbol values for " +
+                std::to_string(binary.symbols.size()) + " symbols");
+  auto hostStart = std::chrono::steady_clock::now();
+  progressStart_ = progressLast_ = hostStart;
+  symbols_ = &symbolValues;
+  launchStart_ = lastActivity_ = now();
+  trace_ = trace;
+  fault_.clear();
+  aborting_ = false;
+  ring_.resetCounters();
+  dram_.resetCounters();
+  for (auto& c : cores_) c->resetForLaunch();
+  assignPrograms(binary);
+  if (trace_) nameTraceTracks();
+
+  if (started_) launchEvent_.notify(sc_core::SC_ZERO_TIME);
+  started_ = true;
+  sc_core::sc_start();
+
+  if (progressToTty_ && progressLast_ != progressStart_) std::fprintf(stderr, "\n");
+  if (!fault_.empty()) abortLaunch(fault_);
+  std::vector<const Engine*> blocked;
+  LaunchResult result;
+  for (auto& c : cores_)
+    for (Engine* e : c->engines()) {
+      if (e->state() == Engine::State::Running) blocked.push_back(e);
+      result.instructions += e->counters().instructions;
+      lastActivity_ = std::max(lastActivity_, e->localTime());
+    }
+  if (!blocked.empty()) {
+    std::string msg = "deadlock: the program can never finish; " + std::to_string(blocked.size()) +
+                      " engine(s) are blocked:";
+    size_t shown = 0;
+    for (const Engine* e : blocked) {
+      if (++shown > 24) {
+        msg += "\n  ... and " + std::to_string(blocked.size() - 24) + " more";
+        break;
+      }
+      msg += "\n  " + e->label() + " pc " + std::to_string(e->pc()) + ": waiting for " +
+             (e->blockedOn().empty() ? std::string("an event") : e->blockedOn());
+    }
+    abortLaunch(msg);
+  }
+  result.cycles = lastActivity_ - launchStart_;
+  result.hostSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
+  trace_ = nullptr;
+  return result;
+}
+
+void Chip::progress() {
+  if (!progressToTty_) return;
+  auto t = std::chrono::steady_clock::now();
+  if (t - progressLast_ < std::chrono::seconds(1)) return;
+  progressLast_ = t;
+  double host = std::chrono::duration<double>(t - progressStart_).count();
+  std::fprintf(stderr, "\r[spyre-sim] %.3f M cycles simulated, %.1f s",
+               (now() - launchStart_) / 1e6, host);
+  std::fflush(stderr);
+}
+
+void Chip::nameTraceTracks() {
+  const int cores = arch_.chip.cores;
+  for (int c = 0; c < cores; ++c) {
+    trace_->processName(c, "core " + std::to_string(c));
+    trace_->processSortIndex(c, c);
+    for (Engine* e : cores_[c]->engines()) {
+      std::string name = unitName(e->unit());
+      if (isCoreletUnit(e->unit())) name += std::to_string(e->corelet());
+      trace_->threadName(c, e->traceTrack(), name);
+    }
+  }
+  trace_->processName(cores, "ring links (GB/s)");
+  trace_->processSortIndex(cores, cores);
+  trace_->processName(cores + 1, "dram channels (GB/s)");
+  trace_->processSortIndex(cores + 1, cores + 1);
+}
+
+void Chip::traceSpan(int core, int track, const std::string& name, Cycles start, Cycles end,
+                     int64_t pc) {
+  if (!trace_) return;
+  trace_->complete(core, track, name, toUs(start), toUs(end) - toUs(start), {{"pc", pc}});
+}
+
+void Chip::traceInstant(int core, int track, const std::string& name, Cycles t, Cycles stall) {
+  if (!trace_) return;
+  trace_->instant(core, track, name, toUs(t), {{"stall_cycles", stall}});
+}
+
+void Chip::traceResource(bool dram, const std::string& name, Cycles start, double bytes,
+                         const Timeline& resource) {
+  if (!trace_) return;
+  int pid = arch_.chip.cores + (dram ? 1 : 0);
+  double gbs = resource.bytesPerCycle() * arch_.chip.clock_ghz;
+  trace_->counter(pid, name, toUs(start), "GB/s", gbs);
+  trace_->counter(pid, name, toUs(start + bytes / resource.bytesPerCycle()), "GB/s", 0);
+}
+
+void Chip::collectStats(Stats& s, const LaunchResult& r) const {
+  const Cycles cycles = std::max(r.cycles, 1e-9);
+  const int cores = arch_.chip.cores, corelets = arch_.chip.corelets_per_core;
+  s.set("chip.cycles", r.cycles, "cycles", "from launch to the last engine finishing");
+  s.set("chip.time_us", r.cycles / (arch_.chip.clock_ghz * 1000.0), "us",
+        "simulated time at the modelled clock");
+  s.set("chip.instructions", static_cast<double>(r.instructions), "instructions");
+  s.set("host.seconds", r.hostSeconds, "s", "wall-clock time of the simulation");
+  s.set("host.cycles_per_second", r.hostSeconds > 0 ? r.cycles / r.hostSeconds : 0, "cycles/s",
+        "simulated cycles per host second");
+  double busy[kUnitCount] = {};
+  for (int c = 0; c < cores; ++c)
+    for (const Engine* e : cores_[c]->engines()) {
+      std::string name = unitName(e->unit());
+      if (isCoreletUnit(e->unit())) name += std::to_string(e->corelet());
+      std::string p = "chip.core[" + std::to_string(c) + "]." + name + ".";
+      const auto& k = e->counters();
+      s.set(p + "instructions", static_cast<double>(k.instructions), "instructions");
+      s.set(p + "busy_cycles", k.busy, "cycles", "executing operations");
+      s.set(p + "stall_cycles", k.stall, "cycles", "waiting for data, FIFO space or tokens");
+      s.set(p + "utilization", k.busy / cycles, "fraction", "busy_cycles / chip.cycles");
+      e->addUnitStats(s, p);
+      busy[static_cast<int>(e->unit())] += k.busy;
+    }
+  double ringBytes = 0, ringBusy = 0;
+  Ring& ring = const_cast<Ring&>(ring_);
+  for (int st = 0; st < ring.stops(); ++st)
+    for (RingDir d : {RingDir::Cw, RingDir::Ccw}) {
+      const Timeline& l = ring.link(st, d);
+      std::string p =
+          "chip.ring.link[" + std::to_string(st) + "]." + (d == RingDir::Cw ? "cw." : "ccw.");
+      s.set(p + "bytes", l.bytes(), "bytes");
+      s.set(p + "busy_cycles", l.busyCycles(), "cycles");
+      ringBytes += l.bytes();
+      ringBusy += l.busyCycles();
+    }
+  s.set("chip.ring.bytes", ringBytes, "bytes", "summed over links (a byte counts once per hop)");
+  double dramBytes = 0;
+  Dram& dram = const_cast<Dram&>(dram_);
+  for (int ch = 0; ch < dram.channels(); ++ch) {
+    const Timeline& t = dram.channel(ch);
+    std::string p = "chip.dram.channel[" + std::to_string(ch) + "].";
+    s.set(p + "bytes", t.bytes(), "bytes");
+    s.set(p + "busy_cycles", t.busyCycles(), "cycles");
+    dramBytes += t.bytes();
+  }
+  s.set("chip.dram.bytes", dramBytes, "bytes", "read and written");
+  s.set("chip.dram.bandwidth_gb_s", dramBytes / cycles * arch_.chip.clock_ghz, "GB/s",
+        "achieved over the launch");
+  const double units = static_cast<double>(cores) * corelets;
+  double ptBusy = 0, sfuBusy = 0;
+  for (int c = 0; c < cores; ++c)
+    for (const Engine* e : cores_[c]->engines())
+      if (auto* cu = dynamic_cast<const ComputeUnit*>(e)) {
+        ptBusy += cu->ptBusyCycles();
+        sfuBusy += cu->sfuBusyCycles();
+      }
+  s.set("chip.utilization.pt", ptBusy / (cycles * units), "fraction", "PT arrays busy");
+  s.set("chip.utilization.sfu", sfuBusy / (cycles * units), "fraction", "SFUs busy");
+  s.set("chip.utilization.dma",
+        (busy[static_cast<int>(Unit::DmaIn)] + busy[static_cast<int>(Unit::DmaOut)]) /
+            (cycles * cores * 2),
+        "fraction", "DMA engines issuing");
+  s.set("chip.utilization.ring", ringBusy / (cycles * ring.stops() * 2), "fraction",
+        "ring links busy");
+  s.set("chip.utilization.dram", dramBytes / (cycles * arch_.dramBytesPerCycle()), "fraction",
+        "DRAM bandwidth used");
+}
+
+} // namespace chipless::sim::spyre

@@ -1,0 +1,263 @@
+#include "sim/spyre/compute_unit.h"
+
+#include "sim/spyre/chip.h"
+#include "sim/spyre/sfu_math.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace chipless::sim::spyre {
+
+using namespace spyrecode;
+
+ComputeUnit::ComputeUnit(sc_core::sc_module_name name, Chip& chip, Core& core, int corelet)
+    : CoreletEngine(name, chip, core, Unit::Compute, corelet),
+      lanesMax_(static_cast<int>(chip.arch().chip.stick_bytes / 2)) {
+  regs_.assign(static_cast<size_t>(chip.arch().sfu.registers),
+               std::vector<uint32_t>(static_cast<size_t>(lanesMax_), 0));
+  for (auto& s : scratch_) s.assign(static_cast<size_t>(lanesMax_), 0);
+}
+
+void ComputeUnit::resetUnit() {
+  ptBusy_ = sfuBusy_ = 0;
+  macs_ = 0;
+  sfuSticks_ = 0;
+  accM_ = accN_ = 0;
+}
+
+void ComputeUnit::addUnitStats(Stats& stats, const std::string& prefix) const {
+  stats.set(prefix + "pt_busy_cycles", ptBusy_, "cycles", "PT array computing");
+  stats.set(prefix + "pt_macs", macs_, "MACs");
+  stats.set(prefix + "sfu_busy_cycles", sfuBusy_, "cycles", "SFU computing");
+  stats.set(prefix + "sfu_sticks", static_cast<double>(sfuSticks_), "sticks");
+}
+
+uint32_t* ComputeUnit::reg(int64_t port) {
+  int64_t n = static_cast<int64_t>(regs_.size());
+  if (port < kPortReg || port >= kPortReg + n)
+    fault("'" + portName(port) + "' is not an SFU register (v0..v" + std::to_string(n - 1) + ")");
+  return regs_[static_cast<size_t>(port - kPortReg)].data();
+}
+
+void ComputeUnit::executeUnitOp(const Instruction& ins) {
+  if (ins.op == Opcode::PtMm) return matmul(ins);
+  if (ins.op == Opcode::SfuSplat) return splat(ins);
+  sfu(ins);
+}
+
+void ComputeUnit::splat(const Instruction& ins) {
+  uint32_t* r = reg(ins.operands[0].imm);
+  double v;
+  std::memcpy(&v, &ins.operands[1].imm, sizeof v);
+  uint32_t bits;
+  if (*ins.dtype == DType::I32) {
+    bits = static_cast<uint32_t>(static_cast<int32_t>(v));
+  } else {
+    float fv = static_cast<float>(v);
+    std::memcpy(&bits, &fv, 4);
+  }
+  std::fill(r, r + lanesMax_, bits);
+  local_ += 1;
+}
+
+void ComputeUnit::sfu(const Instruction& ins) {
+  const OpcodeInfo& info = opcodeInfo(ins.op);
+  const DType dt = *ins.dtype;
+  const int64_t items = arg(ins, 0);
+  if (items < 0) fault("negative stick count " + std::to_string(items));
+  if (items == 0) return;
+  const int lanes = lanesOf(dt, stickBytes());
+  const Fp16Format fmt = chip_.fp16Format();
+  const bool accumulate =
+      ins.op == Opcode::SfuAccAdd || ins.op == Opcode::SfuAccMax || ins.op == Opcode::SfuAccMin;
+  const bool laneReduce =
+      ins.op == Opcode::SfuLaneAdd || ins.op == Opcode::SfuLaneMax || ins.op == Opcode::SfuLaneMin;
+
+  // Sources: FIFO streams (one stick per item) or registers (the same stick every item).
+  const size_t nsrc = info.operands.size() - 2;
+  std::vector<Port> inPorts;
+  int srcFifo[3] = {-1, -1, -1};
+  const uint32_t* srcReg[3] = {nullptr, nullptr, nullptr};
+  for (size_t k = 0; k < nsrc; ++k) {
+    int64_t p = ins.operands[2 + k].imm;
+    if (p >= kPortReg) {
+      srcReg[k] = reg(p);
+    } else {
+      StreamFifo& f = inputFifo(p);
+      for (size_t j = 0; j < inPorts.size(); ++j)
+        if (inPorts[j].fifo == &f) fault("reads " + f.name() + " twice in one instruction");
+      srcFifo[k] = static_cast<int>(inPorts.size());
+      inPorts.push_back({&f, 1});
+    }
+  }
+  const int64_t dst = ins.operands[1].imm;
+  uint32_t* dstReg = nullptr;
+  StreamFifo* dstFifo = nullptr;
+  if (dst >= kPortReg)
+    dstReg = reg(dst);
+  else if (accumulate)
+    fault("sfu.acc.* accumulates into a register (v0..), not '" + portName(dst) + "'");
+  else
+    dstFifo = &outputFifo(dst);
+
+  const Cycles interval = 1.0 / chip_.arch().sfu.sticks_per_cycle;
+  const Cycles latency = isTranscendental(ins.op) ? chip_.arch().sfu.transcendental_latency_cycles
+                                                  : chip_.arch().sfu.latency_cycles;
+  const int64_t stick = stickBytes();
+  auto work = [&](int64_t, int64_t count, uint8_t* const* in, uint8_t* const* out) {
+    const uint32_t* src[3] = {nullptr, nullptr, nullptr};
+    for (int64_t it = 0; it < count; ++it) {
+      for (size_t k = 0; k < nsrc; ++k) {
+        if (srcReg[k]) {
+          src[k] = srcReg[k];
+        } else {
+          decodeStick(dt, fmt, in[srcFifo[k]] + it * stick, scratch_[k].data(), lanes);
+          src[k] = scratch_[k].data();
+        }
+      }
+      uint32_t* res = scratch_[3].data();
+      if (accumulate) {
+        applyAccumulate(ins.op, dt, lanes, src[0], dstReg);
+        continue;
+      }
+      if (laneReduce)
+        applyLaneReduce(ins.op, dt, lanes, src[0], res);
+      else
+        applyElementwise(ins.op, dt, lanes, src[0], src[1], src[2], res);
+      if (dstFifo)
+        encodeStick(dt, fmt, res, out[0] + it * stick, lanes);
+      else
+        std::memcpy(dstReg, res, static_cast<size_t>(lanes) * 4);
+    }
+  };
+  std::vector<Port> outPorts;
+  if (dstFifo) outPorts.push_back({dstFifo, 1});
+  Cycles start;
+  // stream() takes initializer lists; the SFU reads up to three FIFOs and writes one.
+  switch (inPorts.size() * 2 + outPorts.size()) {
+  case 0:
+    start = stream(items, interval, latency, {}, {}, work);
+    break;
+  case 1:
+    start = stream(items, interval, latency, {}, {outPorts[0]}, work);
+    break;
+  case 2:
+    start = stream(items, interval, latency, {inPorts[0]}, {}, work);
+    break;
+  case 3:
+    start = stream(items, interval, latency, {inPorts[0]}, {outPorts[0]}, work);
+    break;
+  case 4:
+    start = stream(items, interval, latency, {inPorts[0], inPorts[1]}, {}, work);
+    break;
+  case 5:
+    start = stream(items, interval, latency, {inPorts[0], inPorts[1]}, {outPorts[0]}, work);
+    break;
+  case 6:
+    start = stream(items, interval, latency, {inPorts[0], inPorts[1], inPorts[2]}, {}, work);
+    break;
+  default:
+    start =
+        stream(items, interval, latency, {inPorts[0], inPorts[1], inPorts[2]}, {outPorts[0]}, work);
+    break;
+  }
+  std::string name = std::string(info.mnemonic) + "." + dtypeName(dt);
+  traceSpan(name, start, local_);
+  sfuBusy_ += static_cast<Cycles>(items) * interval;
+  sfuSticks_ += static_cast<uint64_t>(items);
+}
+
+void ComputeUnit::matmul(const Instruction& ins) {
+  const SpyreArch& arch = chip_.arch();
+  const int64_t m = arg(ins, 0), k = arg(ins, 1), n = arg(ins, 2);
+  const bool accumulate = arg(ins, 6) != 0, emit = arg(ins, 7) != 0;
+  static const DType outTypes[3] = {DType::F16, DType::BF16, DType::F32};
+  const DType inType = *ins.dtype, outType = outTypes[ins.operands[8].imm];
+  const int64_t stick = stickBytes();
+  const int64_t eps = stick / static_cast<int64_t>(dtypeSize(inType));
+  const int64_t epsOut = stick / static_cast<int64_t>(dtypeSize(outType));
+  if (m <= 0 || k <= 0 || n <= 0)
+    fault("tile " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) +
+          " must have positive sizes");
+  if (k % eps != 0 || n % eps != 0)
+    fault("k = " + std::to_string(k) + " and n = " + std::to_string(n) +
+          " must be multiples of the " + std::to_string(eps) + " elements in a stick");
+  if (m * n * 4 > arch.pt.accumulator_bytes)
+    fault("an " + std::to_string(m) + "x" + std::to_string(n) + " fp32 tile needs " +
+          std::to_string(m * n * 4) + " bytes of accumulators; the PT array has " +
+          std::to_string(arch.pt.accumulator_bytes) + " (pt.accumulator_bytes)");
+  if (accumulate && (accM_ != m || accN_ != n))
+    fault("acc=1 but the accumulators hold a " + std::to_string(accM_) + "x" +
+          std::to_string(accN_) + " tile, not " + std::to_string(m) + "x" + std::to_string(n));
+  StreamFifo& a = inputFifo(ins.operands[3].imm);
+  StreamFifo& b = inputFifo(ins.operands[4].imm);
+  if (&a == &b) fault("a and b must be different FIFOs");
+  StreamFifo* out = nullptr;
+  if (emit) {
+    if (ins.operands[5].imm == kPortNone) fault("emit=1 needs dst=out<N>");
+    out = &outputFifo(ins.operands[5].imm);
+  }
+  const Fp16Format fmt = chip_.fp16Format();
+  const bool fn = functional();
+  if (fn) {
+    weights_.resize(static_cast<size_t>(k * n));
+    if (!accumulate) acc_.assign(static_cast<size_t>(m * n), 0.0f);
+  }
+  accM_ = m;
+  accN_ = n;
+  std::vector<uint32_t>& lanes = scratch_[0];
+
+  // 1. Weights (B, k x n) enter the array and stay.
+  const int64_t rowSticks = n / eps;
+  Cycles start =
+      stream(k * rowSticks, 1.0, 0, {{&b, 1}}, {},
+             [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
+               for (int64_t s = 0; s < count; ++s) {
+                 int64_t idx = first + s, r = idx / rowSticks, c = idx % rowSticks;
+                 decodeStick(inType, fmt, in[0] + s * stick, lanes.data(), static_cast<int>(eps));
+                 float* w = weights_.data() + r * n + c * eps;
+                 std::memcpy(w, lanes.data(), static_cast<size_t>(eps) * 4);
+               }
+             });
+  // 2. Activations (A, m x k) stream through; the array does rows*cols*macs MACs a cycle.
+  const int64_t kSticks = k / eps;
+  const double macs = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+  const double perCycle =
+      static_cast<double>(arch.pt.rows) * arch.pt.cols * arch.pt.macs_per_pe_fp16;
+  const Cycles computeCycles = std::ceil(macs / perCycle);
+  const Cycles interval = std::max(1.0, computeCycles / static_cast<double>(m * kSticks));
+  stream(m * kSticks, interval, 0, {{&a, 1}}, {},
+         [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
+           for (int64_t s = 0; s < count; ++s) {
+             int64_t idx = first + s, row = idx / kSticks, chunk = idx % kSticks;
+             decodeStick(inType, fmt, in[0] + s * stick, lanes.data(), static_cast<int>(eps));
+             float* accRow = acc_.data() + row * n;
+             for (int64_t kk = 0; kk < eps; ++kk) {
+               float av;
+               std::memcpy(&av, &lanes[static_cast<size_t>(kk)], 4);
+               if (av == 0.0f) continue;
+               const float* w = weights_.data() + (chunk * eps + kk) * n;
+               for (int64_t j = 0; j < n; ++j) accRow[j] += av * w[j];
+             }
+           }
+         });
+  ptBusy_ += computeCycles;
+  macs_ += macs;
+  // 3. Results drain out of the array after its pipeline latency.
+  if (emit) {
+    const int64_t outRowSticks = n / epsOut;
+    stream(m * outRowSticks, 1.0, arch.pt.latency_cycles, {}, {{out, 1}},
+           [&](int64_t first, int64_t count, uint8_t* const*, uint8_t* const* o) {
+             for (int64_t s = 0; s < count; ++s) {
+               int64_t idx = first + s, row = idx / outRowSticks, c = idx % outRowSticks;
+               const float* src = acc_.data() + row * n + c * epsOut;
+               std::memcpy(lanes.data(), src, static_cast<size_t>(epsOut) * 4);
+               encodeStick(outType, fmt, lanes.data(), o[0] + s * stick, static_cast<int>(epsOut));
+             }
+           });
+  }
+  traceSpan(std::string("pt.mm.") + dtypeName(inType), start, local_);
+}
+
+} // namespace chipless::sim::spyre

@@ -1,0 +1,41 @@
+#pragma once
+/// The corelet compute unit: the SFU (vector ops on sticks, with a small register file)
+/// and the PT array (matmul tiles with fp32 accumulators). Operands stream in from the
+/// load unit's FIFOs and results stream out to the store unit's.
+#include "sim/spyre/corelet_engine.h"
+#include "support/numerics.h"
+
+#include <vector>
+
+namespace chipless::sim::spyre {
+
+class ComputeUnit : public CoreletEngine {
+public:
+  ComputeUnit(sc_core::sc_module_name name, Chip& chip, Core& core, int corelet);
+  void addUnitStats(Stats& stats, const std::string& prefix) const override;
+  Cycles ptBusyCycles() const { return ptBusy_; }
+  Cycles sfuBusyCycles() const { return sfuBusy_; }
+
+protected:
+  void executeUnitOp(const spyrecode::Instruction& ins) override;
+  void resetUnit() override;
+
+private:
+  void sfu(const spyrecode::Instruction& ins);
+  void splat(const spyrecode::Instruction& ins);
+  void matmul(const spyrecode::Instruction& ins);
+  /// SFU register `port` (a v<N> port value), or a fault.
+  uint32_t* reg(int64_t port);
+
+  int lanesMax_;
+  std::vector<std::vector<uint32_t>> regs_;
+  std::vector<uint32_t> scratch_[4];
+  // PT array state: stationary weights and fp32 accumulators of the current tile.
+  std::vector<float> weights_, acc_;
+  int64_t accM_ = 0, accN_ = 0;
+  Cycles ptBusy_ = 0, sfuBusy_ = 0;
+  double macs_ = 0;
+  uint64_t sfuSticks_ = 0;
+};
+
+} // namespace chipless::sim::spyre

@@ -1,0 +1,155 @@
+#include "sim/spyre/corelet_engine.h"
+
+#include "sim/spyre/chip.h"
+#include "sim/spyre/core.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace chipless::sim::spyre {
+
+using namespace spyrecode;
+
+namespace {
+/// Largest piece handled at once in functional mode (bounds the staging buffers).
+constexpr int64_t kMaxFunctionalPiece = 2048;
+} // namespace
+
+bool CoreletEngine::functional() const {
+  return !chip_.timingOnly();
+}
+int64_t CoreletEngine::stickBytes() const {
+  return chip_.arch().chip.stick_bytes;
+}
+uint8_t* CoreletEngine::scratchpad() {
+  return core_.scratchpad();
+}
+
+StreamFifo& CoreletEngine::inputFifo(int64_t port) {
+  int n = chip_.arch().fifo.inputs_per_corelet;
+  if (port < kPortIn || port >= kPortIn + n)
+    fault("'" + portName(port) + "' is not an input FIFO (this corelet has in0..in" +
+          std::to_string(n - 1) + ")");
+  return core_.inputFifo(corelet_, static_cast<int>(port - kPortIn));
+}
+
+StreamFifo& CoreletEngine::outputFifo(int64_t port) {
+  int n = chip_.arch().fifo.outputs_per_corelet;
+  if (port < kPortOut || port >= kPortOut + n)
+    fault("'" + portName(port) + "' is not an output FIFO (this corelet has out0..out" +
+          std::to_string(n - 1) + ")");
+  return core_.outputFifo(corelet_, static_cast<int>(port - kPortOut));
+}
+
+void CoreletEngine::checkStickBox(const char* what, int64_t addr, const int64_t n[3],
+                                  const int64_t s[3]) {
+  const int64_t stick = stickBytes();
+  int64_t lo = addr, hi = addr;
+  for (int d = 0; d < 3; ++d) {
+    if (n[d] < 0) fault(std::string(what) + ": negative count " + std::to_string(n[d]));
+    if (n[d] == 0) return;
+    if (n[d] > 1 && s[d] % stick != 0)
+      fault(std::string(what) + ": stride " + std::to_string(s[d]) +
+            " is not a multiple of the stick (" + std::to_string(stick) + " bytes)");
+    int64_t span = (n[d] - 1) * s[d];
+    (span < 0 ? lo : hi) += span;
+  }
+  if (addr % stick != 0)
+    fault(std::string(what) + ": scratchpad address " + std::to_string(addr) +
+          " is not stick-aligned (" + std::to_string(stick) + " bytes)");
+  int64_t size = chip_.arch().scratchpad.bytes;
+  if (lo < 0 || hi + stick > size)
+    fault(std::string(what) + ": scratchpad addresses " + std::to_string(lo) + ".." +
+          std::to_string(hi + stick) + " outside the scratchpad (0.." + std::to_string(size) + ")");
+}
+
+Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency,
+                             std::initializer_list<Port> ins, std::initializer_list<Port> outs,
+                             const Work& work) {
+  const bool fn = functional();
+  const int64_t stick = stickBytes();
+  Cycles firstStart = -1;
+  int64_t done = 0;
+  uint8_t* inPtr[4] = {};
+  uint8_t* outPtr[4] = {};
+  while (done < items) {
+    int64_t k = items - done;
+    if (fn) k = std::min(k, kMaxFunctionalPiece);
+    const Port* starved = nullptr;
+    for (const Port& p : ins) {
+      int64_t can = static_cast<int64_t>(p.fifo->available()) / p.sticksPerItem;
+      if (can < k) k = can;
+      if (can == 0 && !starved) starved = &p;
+    }
+    if (k == 0) {
+      block(starved->fifo->changed(), "data in " + starved->fifo->name() + " (needs " +
+                                          std::to_string(starved->sticksPerItem) +
+                                          " stick(s), has " +
+                                          std::to_string(starved->fifo->available()) + ")");
+      continue;
+    }
+    // When the piece could run: inputs ready, engine free, consumers not too far behind.
+    Cycles first = local_, last = -std::numeric_limits<Cycles>::infinity();
+    for (const Port& p : ins) {
+      uint64_t base = p.fifo->popped();
+      first = std::max(first, p.fifo->readyTime(base + p.sticksPerItem - 1));
+      last = std::max(last, p.fifo->readyTime(base + k * p.sticksPerItem - 1));
+    }
+    auto backPressure = [&](const Port& p, uint64_t stickIndex, Cycles& t) {
+      uint64_t depth = static_cast<uint64_t>(p.fifo->depth());
+      if (stickIndex >= depth && stickIndex - depth < p.fifo->popped())
+        t = std::max(t, p.fifo->popTime(stickIndex - depth) - latency);
+    };
+    for (const Port& p : outs) {
+      uint64_t g = p.fifo->pushed();
+      backPressure(p, g + p.sticksPerItem - 1, first);
+      backPressure(p, g + k * p.sticksPerItem - 1, last);
+    }
+    last = std::max(last, first + static_cast<Cycles>(k - 1) * interval);
+    stallUntil(first);
+    if (firstStart < 0) firstStart = first;
+
+    for (size_t i = 0; i < ins.size(); ++i) {
+      const Port& p = ins.begin()[i];
+      size_t bytes = static_cast<size_t>(k * p.sticksPerItem * stick);
+      if (fn && inBuf_[i].size() < bytes) inBuf_[i].resize(bytes);
+      inPtr[i] = fn ? inBuf_[i].data() : nullptr;
+      p.fifo->pop(static_cast<uint64_t>(k * p.sticksPerItem), first, last, inPtr[i]);
+    }
+    for (size_t j = 0; j < outs.size(); ++j) {
+      size_t bytes = static_cast<size_t>(k * outs.begin()[j].sticksPerItem * stick);
+      if (fn && outBuf_[j].size() < bytes) outBuf_[j].resize(bytes);
+      outPtr[j] = fn ? outBuf_[j].data() : nullptr;
+    }
+    if (fn) work(done, k, inPtr, outPtr);
+    for (size_t j = 0; j < outs.size(); ++j) {
+      const Port& p = outs.begin()[j];
+      p.fifo->push(static_cast<uint64_t>(k * p.sticksPerItem), first + latency, last + latency,
+                   outPtr[j]);
+    }
+    // The last stick of the piece may only be pushed once the consumer has popped the
+    // stick `depth` places before it.
+    for (const Port& p : outs) {
+      uint64_t depth = static_cast<uint64_t>(p.fifo->depth());
+      uint64_t g = p.fifo->pushed() - 1;
+      if (g < depth) continue;
+      while (p.fifo->popped() <= g - depth)
+        block(p.fifo->changed(), "space in " + p.fifo->name() + " (consumer has popped " +
+                                     std::to_string(p.fifo->popped()) + " of " +
+                                     std::to_string(p.fifo->pushed()) + " sticks)");
+      last = std::max(last, p.fifo->popTime(g - depth) - latency);
+    }
+    Cycles work_ = static_cast<Cycles>(k) * interval;
+    Cycles elapsed = last + interval - first;
+    counters_.busy += work_;
+    if (elapsed > work_) counters_.stall += elapsed - work_;
+    local_ = last + interval;
+    done += k;
+  }
+  if (firstStart < 0) firstStart = local_;
+  // The operation is complete when its last result has left the pipeline.
+  local_ = std::max(local_, local_ - interval + latency);
+  return firstStart;
+}
+
+} // namespace chipless::sim::spyre

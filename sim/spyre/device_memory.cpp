@@ -1,0 +1,97 @@
+#include "sim/spyre/device_memory.h"
+
+#include "support/error.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace chipless::sim::spyre {
+
+namespace {
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llX", static_cast<unsigned long long>(v));
+  return b;
+}
+} // namespace
+
+void DeviceMemory::allocate(uint64_t base, uint64_t size, const std::string& name) {
+  if (size == 0) size = 1;
+  auto next = regions_.lower_bound(base);
+  if (next != regions_.end() && next->first < base + size)
+    throw Error("device memory: '" + name + "' at " + hex(base) + " (" + std::to_string(size) +
+                " bytes) overlaps '" + next->second.name + "' at " + hex(next->first));
+  if (next != regions_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second.size > base)
+      throw Error("device memory: '" + name + "' at " + hex(base) + " overlaps '" +
+                  prev->second.name + "' at " + hex(prev->first));
+  }
+  Region r{size, name, {}};
+  if (storeBytes_) r.bytes.assign(size, 0);
+  regions_.emplace(base, std::move(r));
+}
+
+void DeviceMemory::release(uint64_t base) {
+  regions_.erase(base);
+}
+
+const DeviceMemory::Region* DeviceMemory::find(uint64_t addr, uint64_t size, uint64_t& base) const {
+  auto it = regions_.upper_bound(addr);
+  if (it == regions_.begin()) return nullptr;
+  --it;
+  if (addr < it->first || addr + size > it->first + it->second.size || addr + size < addr)
+    return nullptr;
+  base = it->first;
+  return &it->second;
+}
+
+bool DeviceMemory::contains(uint64_t addr, uint64_t size) const {
+  uint64_t base;
+  return find(addr, size, base) != nullptr;
+}
+
+uint8_t* DeviceMemory::span(uint64_t addr, uint64_t size) {
+  uint64_t base;
+  const Region* r = find(addr, size, base);
+  if (!r) return nullptr;
+  if (!storeBytes_) return dummy_;
+  return const_cast<uint8_t*>(r->bytes.data()) + (addr - base);
+}
+
+void DeviceMemory::write(uint64_t addr, const void* src, uint64_t size) {
+  uint8_t* p = span(addr, size);
+  if (!p)
+    throw Error("device memory: write of " + std::to_string(size) + " bytes at " + hex(addr) +
+                " outside every allocation (" + describe(addr) + ")");
+  if (storeBytes_ && size) std::memcpy(p, src, size);
+}
+
+void DeviceMemory::read(uint64_t addr, void* dst, uint64_t size) const {
+  uint64_t base;
+  const Region* r = find(addr, size, base);
+  if (!r)
+    throw Error("device memory: read of " + std::to_string(size) + " bytes at " + hex(addr) +
+                " outside every allocation (" + describe(addr) + ")");
+  if (storeBytes_ && size)
+    std::memcpy(dst, r->bytes.data() + (addr - base), size);
+  else if (size)
+    std::memset(dst, 0, size);
+}
+
+std::string DeviceMemory::describe(uint64_t addr) const {
+  if (regions_.empty()) return "nothing is allocated";
+  auto it = regions_.upper_bound(addr);
+  std::string s;
+  if (it != regions_.begin()) {
+    auto prev = std::prev(it);
+    s = "'" + prev->second.name + "' is " + hex(prev->first) + ".." +
+        hex(prev->first + prev->second.size);
+  }
+  if (it != regions_.end())
+    s += std::string(s.empty() ? "" : ", ") + "'" + it->second.name + "' starts at " +
+         hex(it->first);
+  return s;
+}
+
+} // namespace chipless::sim::spyre

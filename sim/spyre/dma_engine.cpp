@@ -1,0 +1,139 @@
+#include "sim/spyre/dma_engine.h"
+
+#include "sim/spyre/chip.h"
+#include "sim/spyre/core.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace chipless::sim::spyre {
+
+using namespace spyrecode;
+
+namespace {
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llX", static_cast<unsigned long long>(v));
+  return b;
+}
+} // namespace
+
+DmaEngine::DmaEngine(sc_core::sc_module_name name, Chip& chip, Core& core, Unit unit)
+    : Engine(name, chip, core, unit, -1) {}
+
+void DmaEngine::addUnitStats(Stats& stats, const std::string& prefix) const {
+  stats.set(prefix + "bytes", bytes_, "bytes");
+  stats.set(prefix + "transfers", static_cast<double>(transfers_), "descriptors");
+}
+
+void DmaEngine::executeUnitOp(const Instruction& ins) {
+  const SpyreArch& arch = chip_.arch();
+  const bool load = ins.op == Opcode::DmaLoad;
+  const int64_t stick = arch.chip.stick_bytes;
+  const int64_t sp = arg(ins, 0);
+  const uint64_t mem = static_cast<uint64_t>(arg(ins, 1));
+  const int64_t bytes = arg(ins, 2);
+  int64_t n[3], ms[3], ss[3];
+  for (int d = 0; d < 3; ++d) {
+    n[d] = arg(ins, 3 + 3 * d);
+    ms[d] = arg(ins, 4 + 3 * d);
+    ss[d] = arg(ins, 5 + 3 * d);
+    if (n[d] < 0) fault("negative count n" + std::to_string(d + 1) + " = " + std::to_string(n[d]));
+  }
+  const int64_t done = arg(ins, 12);
+  if (bytes <= 0 || bytes % stick != 0)
+    fault("bytes = " + std::to_string(bytes) + " is not a positive whole number of sticks (" +
+          std::to_string(stick) + " bytes)");
+  if (sp % stick != 0 || mem % static_cast<uint64_t>(stick) != 0)
+    fault("misaligned transfer: scratchpad address " + std::to_string(sp) + ", device address " +
+          hex(mem) + " (both must be multiples of " + std::to_string(stick) + ")");
+  for (int d = 0; d < 3; ++d)
+    if (n[d] > 1 && (ss[d] % stick != 0 || ms[d] % stick != 0))
+      fault("stride of dimension " + std::to_string(d + 1) + " is not a multiple of the stick");
+  if (done >= core_.tokens().size())
+    fault("token " + std::to_string(done) + " out of range (0.." +
+          std::to_string(core_.tokens().size() - 1) + ")");
+  // Scratchpad extent.
+  int64_t lo = sp, hi = sp;
+  for (int d = 0; d < 3; ++d) {
+    int64_t span = (n[d] > 0 ? n[d] - 1 : 0) * ss[d];
+    (span < 0 ? lo : hi) += span;
+  }
+  if (lo < 0 || hi + bytes > arch.scratchpad.bytes)
+    fault("scratchpad range " + std::to_string(lo) + ".." + std::to_string(hi + bytes) +
+          " outside the scratchpad (0.." + std::to_string(arch.scratchpad.bytes) + ")");
+
+  perChannel_.assign(static_cast<size_t>(chip_.dram().channels()), 0.0);
+  DeviceMemory& memory = chip_.memory();
+  uint8_t* pad = core_.scratchpad();
+  const bool fn = !chip_.timingOnly();
+  int64_t total = 0;
+  for (int64_t i3 = 0; i3 < n[2]; ++i3)
+    for (int64_t i2 = 0; i2 < n[1]; ++i2)
+      for (int64_t i1 = 0; i1 < n[0]; ++i1) {
+        uint64_t m = mem + static_cast<uint64_t>(i1 * ms[0] + i2 * ms[1] + i3 * ms[2]);
+        int64_t s = sp + i1 * ss[0] + i2 * ss[1] + i3 * ss[2];
+        uint8_t* p = memory.span(m, static_cast<uint64_t>(bytes));
+        if (!p)
+          fault("device address " + hex(m) + " (" + std::to_string(bytes) + " bytes, run " +
+                std::to_string(i1) + "," + std::to_string(i2) + "," + std::to_string(i3) +
+                ") is outside every allocation: " + memory.describe(m));
+        if (fn) {
+          if (load)
+            std::memcpy(pad + s, p, static_cast<size_t>(bytes));
+          else
+            std::memcpy(p, pad + s, static_cast<size_t>(bytes));
+        }
+        chip_.dram().split(m, static_cast<uint64_t>(bytes), perChannel_);
+        total += bytes;
+      }
+  if (total == 0) return;
+
+  // Timing: the descriptor is issued in order with everything else on the ring.
+  syncToLocal();
+  const Cycles t = local_;
+  const Cycles issue = arch.dma.setup_cycles +
+                       static_cast<Cycles>(total) / static_cast<Cycles>(arch.dma.bytes_per_cycle);
+  Cycles finish = t + issue;
+  Ring& ring = chip_.ring();
+  const int coreStop = ring.coreStop(core_.index());
+  for (int c = 0; c < chip_.dram().channels(); ++c) {
+    if (perChannel_[c] == 0) continue;
+    Timeline& channel = chip_.dram().channel(c);
+    int port = ring.channelStop(c);
+    path_.clear();
+    if (load) {
+      path_.push_back(&channel);
+      ring.appendPath(port, coreStop, ring.shortest(port, coreStop), path_);
+    } else {
+      ring.appendPath(coreStop, port, ring.shortest(coreStop, port), path_);
+      path_.push_back(&channel);
+    }
+    finish = std::max(finish, reservePath(chip_.now(), t + arch.dma.setup_cycles, perChannel_[c],
+                                          path_, &starts_));
+    for (size_t i = 0; chip_.tracing() && i < path_.size(); ++i) {
+      bool isChannel = path_[i] == &channel;
+      std::string name;
+      if (isChannel) {
+        name = "dram " + std::to_string(c);
+      } else {
+        // Recover the link's position from the path walk for its trace name.
+        int from = load ? port : coreStop;
+        RingDir d = load ? ring.shortest(port, coreStop) : ring.shortest(coreStop, port);
+        int n = ring.stops();
+        int hop = static_cast<int>(load ? i - 1 : i);
+        int at = d == RingDir::Cw ? (from + hop) % n : ((from - hop) % n + n) % n;
+        name = "ring " + ring.linkName(at, d);
+      }
+      chip_.traceResource(isChannel, name, starts_[i], perChannel_[c], *path_[i]);
+    }
+  }
+  busySpan(load ? "dma.load" : "dma.store", t, t + issue);
+  local_ = t + issue;
+  bytes_ += static_cast<double>(total);
+  ++transfers_;
+  chip_.noteActivity(finish);
+  if (done >= 0) core_.tokens().send(static_cast<int>(done), finish);
+}
+
+} // namespace chipless::sim::spyre

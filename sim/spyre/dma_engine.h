@@ -1,0 +1,29 @@
+#pragma once
+/// The per-core DMA engines: dma_in copies device memory into the scratchpad
+/// (dma.load), dma_out copies the scratchpad to device memory (dma.store), whole sticks
+/// with up to four dimensions. Transfers cross the DRAM channels that hold the addresses
+/// and the ring links between those channels' ports and the core.
+#include "sim/spyre/engine.h"
+
+#include <vector>
+
+namespace chipless::sim::spyre {
+
+class DmaEngine : public Engine {
+public:
+  DmaEngine(sc_core::sc_module_name name, Chip& chip, Core& core, spyrecode::Unit unit);
+  void addUnitStats(Stats& stats, const std::string& prefix) const override;
+
+protected:
+  void executeUnitOp(const spyrecode::Instruction& ins) override;
+  void resetUnit() override { bytes_ = 0, transfers_ = 0; }
+
+private:
+  double bytes_ = 0;
+  uint64_t transfers_ = 0;
+  std::vector<double> perChannel_;
+  std::vector<Timeline*> path_;
+  std::vector<Cycles> starts_;
+};
+
+} // namespace chipless::sim::spyre

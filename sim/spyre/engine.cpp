@@ -1,0 +1,255 @@
+#include "sim/spyre/engine.h"
+
+#include "sim/spyre/chip.h"
+#include "sim/spyre/core.h"
+#include "support/error.h"
+#include "support/spyrecode/disassembler.h"
+
+namespace chipless::sim::spyre {
+
+using namespace spyrecode;
+
+namespace {
+std::string engineLabel(int core, Unit unit, int corelet) {
+  std::string s = "core " + std::to_string(core) + " " + unitName(unit);
+  if (isCoreletUnit(unit)) s += std::to_string(corelet);
+  return s;
+}
+/// Trace track: per-core units first, then per-corelet units grouped by corelet.
+int trackOf(Unit unit, int corelet) {
+  if (!isCoreletUnit(unit)) return static_cast<int>(unit);
+  return 3 + corelet * 3 + (static_cast<int>(unit) - static_cast<int>(Unit::Load));
+}
+constexpr size_t kMaxLoopDepth = 16;
+} // namespace
+
+Engine::Engine(sc_core::sc_module_name name, Chip& chip, Core& core, Unit unit, int corelet)
+    : sc_module(name), chip_(chip), core_(core), unit_(unit), corelet_(corelet),
+      label_(engineLabel(core.index(), unit, corelet)), track_(trackOf(unit, corelet)) {
+  SC_THREAD(thread);
+}
+
+void Engine::arm(const Program* program, Cycles start) {
+  program_ = program;
+  armed_ = program != nullptr;
+  state_ = armed_ ? State::Running : State::Idle;
+  local_ = start;
+  pc_ = 0;
+  counters_ = {};
+  blockedOn_.clear();
+  loops_.clear();
+  for (auto& r : regs_) r = 0;
+  regs_[kRegCore] = core_.index();
+  regs_[kRegCorelet] = corelet_ < 0 ? 0 : corelet_;
+  regs_[kRegNumCores] = chip_.arch().chip.cores;
+  resetUnit();
+}
+
+void Engine::thread() {
+  while (true) {
+    while (!armed_) wait(chip_.launchEvent());
+    armed_ = false;
+    try {
+      run();
+      state_ = State::Done;
+    } catch (const LaunchAborted&) {
+      state_ = State::Aborted;
+    } catch (const Error& e) {
+      state_ = State::Failed;
+      chip_.reportFault(e.what());
+    }
+    chip_.noteActivity(local_);
+  }
+}
+
+void Engine::run() {
+  const auto& code = program_->code;
+  const Cycles cpi = chip_.arch().scalar.cycles_per_instruction;
+  while (pc_ < code.size()) {
+    if (chip_.aborting()) throw LaunchAborted{};
+    const Instruction& ins = code[pc_];
+    current_ = &ins;
+    ++counters_.instructions;
+    if (scalarOp(ins)) {
+      local_ += cpi;
+      continue;
+    }
+    executeUnitOp(ins);
+    ++pc_;
+  }
+  current_ = nullptr;
+}
+
+int64_t Engine::arg(const Instruction& ins, size_t index) const {
+  const Operand& o = ins.operands[index];
+  int64_t v = o.imm;
+  if (o.reg >= 0) v += regs_[o.reg];
+  if (o.sym >= 0) v += chip_.symbolValue(o.sym);
+  return v;
+}
+
+void Engine::fault(const std::string& message) const {
+  std::string where = label_ + " pc " + std::to_string(pc_);
+  if (current_) where += " (" + std::string(opcodeInfo(current_->op).mnemonic) + ")";
+  throw Error(where + ": " + message);
+}
+
+void Engine::block(sc_core::sc_event& event, const std::string& what) {
+  blockedOn_ = what;
+  wait(event | chip_.abortEvent());
+  blockedOn_.clear();
+  if (chip_.aborting()) throw LaunchAborted{};
+}
+
+void Engine::syncToLocal() {
+  Cycles now = chip_.now();
+  if (local_ > now) {
+    blockedOn_ = "time";
+    wait(chip_.toScTime(local_ - now), chip_.abortEvent());
+    blockedOn_.clear();
+    if (chip_.aborting()) throw LaunchAborted{};
+    chip_.progress();
+  }
+}
+
+void Engine::stallUntil(Cycles t) {
+  if (t > local_) {
+    counters_.stall += t - local_;
+    local_ = t;
+  }
+}
+
+void Engine::busySpan(const char* name, Cycles start, Cycles end) {
+  counters_.busy += end - start;
+  traceSpan(name, start, end);
+}
+
+void Engine::traceSpan(const std::string& name, Cycles start, Cycles end) {
+  chip_.traceSpan(core_.index(), track_, name, start, end, static_cast<int64_t>(pc_));
+}
+
+bool Engine::scalarOp(const Instruction& ins) {
+  auto rd = [&]() -> int64_t& { return regs_[ins.operands[0].reg]; };
+  auto a = [&] { return arg(ins, 1); };
+  auto b = [&] { return arg(ins, 2); };
+  switch (ins.op) {
+  case Opcode::Li:
+    rd() = a();
+    break;
+  case Opcode::Add:
+    rd() = a() + b();
+    break;
+  case Opcode::Sub:
+    rd() = a() - b();
+    break;
+  case Opcode::Mul:
+    rd() = a() * b();
+    break;
+  case Opcode::Div:
+  case Opcode::Rem: {
+    int64_t d = b();
+    if (d == 0) fault("division by zero");
+    rd() = ins.op == Opcode::Div ? a() / d : a() % d;
+    break;
+  }
+  case Opcode::Shl:
+    rd() = static_cast<int64_t>(static_cast<uint64_t>(a()) << (b() & 63));
+    break;
+  case Opcode::Shr:
+    rd() = a() >> (b() & 63);
+    break;
+  case Opcode::And:
+    rd() = a() & b();
+    break;
+  case Opcode::Or:
+    rd() = a() | b();
+    break;
+  case Opcode::Xor:
+    rd() = a() ^ b();
+    break;
+  case Opcode::Min:
+    rd() = std::min(a(), b());
+    break;
+  case Opcode::Max:
+    rd() = std::max(a(), b());
+    break;
+  case Opcode::Jmp:
+    pc_ = static_cast<size_t>(ins.operands[0].imm);
+    return true;
+  case Opcode::Beq:
+  case Opcode::Bne:
+  case Opcode::Blt:
+  case Opcode::Bge: {
+    int64_t x = arg(ins, 0), y = arg(ins, 1);
+    bool taken = ins.op == Opcode::Beq   ? x == y
+                 : ins.op == Opcode::Bne ? x != y
+                 : ins.op == Opcode::Blt ? x < y
+                                         : x >= y;
+    pc_ = taken ? static_cast<size_t>(ins.operands[2].imm) : pc_ + 1;
+    return true;
+  }
+  case Opcode::Loop: {
+    int64_t count = arg(ins, 0);
+    if (count <= 0) {
+      pc_ = static_cast<size_t>(ins.operands[1].imm);
+      return true;
+    }
+    if (loops_.size() >= kMaxLoopDepth)
+      fault("loops nested deeper than " + std::to_string(kMaxLoopDepth));
+    loops_.push_back({pc_ + 1, count});
+    break;
+  }
+  case Opcode::EndLoop: {
+    if (loops_.empty()) fault("endloop without an active loop");
+    if (--loops_.back().remaining > 0) {
+      pc_ = loops_.back().body;
+      return true;
+    }
+    loops_.pop_back();
+    break;
+  }
+  case Opcode::Nop: {
+    int64_t n = arg(ins, 0);
+    if (n < 0) fault("nop with negative cycles " + std::to_string(n));
+    local_ += static_cast<Cycles>(n);
+    break;
+  }
+  case Opcode::TSend: {
+    int64_t token = arg(ins, 0), core = arg(ins, 1);
+    TokenBank* bank = &core_.tokens();
+    Cycles at = local_ + chip_.arch().sync.token_latency_cycles;
+    if (core >= 0 && core != core_.index()) {
+      if (core >= chip_.arch().chip.cores)
+        fault("tsend to core " + std::to_string(core) + " of " +
+              std::to_string(chip_.arch().chip.cores));
+      bank = &chip_.core(static_cast<int>(core)).tokens();
+      at += chip_.ringLatency(core_.index(), static_cast<int>(core));
+    }
+    if (token < 0 || token >= bank->size())
+      fault("token " + std::to_string(token) + " out of range (0.." +
+            std::to_string(bank->size() - 1) + ")");
+    bank->send(static_cast<int>(token), at);
+    break;
+  }
+  case Opcode::TWait: {
+    int64_t token = arg(ins, 0);
+    TokenBank& bank = core_.tokens();
+    if (token < 0 || token >= bank.size())
+      fault("token " + std::to_string(token) + " out of range (0.." +
+            std::to_string(bank.size() - 1) + ")");
+    while (bank.pending(static_cast<int>(token)) == 0)
+      block(bank.changed(), "token " + std::to_string(token) + " (none sent)");
+    Cycles t = bank.take(static_cast<int>(token));
+    if (t > local_)
+      chip_.traceInstant(core_.index(), track_, "twait " + std::to_string(token), t, t - local_);
+    stallUntil(t);
+    break;
+  }
+  default:
+    return false;
+  }
+  ++pc_;
+  return true;
+}
+
+} // namespace chipless::sim::spyre

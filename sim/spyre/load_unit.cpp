@@ -1,0 +1,45 @@
+#include "sim/spyre/load_unit.h"
+
+#include "sim/spyre/chip.h"
+
+#include <cstring>
+
+namespace chipless::sim::spyre {
+
+using namespace spyrecode;
+
+void LoadUnit::addUnitStats(Stats& stats, const std::string& prefix) const {
+  stats.set(prefix + "sticks", static_cast<double>(sticks_), "sticks", "pushed into FIFOs");
+}
+
+void LoadUnit::executeUnitOp(const Instruction& ins) {
+  const int64_t n[3] = {arg(ins, 0), arg(ins, 6), arg(ins, 7)};
+  const int64_t addr = arg(ins, 2), addrB = arg(ins, 9);
+  const int64_t s[3] = {arg(ins, 3), arg(ins, 4), arg(ins, 5)};
+  const int64_t sb[3] = {arg(ins, 10), arg(ins, 11), arg(ins, 12)};
+  const bool twoLanes = ins.operands[8].imm != kPortNone;
+  StreamFifo& a = inputFifo(ins.operands[1].imm);
+  StreamFifo* b = twoLanes ? &inputFifo(ins.operands[8].imm) : nullptr;
+  if (b == &a) fault("both lanes push into " + a.name());
+  checkStickBox("lane a", addr, n, s);
+  if (twoLanes) checkStickBox("lane b", addrB, n, sb);
+  const int64_t items = n[0] * n[1] * n[2];
+  if (items == 0) return;
+  const int64_t stick = stickBytes();
+  const Cycles interval = static_cast<Cycles>((twoLanes ? 2 : 1) * stick) /
+                          static_cast<Cycles>(chip_.arch().scratchpad.port_bytes_per_cycle);
+  const uint8_t* pad = scratchpad();
+  auto work = [&](int64_t first, int64_t count, uint8_t* const*, uint8_t* const* out) {
+    for (int64_t k = 0; k < count; ++k) {
+      std::memcpy(out[0] + k * stick, pad + boxAddress(addr, first + k, n, s), stick);
+      if (twoLanes)
+        std::memcpy(out[1] + k * stick, pad + boxAddress(addrB, first + k, n, sb), stick);
+    }
+  };
+  Cycles start = twoLanes ? stream(items, interval, 0, {}, {{&a, 1}, {b, 1}}, work)
+                          : stream(items, interval, 0, {}, {{&a, 1}}, work);
+  traceSpan("ld.stream", start, local_);
+  sticks_ += static_cast<uint64_t>(items * (twoLanes ? 2 : 1));
+}
+
+} // namespace chipless::sim::spyre

@@ -1,0 +1,82 @@
+#include "sim/spyre/ring.h"
+
+#include <algorithm>
+
+namespace chipless::sim::spyre {
+
+Ring::Ring(const SpyreArch& arch) {
+  const int cores = arch.chip.cores, channels = arch.dram.channels;
+  // Interleave: after every cores/channels cores comes one channel port.
+  int nextChannel = 0;
+  for (int c = 0; c < cores; ++c) {
+    coreStop_.push_back(static_cast<int>(kinds_.size()));
+    kinds_.push_back("core " + std::to_string(c));
+    while (nextChannel < channels && static_cast<int64_t>(c + 1) * channels >=
+                                         static_cast<int64_t>(nextChannel + 1) * cores) {
+      channelStop_.push_back(static_cast<int>(kinds_.size()));
+      kinds_.push_back("dram " + std::to_string(nextChannel));
+      ++nextChannel;
+    }
+  }
+  while (nextChannel < channels) {
+    channelStop_.push_back(static_cast<int>(kinds_.size()));
+    kinds_.push_back("dram " + std::to_string(nextChannel++));
+  }
+  double bw = static_cast<double>(arch.ring.bytes_per_cycle);
+  Cycles lat = arch.ring.hop_latency_cycles;
+  cw_.assign(kinds_.size(), Timeline(bw, lat));
+  ccw_.assign(kinds_.size(), Timeline(bw, lat));
+}
+
+int Ring::hops(int a, int b, RingDir d) const {
+  int n = stops();
+  return d == RingDir::Cw ? ((b - a) % n + n) % n : ((a - b) % n + n) % n;
+}
+
+RingDir Ring::shortest(int a, int b) const {
+  return hops(a, b, RingDir::Cw) <= hops(a, b, RingDir::Ccw) ? RingDir::Cw : RingDir::Ccw;
+}
+
+void Ring::appendPath(int a, int b, RingDir d, std::vector<Timeline*>& path) {
+  int n = stops();
+  for (int s = a; s != b; s = d == RingDir::Cw ? (s + 1) % n : (s - 1 + n) % n)
+    path.push_back(&link(s, d));
+}
+
+std::string Ring::linkName(int from, RingDir d) const {
+  int n = stops();
+  int to = d == RingDir::Cw ? (from + 1) % n : (from - 1 + n) % n;
+  return std::string(d == RingDir::Cw ? "cw " : "ccw ") + std::to_string(from) + ">" +
+         std::to_string(to);
+}
+
+std::string Ring::stopName(int stop) const {
+  return kinds_[stop];
+}
+
+void Ring::resetCounters() {
+  for (auto& l : cw_) l.resetCounters();
+  for (auto& l : ccw_) l.resetCounters();
+}
+
+Cycles reservePath(Cycles now, Cycles t, double bytes, const std::vector<Timeline*>& path,
+                   std::vector<Cycles>* starts) {
+  if (starts) starts->clear();
+  for (Timeline* r : path) r->retire(now);
+  Cycles head = t;
+  // tailOut[i] = when the tail leaves resource i; the end adds the later latencies.
+  Cycles end = t;
+  Cycles latencyAfter = 0;
+  for (const Timeline* r : path) latencyAfter += r->latency();
+  for (Timeline* r : path) {
+    Cycles start = r->reserve(head, bytes);
+    if (starts) starts->push_back(start);
+    Cycles tail = start + bytes / r->bytesPerCycle();
+    end = std::max(end, tail + latencyAfter);
+    latencyAfter -= r->latency();
+    head = start + r->latency();
+  }
+  return std::max(end, head);
+}
+
+} // namespace chipless::sim::spyre

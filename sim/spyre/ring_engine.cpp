@@ -1,0 +1,85 @@
+#include "sim/spyre/ring_engine.h"
+
+#include "sim/spyre/chip.h"
+#include "sim/spyre/core.h"
+#include "sim/spyre/sfu_math.h"
+
+#include <cstring>
+
+namespace chipless::sim::spyre {
+
+using namespace spyrecode;
+
+RingEngine::RingEngine(sc_core::sc_module_name name, Chip& chip, Core& core)
+    : Engine(name, chip, core, Unit::Ring, -1) {}
+
+void RingEngine::addUnitStats(Stats& stats, const std::string& prefix) const {
+  stats.set(prefix + "bytes", bytes_, "bytes", "sent to other cores");
+  stats.set(prefix + "messages", static_cast<double>(messages_), "messages");
+}
+
+void RingEngine::executeUnitOp(const Instruction& ins) {
+  const SpyreArch& arch = chip_.arch();
+  const int64_t stick = arch.chip.stick_bytes;
+  const int64_t dstCore = arg(ins, 0), src = arg(ins, 1), dst = arg(ins, 2), bytes = arg(ins, 3);
+  const int64_t dir = ins.operands[4].imm, op = ins.operands[5].imm;
+  const int64_t token = arg(ins, 6), done = arg(ins, 7);
+  if (dstCore < 0 || dstCore >= arch.chip.cores)
+    fault("destination core " + std::to_string(dstCore) + " does not exist (0.." +
+          std::to_string(arch.chip.cores - 1) + ")");
+  if (bytes <= 0 || bytes % stick != 0)
+    fault("bytes = " + std::to_string(bytes) + " is not a positive whole number of sticks");
+  if (src % stick != 0 || dst % stick != 0)
+    fault("misaligned scratchpad address (src " + std::to_string(src) + ", dst " +
+          std::to_string(dst) + "; must be multiples of " + std::to_string(stick) + ")");
+  for (auto [name, addr] : {std::pair<const char*, int64_t>{"src", src}, {"dst", dst}})
+    if (addr < 0 || addr + bytes > arch.scratchpad.bytes)
+      fault(std::string(name) + " range " + std::to_string(addr) + ".." +
+            std::to_string(addr + bytes) + " outside the scratchpad (0.." +
+            std::to_string(arch.scratchpad.bytes) + ")");
+  Core& target = chip_.core(static_cast<int>(dstCore));
+  for (int64_t t : {token, done})
+    if (t >= core_.tokens().size())
+      fault("token " + std::to_string(t) + " out of range (0.." +
+            std::to_string(core_.tokens().size() - 1) + ")");
+
+  if (!chip_.timingOnly()) {
+    const uint8_t* from = core_.scratchpad() + src;
+    uint8_t* to = target.scratchpad() + dst;
+    if (op == 0)
+      std::memmove(to, from, static_cast<size_t>(bytes));
+    else
+      combineSticks(static_cast<RingOp>(op), *ins.dtype, chip_.fp16Format(), from, to,
+                    static_cast<size_t>(bytes / stick), static_cast<size_t>(stick));
+  }
+
+  syncToLocal();
+  const Cycles t = local_;
+  Ring& ring = chip_.ring();
+  int a = ring.coreStop(core_.index()), b = ring.coreStop(static_cast<int>(dstCore));
+  RingDir d = dir == 0 ? ring.shortest(a, b) : dir == 1 ? RingDir::Cw : RingDir::Ccw;
+  path_.clear();
+  ring.appendPath(a, b, d, path_);
+  const Cycles sendTime =
+      static_cast<Cycles>(bytes) / static_cast<Cycles>(arch.ring.bytes_per_cycle);
+  Cycles arrival = t + sendTime;
+  if (!path_.empty())
+    arrival =
+        std::max(arrival, reservePath(chip_.now(), t, static_cast<double>(bytes), path_, &starts_));
+  for (size_t i = 0; chip_.tracing() && i < path_.size(); ++i) {
+    int n = ring.stops();
+    int at =
+        d == RingDir::Cw ? (a + static_cast<int>(i)) % n : ((a - static_cast<int>(i)) % n + n) % n;
+    chip_.traceResource(false, "ring " + ring.linkName(at, d), starts_[i],
+                        static_cast<double>(bytes), *path_[i]);
+  }
+  busySpan(op == 0 ? "ring.send" : "ring.send+reduce", t, t + sendTime);
+  local_ = t + sendTime;
+  bytes_ += static_cast<double>(bytes);
+  ++messages_;
+  chip_.noteActivity(arrival);
+  if (token >= 0) target.tokens().send(static_cast<int>(token), arrival);
+  if (done >= 0) core_.tokens().send(static_cast<int>(done), local_);
+}
+
+} // namespace chipless::sim::spyre

@@ -1,0 +1,45 @@
+#pragma once
+/// Reservation timeline of a shared resource (a ring link, a DRAM channel). Requests are
+/// made in simulated-time order; each occupies the resource for bytes / bandwidth cycles
+/// in the first idle gap at or after its earliest start. Reservations made for the future
+/// (a transfer whose head reaches this link later) leave the gaps before them usable, so
+/// a busy future does not block the idle present.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+
+namespace chipless::sim::spyre {
+
+/// Simulated time in clock cycles of the modelled chip. Fractions occur when a resource
+/// moves bytes at a rate that is not a whole number per cycle.
+using Cycles = double;
+
+/// A resource with a bandwidth (bytes per cycle) and a latency (cycles).
+class Timeline {
+public:
+  Timeline() = default;
+  Timeline(double bytesPerCycle, Cycles latency) : bw_(bytesPerCycle), latency_(latency) {}
+
+  /// Reserves the resource for `bytes` in the first gap starting no earlier than
+  /// `earliest`; returns the start.
+  Cycles reserve(Cycles earliest, double bytes);
+  /// Forgets reservations that ended before `now` (no request can start earlier).
+  void retire(Cycles now) {
+    while (!busy_.empty() && busy_.begin()->second <= now) busy_.erase(busy_.begin());
+  }
+  double bytesPerCycle() const { return bw_; }
+  Cycles latency() const { return latency_; }
+  Cycles busyCycles() const { return busyCycles_; }
+  double bytes() const { return bytes_; }
+  /// Clears the counters (not the reservations) at the start of a launch.
+  void resetCounters() { busyCycles_ = 0, bytes_ = 0; }
+
+private:
+  double bw_ = 1;
+  Cycles latency_ = 0;
+  std::map<Cycles, Cycles> busy_; ///< disjoint busy intervals [start, end), merged when touching
+  Cycles busyCycles_ = 0;
+  double bytes_ = 0;
+};
+
+} // namespace chipless::sim::spyre

@@ -1,0 +1,21 @@
+#pragma once
+/// The summary spyre-sim prints after a run.
+#include "support/spyre_arch.h"
+#include "support/stats.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace chipless {
+
+/// Prints cycles and time at the modelled clock, per-unit utilisation, bytes moved, host
+/// seconds and simulated cycles per host second, from the last launch's statistics.
+/// `cycles` lists every launch (they should be equal for a deterministic job).
+void printSummary(std::FILE* out, const std::string& kernel, const SpyreArch& arch,
+                  const Stats& stats, const std::vector<double>& cycles, bool timingOnly);
+
+/// Sum of every statistic whose path ends with `suffix` (e.g. ".dma_in.bytes").
+double sumStats(const Stats& stats, const std::string& suffix);
+
+} // namespace chipless

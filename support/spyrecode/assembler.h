@@ -1,0 +1,27 @@
+#pragma once
+/// The SpyreCode assembly language: text in, job plan + job binary out. The language is
+/// described in docs/spyrecode.md; disassembler.h prints it back.
+#include "support/spyrecode/plan.h"
+#include "support/spyrecode/program.h"
+
+#include <string>
+
+namespace chipless::spyrecode {
+
+/// A whole job, as the assembler produces it and a SpyreCode directory stores it.
+struct Job {
+  JobPlan plan;
+  JobBinary binary;
+};
+
+/// Where the assembler places the job in device memory (from the architecture
+/// description: the SpyreCode segment and the allocation alignment).
+struct AssembleOptions {
+  uint64_t programPtr = 0x1C00000000ull;
+  uint64_t alignment = 128;
+};
+
+/// Assembles `text` read from `path`. Errors throw chipless::Error naming path and line.
+Job assemble(const std::string& text, const std::string& path, const AssembleOptions& options);
+
+} // namespace chipless::spyrecode

@@ -1,0 +1,22 @@
+#pragma once
+/// The job binary file format (init.bin). Layout in docs/spyrecode.md.
+#include "support/spyrecode/program.h"
+
+#include <string>
+
+namespace chipless::spyrecode {
+
+/// Magic bytes at the start of init.bin.
+constexpr char kBinaryMagic[8] = {'S', 'P', 'Y', 'R', 'B', 'I', 'N', '\0'};
+/// Format version written and required.
+constexpr uint32_t kBinaryVersion = 1;
+
+/// Serialises a job binary (little-endian, deterministic).
+std::string encodeBinary(const JobBinary& bin);
+
+/// Parses and validates a job binary. Every instruction is checked against the opcode
+/// table (operand count, registers, symbols, element type, the units allowed to run it);
+/// errors name `path` and the program and program counter or byte offset.
+JobBinary decodeBinary(const std::string& bytes, const std::string& path);
+
+} // namespace chipless::spyrecode

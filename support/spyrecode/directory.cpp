@@ -1,0 +1,49 @@
+#include "support/spyrecode/directory.h"
+
+#include "support/atomic_file.h"
+#include "support/error.h"
+#include "support/spyrecode/binary.h"
+
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+
+namespace chipless::spyrecode {
+
+std::string directoryOf(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+Job readJob(const std::string& planPath) {
+  Job job;
+  job.plan = parsePlan(readFile(planPath), planPath);
+  std::string binPath = directoryOf(planPath) + "/" + job.plan.binaryFile;
+  job.binary = decodeBinary(readFile(binPath), binPath);
+  for (const auto& c : job.plan.prepare)
+    if (c.kind == PlanCommand::Kind::InitTransfer && c.filePath != job.plan.binaryFile)
+      throw Error(located(planPath, 0,
+                          "prepare: InitTransfer of '" + c.filePath + "' but the job binary is '" +
+                              job.plan.binaryFile + "'"));
+  for (const auto& name : job.binary.symbols) {
+    std::string base = name.substr(0, name.find('.'));
+    bool known = job.plan.findArg(base) != nullptr;
+    for (const auto& s : job.plan.scalars) known |= s.name == base;
+    for (const auto& b : job.plan.buffers) known |= b.name == base;
+    if (!known)
+      throw Error(located(
+          binPath, 0, "symbol '@" + name + "' names no argument, scalar or buffer of " + planPath));
+  }
+  return job;
+}
+
+void writeJob(const std::string& dir, const Job& job) {
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    throw Error(dir + ": cannot create directory: " + std::strerror(errno));
+  writeFileAtomically(dir + "/" + job.plan.binaryFile, encodeBinary(job.binary));
+  writeFileAtomically(dir + "/job.plan", planToJson(job.plan));
+}
+
+} // namespace chipless::spyrecode

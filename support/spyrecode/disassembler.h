@@ -1,0 +1,19 @@
+#pragma once
+/// Prints a job back as SpyreCode assembly that assembles to the same plan and binary.
+#include "support/spyrecode/assembler.h"
+
+#include <string>
+
+namespace chipless::spyrecode {
+
+/// Formats one operand value as assembly ("r1+@A+64", "in0", "cw", "1.5").
+std::string formatOperand(const JobBinary& bin, const OperandDecl& decl, const Operand& o);
+
+/// Formats one instruction (labels for branch targets are "L<pc>").
+std::string formatInstruction(const JobBinary& bin, const Instruction& ins);
+
+/// The whole job as assembly text, with the program counter of every instruction in a
+/// comment so simulator errors ("pc 12") can be found.
+std::string disassemble(const Job& job);
+
+} // namespace chipless::spyrecode
