@@ -99,7 +99,8 @@ LaunchResult Chip::launch(const JobBinary& binary, const std::vector<int64_t>& s
   auto hostStart = std::chrono::steady_clock::now();
   progressStart_ = progressLast_ = hostStart;
   symbols_ = &symbolValues;
-  launchStart_ = lastActivity_ = now();
+  // Engines run ahead of SystemC time, so the previous launch may end after now().
+  launchStart_ = lastActivity_ = std::max(now(), lastActivity_);
   trace_ = trace;
   fault_.clear();
   aborting_ = false;
