@@ -200,9 +200,6 @@ void Chip::collectStats(Stats& s, const LaunchResult& r) const {
   s.set("chip.time_us", r.cycles / (arch_.chip.clock_ghz * 1000.0), "us",
         "simulated time at the modelled clock");
   s.set("chip.instructions", static_cast<double>(r.instructions), "instructions");
-  s.set("host.seconds", r.hostSeconds, "s", "wall-clock time of the simulation");
-  s.set("host.cycles_per_second", r.hostSeconds > 0 ? r.cycles / r.hostSeconds : 0, "cycles/s",
-        "simulated cycles per host second");
   double busy[kUnitCount] = {};
   for (int c = 0; c < cores; ++c)
     for (const Engine* e : cores_[c]->engines()) {

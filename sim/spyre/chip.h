@@ -50,7 +50,8 @@ public:
   LaunchResult launch(const spyrecode::JobBinary& binary, const std::vector<int64_t>& symbolValues,
                       TraceWriter* trace);
 
-  /// Adds the statistics of the last launch under "chip." to `stats`.
+  /// Adds the statistics of the last launch under "chip." to `stats`. Host wall-clock time
+  /// is left out so that two runs give byte-identical statistics.
   void collectStats(Stats& stats, const LaunchResult& result) const;
 
   // ---- for the engines ------------------------------------------------------------

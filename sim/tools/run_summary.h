@@ -13,7 +13,8 @@ namespace chipless {
 /// seconds and simulated cycles per host second, from the last launch's statistics.
 /// `cycles` lists every launch (they should be equal for a deterministic job).
 void printSummary(std::FILE* out, const std::string& kernel, const SpyreArch& arch,
-                  const Stats& stats, const std::vector<double>& cycles, bool timingOnly);
+                  const Stats& stats, const std::vector<double>& cycles, double hostSeconds,
+                  bool timingOnly);
 
 /// Sum of every statistic whose path ends with `suffix` (e.g. ".dma_in.bytes").
 double sumStats(const Stats& stats, const std::string& suffix);

@@ -122,7 +122,8 @@ int run(const RunOptions& o) {
   if (!resultsFile.empty())
     arch.description.writeResolved(spyrecode::directoryOf(resultsFile) + "/arch.resolved.yaml");
 
-  printSummary(stdout, job.plan().kernel, arch, stats, cycles, o.timingOnly);
+  printSummary(stdout, job.plan().kernel, arch, stats, cycles, last.device.hostSeconds,
+               o.timingOnly);
   if (!o.trace.empty())
     std::printf(
         "  timeline              %s (open in https://ui.perfetto.dev or chrome://tracing)\n",
