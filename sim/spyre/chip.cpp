@@ -81,7 +81,7 @@ void Chip::assignPrograms(const JobBinary& binary) {
   }
 }
 
-void Chip::abortLaunch(const std::string& message) {
+void Chip::abortLaunch(std::string message) {
   aborting_ = true;
   abortEvent_.notify(sc_core::SC_ZERO_TIME);
   sc_core::sc_start();

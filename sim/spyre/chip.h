@@ -90,7 +90,7 @@ public:
 
 private:
   void assignPrograms(const spyrecode::JobBinary& binary);
-  [[noreturn]] void abortLaunch(const std::string& message);
+  [[noreturn]] void abortLaunch(std::string message);
   double toUs(Cycles c) const { return (c - launchStart_) / (arch_.chip.clock_ghz * 1000.0); }
   void nameTraceTracks();
 

@@ -24,6 +24,8 @@ void ComputeUnit::resetUnit() {
   macs_ = 0;
   sfuSticks_ = 0;
   accM_ = accN_ = 0;
+  weightsPortFree_ = streamEnd_[0] = streamEnd_[1] = lastStreamStart_ = local_;
+  tile_ = 0;
 }
 
 void ComputeUnit::addUnitStats(Stats& stats, const std::string& prefix) const {
@@ -208,8 +210,12 @@ void ComputeUnit::matmul(const Instruction& ins) {
   accN_ = n;
   std::vector<uint32_t>& lanes = scratch_[0];
 
-  // 1. Weights (B, k x n) enter the array and stay.
+  // 1. Weights (B, k x n) enter the array's idle weight buffer and stay; this may overlap
+  //    the previous tile's streaming.
   const int64_t rowSticks = n / eps;
+  const int buffer = tile_++ % 2;
+  const Cycles issued = local_;
+  local_ = std::min(issued, std::max({weightsPortFree_, streamEnd_[buffer], lastStreamStart_}));
   Cycles start =
       stream(k * rowSticks, 1.0, 0, {{&b, 1}}, {},
              [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
@@ -227,6 +233,9 @@ void ComputeUnit::matmul(const Instruction& ins) {
       static_cast<double>(arch.pt.rows) * arch.pt.cols * arch.pt.macs_per_pe_fp16;
   const Cycles computeCycles = std::ceil(macs / perCycle);
   const Cycles interval = std::max(1.0, computeCycles / static_cast<double>(m * kSticks));
+  weightsPortFree_ = local_;
+  local_ = std::max(local_, issued);
+  lastStreamStart_ = local_;
   stream(m * kSticks, interval, 0, {{&a, 1}}, {},
          [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
            for (int64_t s = 0; s < count; ++s) {
@@ -244,6 +253,7 @@ void ComputeUnit::matmul(const Instruction& ins) {
          });
   ptBusy_ += computeCycles;
   macs_ += macs;
+  streamEnd_[buffer] = local_;
   // 3. Results drain out of the array after its pipeline latency.
   if (emit) {
     const int64_t outRowSticks = n / epsOut;

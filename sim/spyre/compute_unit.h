@@ -33,6 +33,11 @@ private:
   // PT array state: stationary weights and fp32 accumulators of the current tile.
   std::vector<float> weights_, acc_;
   int64_t accM_ = 0, accN_ = 0;
+  // Weights are double-buffered: the next tile's weights load while the current streams.
+  Cycles weightsPortFree_ = 0;   ///< when the weight-load path finished the last tile
+  Cycles streamEnd_[2] = {0, 0}; ///< when each weight buffer's tile finished streaming
+  Cycles lastStreamStart_ = 0;   ///< issue order: a tile cannot start before the previous
+  int tile_ = 0;
   Cycles ptBusy_ = 0, sfuBusy_ = 0;
   double macs_ = 0;
   uint64_t sfuSticks_ = 0;

@@ -234,17 +234,20 @@ private:
           p.coreLast = kAllCores;
         } else {
           auto dash = value.find('-');
-          p.coreFirst = static_cast<int32_t>(constantExpr(value.substr(0, dash), "cores"));
-          p.coreLast = dash == std::string::npos
-                           ? p.coreFirst
-                           : static_cast<int32_t>(constantExpr(value.substr(dash + 1), "cores"));
-          if (p.coreFirst < 0 || p.coreLast < p.coreFirst) fail("bad core range '" + value + "'");
+          int64_t first = constantExpr(value.substr(0, dash), "cores");
+          int64_t last =
+              dash == std::string::npos ? first : constantExpr(value.substr(dash + 1), "cores");
+          if (first < 0 || last < first || last > kAllCores)
+            fail("bad core range '" + value + "'");
+          p.coreFirst = static_cast<int32_t>(first);
+          p.coreLast = static_cast<int32_t>(last);
         }
       } else if (key == "corelet") {
         if (!isCoreletUnit(p.unit))
           fail("corelet= only applies to load, compute and store programs");
-        p.corelet = value == "all" ? -1 : static_cast<int32_t>(constantExpr(value, "corelet"));
-        if (p.corelet < -1) fail("bad corelet '" + value + "'");
+        int64_t corelet = value == "all" ? -1 : constantExpr(value, "corelet");
+        if (corelet < -1 || corelet > 127) fail("bad corelet '" + value + "'"); // int8 in init.bin
+        p.corelet = static_cast<int32_t>(corelet);
       } else {
         fail(".program: unknown key '" + key +
              "' (expected cores= and, for corelet units, corelet=)");
@@ -319,9 +322,12 @@ private:
         while (positional < info->operands.size() &&
                info->operands[positional].kind == OperandKind::Hidden)
           ++positional;
-        if (positional >= info->operands.size())
-          fail(std::string(info->mnemonic) + " takes at most " + std::to_string(positional) +
+        if (positional >= info->operands.size()) {
+          size_t visible = 0;
+          for (const auto& d : info->operands) visible += d.kind != OperandKind::Hidden;
+          fail(std::string(info->mnemonic) + " takes at most " + std::to_string(visible) +
                " operands");
+        }
         index = positional++;
         text = part;
       }
@@ -509,7 +515,7 @@ private:
       std::string dim = name.substr(dot + 1);
       const TensorArg* a = job_.plan.findArg(base);
       if (!a) fail(what + ": '@" + name + "': '" + base + "' is not a tensor argument");
-      if (dim.size() < 2 || dim[0] != 'd' ||
+      if (dim.size() < 2 || dim.size() > 4 || dim[0] != 'd' ||
           dim.find_first_not_of("0123456789", 1) != std::string::npos ||
           std::stoul(dim.substr(1)) >= a->shape.size())
         fail(what + ": '@" + name + "': expected " + base + ".d0 .. " + base + ".d" +

@@ -1,7 +1,6 @@
 // The bundled elementwise add kernel: exact fp16 numerics and DRAM-bound timing.
-#include "tests/e2e/kernel_harness.h"
-
 #include "support/numerics.h"
+#include "tests/e2e/kernel_harness.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +14,8 @@ void expectExactSum(const NpyArray& a, const NpyArray& b, const NpyArray& c) {
   for (size_t i = 0; i < x.size(); ++i) {
     // fp32 add, one rounding to fp16: the reference rounds the same way.
     float ref = halfToFloat(floatToHalf(x[i] + y[i]));
-    if (z[i] != ref && ++bad <= 5) ADD_FAILURE() << "element " << i << ": " << z[i] << " != " << ref;
+    if (z[i] != ref && ++bad <= 5)
+      ADD_FAILURE() << "element " << i << ": " << z[i] << " != " << ref;
   }
   EXPECT_EQ(bad, 0u);
 }
@@ -29,8 +29,9 @@ TEST(AddKernel, MatchesFp32ReferenceOn32Cores) {
 
 TEST(AddKernel, LandsWithinFifteenPercentOfTheDramBound) {
   SpyreArch arch = archWith();
-  KernelRun run = runKernel("add", {{"A", randomArray(DType::F16, {32, 4096}, 1)},
-                                    {"B", randomArray(DType::F16, {32, 4096}, 2)}},
+  KernelRun run = runKernel("add",
+                            {{"A", randomArray(DType::F16, {32, 4096}, 1)},
+                             {"B", randomArray(DType::F16, {32, 4096}, 2)}},
                             arch);
   const double bytes = 3.0 * 32 * 4096 * 2;
   EXPECT_DOUBLE_EQ(run.stats.get("chip.dram.bytes"), bytes);

@@ -1,9 +1,8 @@
 // The bundled ring all-reduce: reduce-scatter with add-on-arrival, then all-gather.
 #include "tests/e2e/kernel_harness.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 
 namespace chipless::test {
 namespace {
@@ -27,7 +26,8 @@ TEST(AllReduceKernel, NeverBeatsTheRingOrDramBound) {
   KernelRun run = runKernel("allreduce", {{"P", randomArray(DType::F32, {32, 4096}, 31)}}, arch);
   const double n = 32, vectorBytes = 4096 * 4;
   // Each core sends 2(n-1) chunks of vector/n bytes over its outgoing link.
-  const double ringBound = 2 * (n - 1) / n * vectorBytes / static_cast<double>(arch.ring.bytes_per_cycle);
+  const double ringBound =
+      2 * (n - 1) / n * vectorBytes / static_cast<double>(arch.ring.bytes_per_cycle);
   EXPECT_GE(run.cycles, ringBound);
   EXPECT_GE(run.cycles, dramBoundCycles(run, arch));
   EXPECT_DOUBLE_EQ(run.stats.get("chip.core[0].ring.bytes"), 2 * (n - 1) * vectorBytes / n);

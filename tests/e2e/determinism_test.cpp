@@ -14,7 +14,8 @@ void expectIdenticalRuns(const std::string& kernel, const std::map<std::string, 
   EXPECT_EQ(first.statsJson, second.statsJson);
   EXPECT_EQ(first.traceJson, second.traceJson);
   EXPECT_GT(first.traceJson.size(), 1000u);
-  for (const auto& [name, array] : first.outputs) EXPECT_EQ(array.data, second.outputs.at(name).data);
+  for (const auto& [name, array] : first.outputs)
+    EXPECT_EQ(array.data, second.outputs.at(name).data);
 }
 
 TEST(Determinism, AddKernelStatsAndTraceAreByteIdentical) {

@@ -2,9 +2,8 @@
 // over the cores; timing never beats the PT peak or the DRAM bound.
 #include "tests/e2e/kernel_harness.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 
 namespace chipless::test {
 namespace {
@@ -22,7 +21,8 @@ void expectMatmul(const NpyArray& a, const NpyArray& b, const NpyArray& c, int64
       double tol = std::max(std::fabs(ref) * std::ldexp(1.0, -10), std::ldexp(1.0, -14));
       double err = std::fabs(z[i * n + j] - ref);
       worst = std::max(worst, err / tol);
-      if (err > tol) FAIL() << "C[" << i << "," << j << "] = " << z[i * n + j] << ", expected " << ref;
+      if (err > tol)
+        FAIL() << "C[" << i << "," << j << "] = " << z[i * n + j] << ", expected " << ref;
     }
   EXPECT_LE(worst, 1.0);
 }
@@ -38,8 +38,9 @@ TEST(MatmulKernel, MatchesFp32ReferenceOn32Cores) {
 
 TEST(MatmulKernel, NeverBeatsThePtPeakOrTheDramBound) {
   SpyreArch arch = archWith();
-  KernelRun run = runKernel("matmul", {{"A", randomArray(DType::F16, {256, 256}, 11)},
-                                       {"B", randomArray(DType::F16, {256, 256}, 12)}},
+  KernelRun run = runKernel("matmul",
+                            {{"A", randomArray(DType::F16, {256, 256}, 11)},
+                             {"B", randomArray(DType::F16, {256, 256}, 12)}},
                             arch);
   const double flops = 2.0 * 256 * 256 * 256;
   EXPECT_GE(run.cycles, flops / static_cast<double>(arch.peakFp16FlopsPerCycle()));
@@ -49,8 +50,9 @@ TEST(MatmulKernel, NeverBeatsThePtPeakOrTheDramBound) {
 TEST(MatmulKernel, ComputeBoundWhenDramIsFast) {
   // With very fast DRAM the PT arrays are the limit: cycles approach FLOPs / peak.
   SpyreArch arch = archWith({"dram.bandwidth_gb_s=100000", "ring.bytes_per_cycle=65536"});
-  KernelRun run = runKernel("matmul", {{"A", randomArray(DType::F16, {256, 256}, 11)},
-                                       {"B", randomArray(DType::F16, {256, 256}, 12)}},
+  KernelRun run = runKernel("matmul",
+                            {{"A", randomArray(DType::F16, {256, 256}, 11)},
+                             {"B", randomArray(DType::F16, {256, 256}, 12)}},
                             arch);
   const double bound = 2.0 * 256 * 256 * 256 / static_cast<double>(arch.peakFp16FlopsPerCycle());
   EXPECT_GE(run.cycles, bound);

@@ -1,9 +1,8 @@
 // The bundled row-softmax kernel: five streaming SFU passes per row.
 #include "tests/e2e/kernel_harness.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 
 namespace chipless::test {
 namespace {

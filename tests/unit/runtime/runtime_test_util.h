@@ -1,0 +1,97 @@
+#pragma once
+/// Helpers shared by the runtime tests: a small emulated chip, running assembled SpyreCode
+/// text, filling host arrays and checking error messages.
+#include "runtime/device.h"
+#include "runtime/prepared_job.h"
+#include "support/error.h"
+#include "support/numerics.h"
+#include "support/spyre_arch.h"
+#include "support/spyrecode/assembler.h"
+
+#include <cstring>
+#include <functional>
+#include <gtest/gtest.h>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace chipless::runtime::test {
+
+#define EXPECT_CONTAINS(text, part)                                                              \
+  EXPECT_NE(std::string(text).find(part), std::string::npos)                                     \
+      << "expected \"" << (part) << "\" in: " << (text)
+
+/// The shipped Spyre description with `overrides`.
+inline SpyreArch archWith(const std::vector<std::string>& overrides = {}) {
+  return SpyreArch::load(std::string(CHIPLESS_SOURCE_DIR) + "/models/hw/spyre.yaml", overrides);
+}
+
+/// A two-core chip: quick to elaborate, enough for ring traffic between cores.
+inline SpyreArch smallArch(std::vector<std::string> extra = {}) {
+  extra.insert(extra.begin(), "chip.cores=2");
+  return archWith(extra);
+}
+
+inline std::unique_ptr<Device> openDevice(const SpyreArch& arch, bool timingOnly = false) {
+  return Device::open(arch, DeviceOptions{-1, timingOnly});
+}
+
+inline spyrecode::Job assembleText(const std::string& text) {
+  return spyrecode::assemble(text, "test.s", {});
+}
+
+/// The message of the chipless::Error `f` throws ("" and a test failure if none).
+inline std::string errorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a chipless::Error";
+  return "";
+}
+
+/// A host array of `dtype` and `shape` whose flat element i is value(i).
+template <typename F>
+NpyArray hostArray(DType dtype, std::vector<int64_t> shape, F value) {
+  NpyArray a = makeNpy(dtype, std::move(shape));
+  for (size_t i = 0; i < a.elements(); ++i) {
+    double v = static_cast<double>(value(i));
+    if (dtype == DType::F16) {
+      uint16_t h = floatToHalf(static_cast<float>(v));
+      std::memcpy(&a.data[2 * i], &h, 2);
+    } else if (dtype == DType::F32) {
+      float f = static_cast<float>(v);
+      std::memcpy(&a.data[4 * i], &f, 4);
+    } else {
+      int32_t x = static_cast<int32_t>(v);
+      std::memcpy(&a.data[4 * i], &x, 4);
+    }
+  }
+  return a;
+}
+
+/// Element i of a host array as a double (f16, f32 or i32).
+inline double at(const NpyArray& a, size_t i) {
+  if (a.dtype == DType::F16) {
+    uint16_t h;
+    std::memcpy(&h, &a.data[2 * i], 2);
+    return halfToFloat(h);
+  }
+  if (a.dtype == DType::F32) {
+    float f;
+    std::memcpy(&f, &a.data[4 * i], 4);
+    return f;
+  }
+  int32_t x;
+  std::memcpy(&x, &a.data[4 * i], 4);
+  return x;
+}
+
+/// Assembles `text`, prepares it on `device` and launches it once.
+inline LaunchOutput runText(Device& device, const std::string& text, LaunchArgs args = {}) {
+  PreparedJob job(device, assembleText(text), "test.s");
+  return job.launch(args);
+}
+
+} // namespace chipless::runtime::test
