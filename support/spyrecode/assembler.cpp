@@ -237,8 +237,7 @@ private:
           int64_t first = constantExpr(value.substr(0, dash), "cores");
           int64_t last =
               dash == std::string::npos ? first : constantExpr(value.substr(dash + 1), "cores");
-          if (first < 0 || last < first || last > kAllCores)
-            fail("bad core range '" + value + "'");
+          if (first < 0 || last < first || last > kAllCores) fail("bad core range '" + value + "'");
           p.coreFirst = static_cast<int32_t>(first);
           p.coreLast = static_cast<int32_t>(last);
         }

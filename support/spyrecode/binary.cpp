@@ -2,6 +2,7 @@
 
 #include "support/error.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace chipless::spyrecode {
@@ -47,6 +48,7 @@ public:
     return s;
   }
   size_t pos() const { return pos_; }
+  size_t remaining() const { return in_.size() - pos_; }
   bool atEnd() const { return pos_ == in_.size(); }
   [[noreturn]] void fail(const std::string& msg) const { throw Error(located(path_, 0, msg)); }
 
@@ -118,9 +120,10 @@ JobBinary decodeBinary(const std::string& bytes, const std::string& path) {
     if (p.coreFirst < 0 || p.coreLast < p.coreFirst)
       r.fail(where + ": bad core range " + std::to_string(p.coreFirst) + "-" +
              std::to_string(p.coreLast));
+    if (p.corelet < -1) r.fail(where + ": bad corelet " + std::to_string(p.corelet));
     auto count = r.get<uint32_t>("a program header");
     if (count > (1u << 24)) r.fail(where + ": implausible instruction count");
-    p.code.reserve(count);
+    p.code.reserve(std::min<size_t>(count, r.remaining() / 4)); // a damaged count stays cheap
     for (uint32_t pc = 0; pc < count; ++pc) {
       std::string at = where + " (" + unitName(p.unit) + ") pc " + std::to_string(pc);
       Instruction ins;
@@ -138,7 +141,8 @@ JobBinary decodeBinary(const std::string& bytes, const std::string& path) {
           r.fail(at + ": " + info.mnemonic + " does not take element type code " +
                  std::to_string(dt));
         ins.dtype = static_cast<DType>(dt);
-      } else if (info.dtype == DtypeRule::Required) {
+      } else if (info.dtype != DtypeRule::None) {
+        // Optional only in assembly (the assembler writes f16): executing needs a type.
         r.fail(at + ": " + info.mnemonic + " needs an element type");
       }
       auto nops = r.get<uint8_t>("an instruction");

@@ -13,12 +13,12 @@ namespace {
 using testing::errorOf;
 
 /// Six declaration lines; a program built by program() starts on line 7.
-const std::string kHead = ".kernel k\n"             // 1
-                          ".scalar N\n"             // 2
-                          ".input A f16 [4, N]\n"   // 3
-                          ".output C f32 [N]\n"     // 4
-                          ".buffer tmp 256\n"       // 5
-                          ".equ T 64\n";            // 6
+const std::string kHead = ".kernel k\n"           // 1
+                          ".scalar N\n"           // 2
+                          ".input A f16 [4, N]\n" // 3
+                          ".output C f32 [N]\n"   // 4
+                          ".buffer tmp 256\n"     // 5
+                          ".equ T 64\n";          // 6
 constexpr int kFirstBodyLine = 8;
 
 /// kHead, then `.program UNIT cores=0` on line 7, the body from line 8, and `.end`.
@@ -83,7 +83,8 @@ TEST(AssemblerDirectives, DeclarationsFillThePlan) {
   EXPECT_EQ(p.scalars[0].name, "N");
   EXPECT_EQ(p.scalars[1].name, "M");
   ASSERT_EQ(p.args.size(), 4u);
-  EXPECT_EQ(p.args[0], (TensorArg{"A", ArgRole::Input, DType::F16, {int64_t{4}, std::string("N")}}));
+  EXPECT_EQ(p.args[0],
+            (TensorArg{"A", ArgRole::Input, DType::F16, {int64_t{4}, std::string("N")}}));
   EXPECT_EQ(p.args[1], (TensorArg{"B", ArgRole::Input, DType::BF16, {int64_t{128}, int64_t{16}}}));
   EXPECT_EQ(p.args[2], (TensorArg{"C", ArgRole::Output, DType::F32, {std::string("M")}}));
   EXPECT_EQ(p.args[3],
@@ -304,7 +305,7 @@ TEST(AssemblerOperands, DefaultsComeFromTheTable) {
   Instruction nop = firstOf("dma_in", "nop\n");
   EXPECT_EQ(nop.operands[0].imm, 1);
   Instruction ld = firstOf("load", "ld.stream 4, in0, 0\n");
-  EXPECT_EQ(ld.operands[3].imm, 128); // s0
+  EXPECT_EQ(ld.operands[3].imm, 128);       // s0
   EXPECT_EQ(ld.operands[8].imm, kPortNone); // fifo_b
   Instruction ring = firstOf("ring", "ring.send 1, 0, 0, 128\n");
   EXPECT_EQ(ring.operands[4].imm, 0); // dir=short
@@ -329,9 +330,13 @@ TEST(AssemblerOperands, PortsEnumsAndFloats) {
   EXPECT_EQ(ring.operands[6].imm, 3);
   Instruction out = firstOf("compute", "pt.mm.f16 8, 64, 64, in0, in1, dst=out0, out=f32\n");
   EXPECT_EQ(out.operands[8].imm, 2);
-  for (auto [text, value] : std::vector<std::pair<std::string, double>>{
-           {"1.5", 1.5}, {"-0.25", -0.25}, {"1e-3", 1e-3}, {"7", 7.0}, {"inf", INFINITY},
-           {"+inf", INFINITY}, {"-inf", -INFINITY}}) {
+  for (auto [text, value] : std::vector<std::pair<std::string, double>>{{"1.5", 1.5},
+                                                                        {"-0.25", -0.25},
+                                                                        {"1e-3", 1e-3},
+                                                                        {"7", 7.0},
+                                                                        {"inf", INFINITY},
+                                                                        {"+inf", INFINITY},
+                                                                        {"-inf", -INFINITY}}) {
     SCOPED_TRACE(text);
     Instruction s = firstOf("compute", "sfu.splat.f32 v2, " + text + "\n");
     EXPECT_EQ(s.operands[0].imm, kPortReg + 2);
@@ -352,9 +357,8 @@ TEST(AssemblerOperands, ElementTypeSuffixes) {
   EXPECT_EQ(firstOf("ring", "ring.send.i32 1, 0, 0, 128, op=add\n").dtype, DType::I32);
   // None: no element type at all.
   EXPECT_EQ(firstOf("dma_in", "li r1, 1\n").dtype, std::nullopt);
-  expectBodyError("sfu.add 1, out0, in0, in1", {"sfu.add needs an element type suffix",
-                                                "sfu.add.f16"},
-                  "compute");
+  expectBodyError("sfu.add 1, out0, in0, in1",
+                  {"sfu.add needs an element type suffix", "sfu.add.f16"}, "compute");
   expectBodyError("sfu.exp.i32 1, out0, in0", {"sfu.exp does not support i32"}, "compute");
   expectBodyError("pt.mm.f32 8, 64, 64, in0, in1", {"pt.mm does not support f32"}, "compute");
   expectBodyError("li.f16 r1, 1", {"li takes no element type suffix"});
@@ -364,12 +368,12 @@ TEST(AssemblerOperands, ElementTypeSuffixes) {
 // ---- labels and loops ----------------------------------------------------------------------
 
 TEST(AssemblerLabels, ForwardBackwardAndEnd) {
-  Job job = as(program("dma_in", "  jmp fwd\n"        // pc 0
-                                 "back: nop\n"        // pc 1
+  Job job = as(program("dma_in", "  jmp fwd\n"         // pc 0
+                                 "back: nop\n"         // pc 1
                                  "  beq r1, 0, back\n" // pc 2
                                  "fwd:\n"
-                                 "  bne r1, r2, fwd\n" // pc 3
-                                 "  blt r1, 5, done\n" // pc 4
+                                 "  bne r1, r2, fwd\n"            // pc 3
+                                 "  blt r1, 5, done\n"            // pc 4
                                  "  bge a=r1, b=5, target=back\n" // pc 5
                                  "done:\n"));
   const auto& code = job.binary.programs[0].code;
@@ -387,24 +391,24 @@ TEST(AssemblerLabels, LabelsAreLocalToTheirProgram) {
                ".program dma_out cores=0\ntop: jmp top\n.end\n");
   EXPECT_EQ(job.binary.programs[0].code[2].operands[0].imm, 1);
   EXPECT_EQ(job.binary.programs[1].code[0].operands[0].imm, 0);
-  expectError(".kernel k\n"                   // 1
-              ".program dma_in cores=0\n"     // 2
-              "top: nop\n"                    // 3
-              ".end\n"                        // 4
-              ".program dma_out cores=0\n"    // 5
-              "  jmp top\n"                   // 6
+  expectError(".kernel k\n"                // 1
+              ".program dma_in cores=0\n"  // 2
+              "top: nop\n"                 // 3
+              ".end\n"                     // 4
+              ".program dma_out cores=0\n" // 5
+              "  jmp top\n"                // 6
               ".end\n",
               6, {"undefined label 'top'", "local to their .program"});
 }
 
 TEST(AssemblerLoops, PairsSetHiddenOperands) {
-  Job job = as(program("dma_in", "loop 4\n"    // pc 0
-                                 " loop r1\n"  // pc 1
-                                 "  nop\n"     // pc 2
-                                 " endloop\n"  // pc 3
-                                 " nop\n"      // pc 4
-                                 "endloop\n"   // pc 5
-                                 "loop 2\n"    // pc 6
+  Job job = as(program("dma_in", "loop 4\n"     // pc 0
+                                 " loop r1\n"   // pc 1
+                                 "  nop\n"      // pc 2
+                                 " endloop\n"   // pc 3
+                                 " nop\n"       // pc 4
+                                 "endloop\n"    // pc 5
+                                 "loop 2\n"     // pc 6
                                  "endloop\n")); // pc 7
   const auto& code = job.binary.programs[0].code;
   ASSERT_EQ(code.size(), 8u);
@@ -433,9 +437,8 @@ TEST(AssemblerErrors, UnknownInstruction) {
 }
 
 TEST(AssemblerErrors, UnknownElementType) {
-  expectBodyError("sfu.add.q8 1, out0, in0, in1", {"unknown element type 'q8'", "sfu.add.q8",
-                                                   "f16, bf16, f32 or i32"},
-                  "compute");
+  expectBodyError("sfu.add.q8 1, out0, in0, in1",
+                  {"unknown element type 'q8'", "sfu.add.q8", "f16, bf16, f32 or i32"}, "compute");
 }
 
 TEST(AssemblerErrors, OpcodeOnTheWrongUnit) {
@@ -537,7 +540,8 @@ TEST(AssemblerErrors, UnknownDirective) {
 }
 
 TEST(AssemblerErrors, UndeclaredSymbol) {
-  expectBodyError("li r1, @Z", {"li operand 'a'", "'@Z' is not a declared argument, scalar or buffer"});
+  expectBodyError("li r1, @Z",
+                  {"li operand 'a'", "'@Z' is not a declared argument, scalar or buffer"});
   expectBodyError("li r1, @T", {"'@T' is not a declared"}); // .equ names are not symbols
   expectBodyError("li r1, @", {"'@' is not a declared"});
 }

@@ -168,8 +168,8 @@ TEST(IsaNames, PortsRoundTrip) {
   EXPECT_EQ(portName(kPortNone), "none");
   EXPECT_EQ(portName(5).rfind("port?", 0), 0u);
   int64_t out = 0;
-  for (const char* bad : {"", "in", "in16", "out16", "v64", "x0", "in-1", "in1a", "IN0", " in0",
-                          "nonee", "v", "out"})
+  for (const char* bad :
+       {"", "in", "in16", "out16", "v64", "x0", "in-1", "in1a", "IN0", " in0", "nonee", "v", "out"})
     EXPECT_FALSE(parsePort(bad, out)) << bad;
 }
 

@@ -127,7 +127,7 @@ inline Operand nonDefaultOperand(const OperandDecl& d, int salt, int64_t program
     int form = salt % 5;
     int nsym = static_cast<int>(syntheticSymbols().size());
     if (form == 0) o.imm = 1000 + salt; // constant
-    if (form == 1) {                     // register and negative constant
+    if (form == 1) {                    // register and negative constant
       o.reg = static_cast<int8_t>(salt % kNumRegs);
       o.imm = -(salt + 1);
     }
@@ -144,7 +144,7 @@ inline Operand nonDefaultOperand(const OperandDecl& d, int salt, int64_t program
     break;
   }
   case OperandKind::Port: {
-    static const int64_t ports[] = {kPortIn + 0, kPortOut + 1, kPortReg + 3, kPortIn + 2,
+    static const int64_t ports[] = {kPortIn + 0,  kPortOut + 1,  kPortReg + 3, kPortIn + 2,
                                     kPortOut + 0, kPortReg + 15, kPortIn + 15, kPortReg + 63};
     o.imm = ports[salt % 8];
     if (d.optional && o.imm == d.defaultValue) o.imm = kPortIn + 1;
@@ -211,6 +211,20 @@ inline JobBinary syntheticBinary() {
     }
     bin.programs.push_back(p);
   }
+  // Number the symbols in order of first use, as the assembler does.
+  std::vector<int32_t> renumber(bin.symbols.size(), -1);
+  std::vector<std::string> ordered;
+  for (auto& p : bin.programs)
+    for (auto& ins : p.code)
+      for (auto& o : ins.operands) {
+        if (o.sym < 0) continue;
+        if (renumber[o.sym] < 0) {
+          renumber[o.sym] = static_cast<int32_t>(ordered.size());
+          ordered.push_back(bin.symbols[o.sym]);
+        }
+        o.sym = renumber[o.sym];
+      }
+  bin.symbols = ordered;
   return bin;
 }
 
