@@ -157,6 +157,11 @@ LaunchOutput PreparedJob::launch(const LaunchArgs& args) {
     if (a->role == ArgRole::Output)
       throw Error("'" + name + "' is an output of " + job_.plan.kernel + ", not an input");
   }
+  if (!timingOnly)
+    for (const auto& a : job_.plan.args)
+      if (a.role != ArgRole::Output && !args.inputs.count(a.name))
+        throw Error("input '" + a.name + "' (" + dtypeName(a.dtype) + " " + declaredShape(a) +
+                    ") is not bound (pass --input " + a.name + "=FILE.npy)");
   std::map<std::string, int64_t> scalars = bindScalars(args);
 
   // Bind every tensor argument to device memory for this launch.
@@ -172,9 +177,6 @@ LaunchOutput PreparedJob::launch(const LaunchArgs& args) {
         throw Error("input '" + a.name + "' has shape " + shapeText(it->second.shape) + " but " +
                     job_.plan.kernel + " expects " + shapeText(layout.shape) +
                     (declaredShape(a) != shapeText(layout.shape) ? " " + declaredShape(a) : ""));
-    } else if (a.role != ArgRole::Output && !timingOnly) {
-      throw Error("input '" + a.name + "' (" + dtypeName(a.dtype) + " " + shapeText(layout.shape) +
-                  ") is not bound (pass --input " + a.name + "=FILE.npy)");
     }
     uint64_t addr = device_.allocate(0, layout.deviceBytes(), a.name);
     launchAllocs.addresses.push_back(addr);

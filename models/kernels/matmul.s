@@ -15,9 +15,12 @@
 ; Tokens: 0+l A half of corelet l landed; 2 B landed; 3+l B forwarded to corelet l;
 ;         5+l corelet l's C rows are in the scratchpad.
 .kernel matmul
-.input  A f16 [256, 256]
-.input  B f16 [256, 256]
-.output C f16 [256, 256]
+.scalar M
+.scalar K
+.scalar N
+.input  A f16 [M, K]
+.input  B f16 [K, N]
+.output C f16 [M, N]
 .equ STICK 128
 
 .program dma_in cores=all

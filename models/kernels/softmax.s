@@ -13,8 +13,10 @@
 ; Tokens: 0 X landed; 1+l X forwarded to corelet l; 3+l D of the row written;
 ;         5+l E of the row written; 7+l all Y rows of corelet l written.
 .kernel softmax
-.input  X f16 [64, 1024]
-.output Y f16 [64, 1024]
+.scalar R
+.scalar N
+.input  X f16 [R, N]
+.output Y f16 [R, N]
 .equ STICK 128
 
 .program dma_in cores=all

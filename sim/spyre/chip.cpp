@@ -19,8 +19,8 @@ void freshSimContext() {
 Chip::Chip(const SpyreArch& arch, DeviceMemory& memory, bool timingOnly)
     : arch_(arch), memory_(memory), timingOnly_(timingOnly),
       fp16Format_(*parseFp16Format(arch.numerics.fp16_format)), ring_(arch), dram_(arch),
-      launchEvent_("launch"), abortEvent_("abort"), periodPs_(1000.0 / arch.chip.clock_ghz),
-      progressToTty_(isatty(2) != 0) {
+      arbiter_("arbiter"), launchEvent_("launch"), abortEvent_("abort"),
+      periodPs_(1000.0 / arch.chip.clock_ghz), progressToTty_(isatty(2) != 0) {
   for (int c = 0; c < arch.chip.cores; ++c) cores_.push_back(std::make_unique<Core>(*this, c));
 }
 
@@ -184,10 +184,10 @@ void Chip::traceInstant(int core, int track, const std::string& name, Cycles t, 
   trace_->instant(core, track, name, toUs(t), {{"stall_cycles", stall}});
 }
 
-void Chip::traceResource(bool dram, const std::string& name, Cycles start, double bytes,
-                         const Timeline& resource) {
+void Chip::traceResource(Cycles start, double bytes, const Timeline& resource, bool isDram) {
   if (!trace_) return;
-  int pid = arch_.chip.cores + (dram ? 1 : 0);
+  const std::string& name = resource.name();
+  int pid = arch_.chip.cores + (isDram ? 1 : 0);
   double gbs = resource.bytesPerCycle() * arch_.chip.clock_ghz;
   trace_->counter(pid, name, toUs(start), "GB/s", gbs);
   trace_->counter(pid, name, toUs(start + bytes / resource.bytesPerCycle()), "GB/s", 0);

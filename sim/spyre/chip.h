@@ -4,6 +4,7 @@
 ///
 /// A Chip is elaborated once and runs many launches. SystemC elaborates one module
 /// hierarchy per kernel context, so construct each Chip right after `freshSimContext()`.
+#include "sim/spyre/arbiter.h"
 #include "sim/spyre/core.h"
 #include "sim/spyre/device_memory.h"
 #include "sim/spyre/dram.h"
@@ -63,6 +64,7 @@ public:
   Ring& ring() { return ring_; }
   Dram& dram() { return dram_; }
   Core& core(int i) { return *cores_[i]; }
+  Arbiter& arbiter() { return arbiter_; }
   int64_t symbolValue(int index) const { return (*symbols_)[index]; }
   sc_core::sc_event& launchEvent() { return launchEvent_; }
   sc_core::sc_event& abortEvent() { return abortEvent_; }
@@ -85,8 +87,7 @@ public:
                  int64_t pc);
   void traceInstant(int core, int track, const std::string& name, Cycles t, Cycles stall);
   /// Marks a resource busy over [start, start+bytes/bw) in its counter track.
-  void traceResource(bool dram, const std::string& name, Cycles start, double bytes,
-                     const Timeline& resource);
+  void traceResource(Cycles start, double bytes, const Timeline& resource, bool isDram);
 
 private:
   void assignPrograms(const spyrecode::JobBinary& binary);
@@ -100,6 +101,7 @@ private:
   Fp16Format fp16Format_;
   Ring ring_;
   Dram dram_;
+  Arbiter arbiter_;
   std::vector<std::unique_ptr<Core>> cores_;
   sc_core::sc_event launchEvent_, abortEvent_;
   bool started_ = false;

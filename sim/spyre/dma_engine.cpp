@@ -89,45 +89,34 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
       }
   if (total == 0) return;
 
-  // Timing: the descriptor is issued in order with everything else on the ring.
-  syncToLocal();
-  const Cycles t = local_;
+  // Timing: reserve the channels' time and the ring links between each channel's port
+  // and this core, in simulated-time order with every other transfer.
   const Cycles issue = arch.dma.setup_cycles +
                        static_cast<Cycles>(total) / static_cast<Cycles>(arch.dma.bytes_per_cycle);
-  Cycles finish = t + issue;
-  Ring& ring = chip_.ring();
-  const int coreStop = ring.coreStop(core_.index());
-  for (int c = 0; c < chip_.dram().channels(); ++c) {
-    if (perChannel_[c] == 0) continue;
-    Timeline& channel = chip_.dram().channel(c);
-    int port = ring.channelStop(c);
-    path_.clear();
-    if (load) {
-      path_.push_back(&channel);
-      ring.appendPath(port, coreStop, ring.shortest(port, coreStop), path_);
-    } else {
-      ring.appendPath(coreStop, port, ring.shortest(coreStop, port), path_);
-      path_.push_back(&channel);
-    }
-    finish = std::max(finish, reservePath(chip_.now(), t + arch.dma.setup_cycles, perChannel_[c],
-                                          path_, &starts_));
-    for (size_t i = 0; chip_.tracing() && i < path_.size(); ++i) {
-      bool isChannel = path_[i] == &channel;
-      std::string name;
-      if (isChannel) {
-        name = "dram " + std::to_string(c);
+  Cycles t = 0, finish = 0;
+  reserveShared([&] {
+    t = local_;
+    finish = t + issue;
+    Ring& ring = chip_.ring();
+    const int coreStop = ring.coreStop(core_.index());
+    for (int c = 0; c < chip_.dram().channels(); ++c) {
+      if (perChannel_[c] == 0) continue;
+      Timeline& channel = chip_.dram().channel(c);
+      const int port = ring.channelStop(c);
+      path_.clear();
+      if (load) {
+        path_.push_back(&channel);
+        ring.appendPath(port, coreStop, ring.shortest(port, coreStop), path_);
       } else {
-        // Recover the link's position from the path walk for its trace name.
-        int from = load ? port : coreStop;
-        RingDir d = load ? ring.shortest(port, coreStop) : ring.shortest(coreStop, port);
-        int n = ring.stops();
-        int hop = static_cast<int>(load ? i - 1 : i);
-        int at = d == RingDir::Cw ? (from + hop) % n : ((from - hop) % n + n) % n;
-        name = "ring " + ring.linkName(at, d);
+        ring.appendPath(coreStop, port, ring.shortest(coreStop, port), path_);
+        path_.push_back(&channel);
       }
-      chip_.traceResource(isChannel, name, starts_[i], perChannel_[c], *path_[i]);
+      finish = std::max(finish, reservePath(chip_.now(), t + arch.dma.setup_cycles, perChannel_[c],
+                                            path_, &starts_));
+      for (size_t i = 0; chip_.tracing() && i < path_.size(); ++i)
+        chip_.traceResource(starts_[i], perChannel_[c], *path_[i], path_[i] == &channel);
     }
-  }
+  });
   busySpan(load ? "dma.load" : "dma.store", t, t + issue);
   local_ = t + issue;
   bytes_ += static_cast<double>(total);

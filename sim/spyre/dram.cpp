@@ -4,7 +4,9 @@ namespace chipless::sim::spyre {
 
 Dram::Dram(const SpyreArch& arch) : interleave_(static_cast<uint64_t>(arch.dram.interleave_bytes)) {
   int n = arch.dram.channels;
-  channels_.assign(n, Timeline(arch.dramBytesPerCycle() / n, arch.dramLatencyCycles()));
+  for (int c = 0; c < n; ++c)
+    channels_.emplace_back("dram " + std::to_string(c), arch.dramBytesPerCycle() / n,
+                           arch.dramLatencyCycles());
 }
 
 void Dram::split(uint64_t addr, uint64_t len, std::vector<double>& perChannel) const {

@@ -25,7 +25,8 @@ constexpr size_t kMaxLoopDepth = 16;
 
 Engine::Engine(sc_core::sc_module_name name, Chip& chip, Core& core, Unit unit, int corelet)
     : sc_module(name), chip_(chip), core_(core), unit_(unit), corelet_(corelet),
-      label_(engineLabel(core.index(), unit, corelet)), track_(trackOf(unit, corelet)) {
+      label_(engineLabel(core.index(), unit, corelet)), track_(trackOf(unit, corelet)),
+      order_(core.index() * 64 + track_) {
   SC_THREAD(thread);
 }
 
@@ -110,6 +111,13 @@ void Engine::syncToLocal() {
     if (chip_.aborting()) throw LaunchAborted{};
     chip_.progress();
   }
+}
+
+void Engine::reserveShared(const std::function<void()>& reserve) {
+  syncToLocal();
+  bool done = false;
+  chip_.arbiter().submit(order_, reserve, &done, &granted_);
+  while (!done) block(granted_, "the ring/DRAM arbiter");
 }
 
 void Engine::stallUntil(Cycles t) {

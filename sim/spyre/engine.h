@@ -68,9 +68,10 @@ protected:
   [[noreturn]] void fault(const std::string& message) const;
   /// Blocks until `event` (or an abort); records `what` for deadlock reports.
   void block(sc_core::sc_event& event, const std::string& what);
-  /// Waits in SystemC time until it reaches local_, so shared resources are reserved in
-  /// simulated-time order.
-  void syncToLocal();
+  /// Waits in SystemC time until it reaches local_, then runs `reserve` through the chip's
+  /// arbiter: shared resources are reserved in simulated-time order, and requests made at
+  /// the same time in a fixed engine order.
+  void reserveShared(const std::function<void()>& reserve);
   /// Moves local_ forward to `t` (if later), counting the gap as a stall.
   void stallUntil(Cycles t);
   /// Records busy time [start, end) and a trace span for it.
@@ -87,6 +88,7 @@ protected:
   const spyrecode::Instruction* current_ = nullptr;
 
 private:
+  void syncToLocal();
   void thread();
   void run();
   bool scalarOp(const spyrecode::Instruction& ins);
@@ -104,6 +106,8 @@ private:
   };
   std::vector<LoopFrame> loops_;
   std::string blockedOn_;
+  sc_core::sc_event granted_;
+  int order_; ///< arbitration priority: position of this engine on the chip
 };
 
 } // namespace chipless::sim::spyre

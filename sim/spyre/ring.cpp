@@ -24,8 +24,10 @@ Ring::Ring(const SpyreArch& arch) {
   }
   double bw = static_cast<double>(arch.ring.bytes_per_cycle);
   Cycles lat = arch.ring.hop_latency_cycles;
-  cw_.assign(kinds_.size(), Timeline(bw, lat));
-  ccw_.assign(kinds_.size(), Timeline(bw, lat));
+  for (int from = 0; from < stops(); ++from) {
+    cw_.emplace_back("ring " + linkName(from, RingDir::Cw), bw, lat);
+    ccw_.emplace_back("ring " + linkName(from, RingDir::Ccw), bw, lat);
+  }
 }
 
 int Ring::hops(int a, int b, RingDir d) const {

@@ -53,26 +53,23 @@ void RingEngine::executeUnitOp(const Instruction& ins) {
                     static_cast<size_t>(bytes / stick), static_cast<size_t>(stick));
   }
 
-  syncToLocal();
-  const Cycles t = local_;
-  Ring& ring = chip_.ring();
-  int a = ring.coreStop(core_.index()), b = ring.coreStop(static_cast<int>(dstCore));
-  RingDir d = dir == 0 ? ring.shortest(a, b) : dir == 1 ? RingDir::Cw : RingDir::Ccw;
-  path_.clear();
-  ring.appendPath(a, b, d, path_);
   const Cycles sendTime =
       static_cast<Cycles>(bytes) / static_cast<Cycles>(arch.ring.bytes_per_cycle);
-  Cycles arrival = t + sendTime;
-  if (!path_.empty())
-    arrival =
-        std::max(arrival, reservePath(chip_.now(), t, static_cast<double>(bytes), path_, &starts_));
-  for (size_t i = 0; chip_.tracing() && i < path_.size(); ++i) {
-    int n = ring.stops();
-    int at =
-        d == RingDir::Cw ? (a + static_cast<int>(i)) % n : ((a - static_cast<int>(i)) % n + n) % n;
-    chip_.traceResource(false, "ring " + ring.linkName(at, d), starts_[i],
-                        static_cast<double>(bytes), *path_[i]);
-  }
+  Cycles t = 0, arrival = 0;
+  reserveShared([&] {
+    t = local_;
+    Ring& ring = chip_.ring();
+    const int a = ring.coreStop(core_.index()), b = ring.coreStop(static_cast<int>(dstCore));
+    const RingDir d = dir == 0 ? ring.shortest(a, b) : dir == 1 ? RingDir::Cw : RingDir::Ccw;
+    path_.clear();
+    ring.appendPath(a, b, d, path_);
+    arrival = t + sendTime;
+    if (!path_.empty())
+      arrival = std::max(arrival,
+                         reservePath(chip_.now(), t, static_cast<double>(bytes), path_, &starts_));
+    for (size_t i = 0; chip_.tracing() && i < path_.size(); ++i)
+      chip_.traceResource(starts_[i], static_cast<double>(bytes), *path_[i], false);
+  });
   busySpan(op == 0 ? "ring.send" : "ring.send+reduce", t, t + sendTime);
   local_ = t + sendTime;
   bytes_ += static_cast<double>(bytes);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <string>
 
 namespace chipless::sim::spyre {
 
@@ -18,7 +19,8 @@ using Cycles = double;
 class Timeline {
 public:
   Timeline() = default;
-  Timeline(double bytesPerCycle, Cycles latency) : bw_(bytesPerCycle), latency_(latency) {}
+  Timeline(std::string name, double bytesPerCycle, Cycles latency)
+      : name_(std::move(name)), bw_(bytesPerCycle), latency_(latency) {}
 
   /// Reserves the resource for `bytes` in the first gap starting no earlier than
   /// `earliest`; returns the start.
@@ -27,6 +29,8 @@ public:
   void retire(Cycles now) {
     while (!busy_.empty() && busy_.begin()->second <= now) busy_.erase(busy_.begin());
   }
+  /// How traces and statistics name the resource ("ring cw 3>4", "dram 2").
+  const std::string& name() const { return name_; }
   double bytesPerCycle() const { return bw_; }
   Cycles latency() const { return latency_; }
   Cycles busyCycles() const { return busyCycles_; }
@@ -35,6 +39,7 @@ public:
   void resetCounters() { busyCycles_ = 0, bytes_ = 0; }
 
 private:
+  std::string name_;
   double bw_ = 1;
   Cycles latency_ = 0;
   std::map<Cycles, Cycles> busy_; ///< disjoint busy intervals [start, end), merged when touching

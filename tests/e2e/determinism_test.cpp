@@ -1,4 +1,7 @@
 // The same inputs give the same cycles, statistics and timeline, byte for byte.
+#include "runtime/device.h"
+#include "runtime/prepared_job.h"
+#include "support/trace.h"
 #include "tests/e2e/kernel_harness.h"
 
 #include <gtest/gtest.h>
@@ -30,6 +33,41 @@ TEST(Determinism, MatmulKernelStatsAndTraceAreByteIdentical) {
 
 TEST(Determinism, AllReduceStatsAndTraceAreByteIdentical) {
   expectIdenticalRuns("allreduce", {{"P", randomArray(DType::F32, {32, 4096}, 5)}});
+}
+
+} // namespace
+} // namespace chipless::test
+
+namespace chipless::test {
+namespace {
+
+// Prepare once, launch many: every launch of the same job on the same device is identical,
+// although SystemC time has moved on and the engines were woken in a different order.
+TEST(Determinism, RepeatedLaunchesOfOnePreparedJobAreIdentical) {
+  SpyreArch arch = archWith();
+  auto device = runtime::Device::open(arch, {});
+  runtime::PreparedJob job(*device, assembleKernel("matmul", arch), "matmul");
+  runtime::LaunchArgs args;
+  args.inputs = {{"A", randomArray(DType::F16, {256, 256}, 3)},
+                 {"B", randomArray(DType::F16, {256, 256}, 4)}};
+  std::string firstStats, firstTrace;
+  NpyArray firstC;
+  for (int i = 0; i < 3; ++i) {
+    TraceWriter trace;
+    args.trace = &trace;
+    runtime::LaunchOutput out = job.launch(args);
+    Stats stats;
+    device->chip().collectStats(stats, out.device);
+    if (i == 0) {
+      firstStats = stats.toJson().dump();
+      firstTrace = trace.toString();
+      firstC = out.outputs.at("C");
+      continue;
+    }
+    EXPECT_EQ(stats.toJson().dump(), firstStats) << "launch " << i + 1;
+    EXPECT_EQ(trace.toString(), firstTrace) << "launch " << i + 1;
+    EXPECT_EQ(out.outputs.at("C").data, firstC.data) << "launch " << i + 1;
+  }
 }
 
 } // namespace
