@@ -28,7 +28,20 @@ Job readJob(const std::string& planPath) {
                           "prepare: InitTransfer of '" + c.filePath + "' but the job binary is '" +
                               job.plan.binaryFile + "'"));
   for (const auto& name : job.binary.symbols) {
-    std::string base = name.substr(0, name.find('.'));
+    auto dot = name.find('.');
+    std::string base = name.substr(0, dot);
+    if (dot != std::string::npos) {
+      // ARG.dK: dimension K of a tensor argument (the runtime binds it to that size).
+      const TensorArg* a = job.plan.findArg(base);
+      std::string dim = name.substr(dot + 1);
+      if (!a || dim.size() < 2 || dim.size() > 4 || dim[0] != 'd' ||
+          dim.find_first_not_of("0123456789", 1) != std::string::npos ||
+          std::stoul(dim.substr(1)) >= a->shape.size())
+        throw Error(located(binPath, 0,
+                            "symbol '@" + name +
+                                "' is not a dimension ARG.dK of a tensor argument of " + planPath));
+      continue;
+    }
     bool known = job.plan.findArg(base) != nullptr;
     for (const auto& s : job.plan.scalars) known |= s.name == base;
     for (const auto& b : job.plan.buffers) known |= b.name == base;

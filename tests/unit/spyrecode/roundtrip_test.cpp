@@ -70,6 +70,7 @@ TEST(RoundTrip, SyntheticJobCoversEveryOpcode) {
   for (const auto& p : job.binary.programs)
     for (const auto& ins : p.code) used.insert(ins.op);
   EXPECT_EQ(used.size(), allOpcodes().size());
+  EXPECT_EQ(job.binary.symbols.size(), testing::syntheticSymbols().size()) << "every symbol used";
   // Every opcode runs on every unit that may run it.
   for (const auto& info : allOpcodes())
     for (const auto& p : job.binary.programs)
