@@ -65,7 +65,8 @@ std::string formatOperand(const JobBinary& bin, const OperandDecl& decl, const O
     else if (o.imm < 0)
       s += "-";
     uint64_t mag = o.imm < 0 ? 0 - static_cast<uint64_t>(o.imm) : static_cast<uint64_t>(o.imm);
-    s += std::to_string(mag);
+    // -2^63 has no positive counterpart for the assembler to negate: write it as a sum.
+    s += mag == (uint64_t{1} << 63) ? "9223372036854775807-1" : std::to_string(mag);
   }
   return s;
 }

@@ -2,6 +2,7 @@
 
 #include "support/error.h"
 
+#include <cctype>
 #include <cstdio>
 #include <set>
 
@@ -58,14 +59,17 @@ const TensorArg* JobPlan::findArg(const std::string& name) const {
 
 uint64_t parseDevPtr(const std::string& s, const std::string& what) {
   if (s.empty()) throw Error(what + ": expected a device address, got an empty string");
+  // Hexadecimal with 0x, else decimal (not octal: "010" is ten); no sign or blanks.
+  bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
   size_t pos = 0;
   uint64_t v = 0;
   try {
-    v = std::stoull(s, &pos, 0);
+    if (std::isxdigit(static_cast<unsigned char>(s[hex ? 2 : 0])))
+      v = std::stoull(s, &pos, hex ? 16 : 10);
   } catch (...) {
     pos = 0;
   }
-  if (pos != s.size() || s[0] == '-')
+  if (pos != s.size())
     throw Error(what + ": expected a device address like 0x1C00000000, got '" + s + "'");
   return v;
 }

@@ -154,12 +154,14 @@ TEST(Plan, DevicePointers) {
   EXPECT_EQ(parseDevPtr("0X10", "w"), 16u);
   EXPECT_EQ(parseDevPtr("4096", "w"), 4096u);
   EXPECT_EQ(parseDevPtr("0", "w"), 0u);
+  EXPECT_EQ(parseDevPtr("010", "w"), 10u); // decimal, not octal
   EXPECT_EQ(formatDevPtr(0x1C00000080ull), "0x1C00000080");
   EXPECT_EQ(formatDevPtr(0), "0x0");
   EXPECT_EQ(parseDevPtr(formatDevPtr(0xFFFFFFFFFFFFFFFFull), "w"), 0xFFFFFFFFFFFFFFFFull);
   EXPECT_ERROR_PARTS([] { parseDevPtr("", "where"); },
                      "where: expected a device address, got an empty string");
-  for (const char* bad : {"zz", "-1", "0x1G", "12 ", "@A", "0x", "1e3", "0x1FFFFFFFFFFFFFFFFF"})
+  for (const char* bad : {"zz", "-1", "0x1G", "12 ", " 12", "+12", " -1", "0x-5", "0x 5", "@A",
+                          "0x", "1e3", "a5", "0x1FFFFFFFFFFFFFFFFF", "18446744073709551616"})
     EXPECT_ERROR_PARTS([&] { parseDevPtr(bad, "where"); },
                        "where: expected a device address like 0x1C00000000, got '" +
                            std::string(bad) + "'");

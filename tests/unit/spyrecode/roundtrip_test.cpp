@@ -7,6 +7,7 @@
 #include "support/spyrecode/disassembler.h"
 
 #include <gtest/gtest.h>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -102,8 +103,9 @@ TEST(RoundTrip, EdgeValues) {
     ins.operands = {Operand{0, 1, -1}, Operand{imm, static_cast<int8_t>(reg), sym}};
     return ins;
   };
-  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{1} << 40, -(int64_t{1} << 40),
-                    int64_t{0x7FFFFFFFFFFFFFFF}, -int64_t{0x7FFFFFFFFFFFFFFF}})
+  for (int64_t v :
+       {int64_t{0}, int64_t{-1}, int64_t{1} << 40, -(int64_t{1} << 40), int64_t{0x7FFFFFFFFFFFFFFF},
+        -int64_t{0x7FFFFFFFFFFFFFFF}, std::numeric_limits<int64_t>::min()})
     for (int reg : {-1, 0, kRegCore, kRegNumCores})
       for (int sym : {-1, 0, 1}) dma.code.push_back(li(v, reg, sym));
   job.binary.programs.push_back(dma);
@@ -140,6 +142,8 @@ TEST(Disassembler, FormatsOperandsAndInstructions) {
   EXPECT_EQ(formatOperand(bin, expr, Operand{64, 2, 0}), "r2+@A+64");
   EXPECT_EQ(formatOperand(bin, expr, Operand{-128, -1, 1}), "@N-128");
   EXPECT_EQ(formatOperand(bin, expr, Operand{0, kRegCore, -1}), "core");
+  EXPECT_EQ(formatOperand(bin, expr, Operand{std::numeric_limits<int64_t>::min(), 1, -1}),
+            "r1-9223372036854775807-1");
   const OperandDecl port{"dst", OperandKind::Port, false, 0, {}};
   EXPECT_EQ(formatOperand(bin, port, Operand{kPortOut + 1, -1, -1}), "out1");
   const OperandDecl dir{"dir", OperandKind::Enum, true, 0, kRingDirections};
