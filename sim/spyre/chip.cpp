@@ -4,6 +4,7 @@
 #include "support/error.h"
 #include "support/spyrecode/isa.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <unistd.h>
 
@@ -88,6 +89,7 @@ void Chip::abortLaunch(std::string message) {
   aborting_ = false;
   fault_.clear();
   trace_ = nullptr;
+  resourceLog_.clear();
   throw Error(message);
 }
 
@@ -139,6 +141,7 @@ LaunchResult Chip::launch(const JobBinary& binary, const std::vector<int64_t>& s
     abortLaunch(msg);
   }
   result.cycles = lastActivity_ - launchStart_;
+  if (trace_) flushResourceTraces();
   result.hostSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
   trace_ = nullptr;
@@ -186,11 +189,28 @@ void Chip::traceInstant(int core, int track, const std::string& name, Cycles t, 
 
 void Chip::traceResource(Cycles start, double bytes, const Timeline& resource, bool isDram) {
   if (!trace_) return;
-  const std::string& name = resource.name();
-  int pid = arch_.chip.cores + (isDram ? 1 : 0);
-  double gbs = resource.bytesPerCycle() * arch_.chip.clock_ghz;
-  trace_->counter(pid, name, toUs(start), "GB/s", gbs);
-  trace_->counter(pid, name, toUs(start + bytes / resource.bytesPerCycle()), "GB/s", 0);
+  ResourceLog& log = resourceLog_[resource.name()];
+  log.resource = &resource;
+  log.isDram = isDram;
+  log.busy.emplace_back(start, start + bytes / resource.bytesPerCycle());
+}
+
+void Chip::flushResourceTraces() {
+  // Reservations fill gaps, so they are noted out of order: sort and merge them first.
+  for (auto& [name, log] : resourceLog_) {
+    const Timeline* resource = log.resource;
+    std::sort(log.busy.begin(), log.busy.end());
+    const int pid = arch_.chip.cores + (log.isDram ? 1 : 0);
+    const double gbs = resource->bytesPerCycle() * arch_.chip.clock_ghz;
+    for (size_t i = 0; i < log.busy.size();) {
+      Cycles start = log.busy[i].first, end = log.busy[i].second;
+      for (++i; i < log.busy.size() && log.busy[i].first <= end; ++i)
+        end = std::max(end, log.busy[i].second);
+      trace_->counter(pid, name, toUs(start), "GB/s", gbs);
+      trace_->counter(pid, name, toUs(end), "GB/s", 0);
+    }
+  }
+  resourceLog_.clear();
 }
 
 void Chip::collectStats(Stats& s, const LaunchResult& r) const {

@@ -16,6 +16,7 @@
 #include "support/trace.h"
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <systemc>
@@ -86,7 +87,8 @@ public:
   void traceSpan(int core, int track, const std::string& name, Cycles start, Cycles end,
                  int64_t pc);
   void traceInstant(int core, int track, const std::string& name, Cycles t, Cycles stall);
-  /// Marks a resource busy over [start, start+bytes/bw) in its counter track.
+  /// Notes that a resource is busy over [start, start+bytes/bw); its counter track shows
+  /// the merged busy intervals when the launch ends.
   void traceResource(Cycles start, double bytes, const Timeline& resource, bool isDram);
 
 private:
@@ -94,6 +96,8 @@ private:
   [[noreturn]] void abortLaunch(std::string message);
   double toUs(Cycles c) const { return (c - launchStart_) / (arch_.chip.clock_ghz * 1000.0); }
   void nameTraceTracks();
+  /// Writes the busy intervals noted by traceResource as counter events.
+  void flushResourceTraces();
 
   SpyreArch arch_;
   DeviceMemory& memory_;
@@ -111,6 +115,12 @@ private:
   Cycles launchStart_ = 0, lastActivity_ = 0;
   double periodPs_;
   TraceWriter* trace_ = nullptr;
+  struct ResourceLog {
+    const Timeline* resource;
+    bool isDram;
+    std::vector<std::pair<Cycles, Cycles>> busy;
+  };
+  std::map<std::string, ResourceLog> resourceLog_; ///< by name: deterministic order
   bool progressToTty_;
   std::chrono::steady_clock::time_point progressStart_, progressLast_;
 };
