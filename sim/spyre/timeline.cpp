@@ -7,32 +7,29 @@ Cycles Timeline::reserve(Cycles earliest, double bytes) {
   busyCycles_ += duration;
   bytes_ += bytes;
   if (duration <= 0) return earliest;
+  // First interval ending after `earliest`; then slide past every interval in the way.
+  auto it =
+      std::upper_bound(busy_.begin(), busy_.end(), earliest,
+                       [](Cycles t, const std::pair<Cycles, Cycles>& iv) { return t < iv.second; });
   Cycles start = earliest;
-  // The interval that may contain `start`, then every later one until a gap fits.
-  auto it = busy_.upper_bound(start);
-  if (it != busy_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second > start) start = prev->second;
-  }
   while (it != busy_.end() && it->first < start + duration) {
     start = std::max(start, it->second);
     ++it;
   }
-  Cycles end = start + duration;
-  // Insert [start, end) and merge with the neighbours it touches.
-  auto next = busy_.lower_bound(start);
-  if (next != busy_.end() && next->first <= end) {
-    end = std::max(end, next->second);
-    next = busy_.erase(next);
+  const Cycles end = start + duration;
+  // `it` is the first interval starting at or after end; the one before ends <= start.
+  const bool touchesNext = it != busy_.end() && it->first <= end;
+  const bool touchesPrev = it != busy_.begin() && std::prev(it)->second >= start;
+  if (touchesPrev && touchesNext) {
+    std::prev(it)->second = it->second;
+    busy_.erase(it);
+  } else if (touchesPrev) {
+    std::prev(it)->second = end;
+  } else if (touchesNext) {
+    it->first = start;
+  } else {
+    busy_.insert(it, {start, end});
   }
-  if (next != busy_.begin()) {
-    auto prev = std::prev(next);
-    if (prev->second >= start) {
-      prev->second = std::max(prev->second, end);
-      return start;
-    }
-  }
-  busy_.emplace(start, end);
   return start;
 }
 

@@ -6,8 +6,9 @@
 /// a busy future does not block the idle present.
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace chipless::sim::spyre {
 
@@ -27,7 +28,9 @@ public:
   Cycles reserve(Cycles earliest, double bytes);
   /// Forgets reservations that ended before `now` (no request can start earlier).
   void retire(Cycles now) {
-    while (!busy_.empty() && busy_.begin()->second <= now) busy_.erase(busy_.begin());
+    size_t n = 0;
+    while (n < busy_.size() && busy_[n].second <= now) ++n;
+    if (n) busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(n));
   }
   /// How traces and statistics name the resource ("ring cw 3>4", "dram 2").
   const std::string& name() const { return name_; }
@@ -42,7 +45,9 @@ private:
   std::string name_;
   double bw_ = 1;
   Cycles latency_ = 0;
-  std::map<Cycles, Cycles> busy_; ///< disjoint busy intervals [start, end), merged when touching
+  /// Disjoint busy intervals [start, end), sorted, merged when touching. Few: retire()
+  /// drops the past, and back-to-back reservations merge.
+  std::vector<std::pair<Cycles, Cycles>> busy_;
   Cycles busyCycles_ = 0;
   double bytes_ = 0;
 };
