@@ -78,7 +78,7 @@ void ComputeUnit::sfu(const Instruction& ins) {
 
   // Sources: FIFO streams (one stick per item) or registers (the same stick every item).
   const size_t nsrc = info.operands.size() - 2;
-  std::vector<Port> inPorts;
+  Ports inPorts;
   int srcFifo[3] = {-1, -1, -1};
   const uint32_t* srcReg[3] = {nullptr, nullptr, nullptr};
   for (size_t k = 0; k < nsrc; ++k) {
@@ -90,7 +90,7 @@ void ComputeUnit::sfu(const Instruction& ins) {
       for (size_t j = 0; j < inPorts.size(); ++j)
         if (inPorts[j].fifo == &f) fault("reads " + f.name() + " twice in one instruction");
       srcFifo[k] = static_cast<int>(inPorts.size());
-      inPorts.push_back({&f, 1});
+      inPorts.add({&f, 1});
     }
   }
   const int64_t dst = ins.operands[1].imm;
@@ -133,37 +133,9 @@ void ComputeUnit::sfu(const Instruction& ins) {
         std::memcpy(dstReg, res, static_cast<size_t>(lanes) * 4);
     }
   };
-  std::vector<Port> outPorts;
-  if (dstFifo) outPorts.push_back({dstFifo, 1});
-  Cycles start;
-  // stream() takes initializer lists; the SFU reads up to three FIFOs and writes one.
-  switch (inPorts.size() * 2 + outPorts.size()) {
-  case 0:
-    start = stream(items, interval, latency, {}, {}, work);
-    break;
-  case 1:
-    start = stream(items, interval, latency, {}, {outPorts[0]}, work);
-    break;
-  case 2:
-    start = stream(items, interval, latency, {inPorts[0]}, {}, work);
-    break;
-  case 3:
-    start = stream(items, interval, latency, {inPorts[0]}, {outPorts[0]}, work);
-    break;
-  case 4:
-    start = stream(items, interval, latency, {inPorts[0], inPorts[1]}, {}, work);
-    break;
-  case 5:
-    start = stream(items, interval, latency, {inPorts[0], inPorts[1]}, {outPorts[0]}, work);
-    break;
-  case 6:
-    start = stream(items, interval, latency, {inPorts[0], inPorts[1], inPorts[2]}, {}, work);
-    break;
-  default:
-    start =
-        stream(items, interval, latency, {inPorts[0], inPorts[1], inPorts[2]}, {outPorts[0]}, work);
-    break;
-  }
+  Ports outPorts;
+  if (dstFifo) outPorts.add({dstFifo, 1});
+  const Cycles start = stream(items, interval, latency, inPorts, outPorts, work);
   std::string name = std::string(info.mnemonic) + "." + dtypeName(dt);
   traceSpan(name, start, local_);
   sfuBusy_ += static_cast<Cycles>(items) * interval;

@@ -63,9 +63,8 @@ void CoreletEngine::checkStickBox(const char* what, int64_t addr, const int64_t 
           std::to_string(hi + stick) + " outside the scratchpad (0.." + std::to_string(size) + ")");
 }
 
-Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency,
-                             std::initializer_list<Port> ins, std::initializer_list<Port> outs,
-                             const Work& work) {
+Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency, const Ports& ins,
+                             const Ports& outs, const Work& work) {
   const bool fn = functional();
   const int64_t stick = stickBytes();
   Cycles firstStart = -1;
@@ -110,20 +109,20 @@ Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency,
     if (firstStart < 0) firstStart = first;
 
     for (size_t i = 0; i < ins.size(); ++i) {
-      const Port& p = ins.begin()[i];
+      const Port& p = ins[i];
       size_t bytes = static_cast<size_t>(k * p.sticksPerItem * stick);
       if (fn && inBuf_[i].size() < bytes) inBuf_[i].resize(bytes);
       inPtr[i] = fn ? inBuf_[i].data() : nullptr;
       p.fifo->pop(static_cast<uint64_t>(k * p.sticksPerItem), first, last, inPtr[i]);
     }
     for (size_t j = 0; j < outs.size(); ++j) {
-      size_t bytes = static_cast<size_t>(k * outs.begin()[j].sticksPerItem * stick);
+      size_t bytes = static_cast<size_t>(k * outs[j].sticksPerItem * stick);
       if (fn && outBuf_[j].size() < bytes) outBuf_[j].resize(bytes);
       outPtr[j] = fn ? outBuf_[j].data() : nullptr;
     }
     if (fn) work(done, k, inPtr, outPtr);
     for (size_t j = 0; j < outs.size(); ++j) {
-      const Port& p = outs.begin()[j];
+      const Port& p = outs[j];
       p.fifo->push(static_cast<uint64_t>(k * p.sticksPerItem), first + latency, last + latency,
                    outPtr[j]);
     }

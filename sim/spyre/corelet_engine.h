@@ -26,6 +26,23 @@ protected:
     StreamFifo* fifo;
     int64_t sticksPerItem;
   };
+  /// Up to four ports of one side of a stream (the SFU reads at most three FIFOs).
+  class Ports {
+  public:
+    Ports() = default;
+    Ports(std::initializer_list<Port> list) {
+      for (const Port& p : list) add(p);
+    }
+    void add(const Port& p) { items_[size_++] = p; }
+    size_t size() const { return size_; }
+    const Port& operator[](size_t i) const { return items_[i]; }
+    const Port* begin() const { return items_; }
+    const Port* end() const { return items_ + size_; }
+
+  private:
+    Port items_[4] = {};
+    size_t size_ = 0;
+  };
   /// Functional part of a piece of a stream: items [first, first+count); in[i] / out[j]
   /// hold count*sticksPerItem sticks of the i-th input / j-th output port.
   using Work =
@@ -35,8 +52,8 @@ protected:
   /// taking `latency` cycles from input to output. Inputs are popped as data arrives;
   /// outputs are pushed and the engine is held back when a consumer is `depth` sticks
   /// behind. Work runs only in functional mode. Returns the time the first item started.
-  Cycles stream(int64_t items, Cycles interval, Cycles latency, std::initializer_list<Port> ins,
-                std::initializer_list<Port> outs, const Work& work);
+  Cycles stream(int64_t items, Cycles interval, Cycles latency, const Ports& ins, const Ports& outs,
+                const Work& work);
 
   /// Input FIFO `port` (an in<N> port value) of this corelet, or a fault.
   StreamFifo& inputFifo(int64_t port);
