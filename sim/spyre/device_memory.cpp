@@ -1,31 +1,26 @@
 #include "sim/spyre/device_memory.h"
 
 #include "support/error.h"
+#include "support/spyrecode/plan.h"
 
 #include <cstdio>
 #include <cstring>
 
 namespace chipless::sim::spyre {
 
-namespace {
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llX", static_cast<unsigned long long>(v));
-  return b;
-}
-} // namespace
-
 void DeviceMemory::allocate(uint64_t base, uint64_t size, const std::string& name) {
   if (size == 0) size = 1;
   auto next = regions_.lower_bound(base);
   if (next != regions_.end() && next->first < base + size)
-    throw Error("device memory: '" + name + "' at " + hex(base) + " (" + std::to_string(size) +
-                " bytes) overlaps '" + next->second.name + "' at " + hex(next->first));
+    throw Error("device memory: '" + name + "' at " + spyrecode::formatDevPtr(base) + " (" +
+                std::to_string(size) + " bytes) overlaps '" + next->second.name + "' at " +
+                spyrecode::formatDevPtr(next->first));
   if (next != regions_.begin()) {
     auto prev = std::prev(next);
     if (prev->first + prev->second.size > base)
-      throw Error("device memory: '" + name + "' at " + hex(base) + " overlaps '" +
-                  prev->second.name + "' at " + hex(prev->first));
+      throw Error("device memory: '" + name + "' at " + spyrecode::formatDevPtr(base) +
+                  " overlaps '" + prev->second.name + "' at " +
+                  spyrecode::formatDevPtr(prev->first));
   }
   Region r{size, name, {}};
   if (storeBytes_) r.bytes.assign(size, 0);
@@ -62,8 +57,9 @@ uint8_t* DeviceMemory::span(uint64_t addr, uint64_t size) {
 void DeviceMemory::write(uint64_t addr, const void* src, uint64_t size) {
   uint8_t* p = span(addr, size);
   if (!p)
-    throw Error("device memory: write of " + std::to_string(size) + " bytes at " + hex(addr) +
-                " outside every allocation (" + describe(addr) + ")");
+    throw Error("device memory: write of " + std::to_string(size) + " bytes at " +
+                spyrecode::formatDevPtr(addr) + " outside every allocation (" + describe(addr) +
+                ")");
   if (storeBytes_ && size) std::memcpy(p, src, size);
 }
 
@@ -71,8 +67,9 @@ void DeviceMemory::read(uint64_t addr, void* dst, uint64_t size) const {
   uint64_t base;
   const Region* r = find(addr, size, base);
   if (!r)
-    throw Error("device memory: read of " + std::to_string(size) + " bytes at " + hex(addr) +
-                " outside every allocation (" + describe(addr) + ")");
+    throw Error("device memory: read of " + std::to_string(size) + " bytes at " +
+                spyrecode::formatDevPtr(addr) + " outside every allocation (" + describe(addr) +
+                ")");
   if (storeBytes_ && size)
     std::memcpy(dst, r->bytes.data() + (addr - base), size);
   else if (size)
@@ -85,12 +82,12 @@ std::string DeviceMemory::describe(uint64_t addr) const {
   std::string s;
   if (it != regions_.begin()) {
     auto prev = std::prev(it);
-    s = "'" + prev->second.name + "' is " + hex(prev->first) + ".." +
-        hex(prev->first + prev->second.size);
+    s = "'" + prev->second.name + "' is " + spyrecode::formatDevPtr(prev->first) + ".." +
+        spyrecode::formatDevPtr(prev->first + prev->second.size);
   }
   if (it != regions_.end())
     s += std::string(s.empty() ? "" : ", ") + "'" + it->second.name + "' starts at " +
-         hex(it->first);
+         spyrecode::formatDevPtr(it->first);
   return s;
 }
 

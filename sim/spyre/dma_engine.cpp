@@ -2,6 +2,7 @@
 
 #include "sim/spyre/chip.h"
 #include "sim/spyre/core.h"
+#include "support/spyrecode/plan.h"
 
 #include <cstdio>
 #include <cstring>
@@ -9,14 +10,6 @@
 namespace chipless::sim::spyre {
 
 using namespace spyrecode;
-
-namespace {
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llX", static_cast<unsigned long long>(v));
-  return b;
-}
-} // namespace
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name, Chip& chip, Core& core, Unit unit)
     : Engine(name, chip, core, unit, -1) {}
@@ -46,11 +39,12 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
           std::to_string(stick) + " bytes)");
   if (sp % stick != 0 || mem % static_cast<uint64_t>(stick) != 0)
     fault("misaligned transfer: scratchpad address " + std::to_string(sp) + ", device address " +
-          hex(mem) + " (both must be multiples of " + std::to_string(stick) + ")");
+          spyrecode::formatDevPtr(mem) + " (both must be multiples of " + std::to_string(stick) +
+          ")");
   for (int d = 0; d < 3; ++d)
     if (n[d] > 1 && (ss[d] % stick != 0 || ms[d] % stick != 0))
       fault("stride of dimension " + std::to_string(d + 1) + " is not a multiple of the stick");
-  if (done >= core_.tokens().size())
+  if (done < -1 || done >= core_.tokens().size()) // -1: no token
     fault("token " + std::to_string(done) + " out of range (0.." +
           std::to_string(core_.tokens().size() - 1) + ")");
   // Scratchpad extent.
@@ -75,9 +69,9 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
         int64_t s = sp + i1 * ss[0] + i2 * ss[1] + i3 * ss[2];
         uint8_t* p = memory.span(m, static_cast<uint64_t>(bytes));
         if (!p)
-          fault("device address " + hex(m) + " (" + std::to_string(bytes) + " bytes, run " +
-                std::to_string(i1) + "," + std::to_string(i2) + "," + std::to_string(i3) +
-                ") is outside every allocation: " + memory.describe(m));
+          fault("device address " + spyrecode::formatDevPtr(m) + " (" + std::to_string(bytes) +
+                " bytes, run " + std::to_string(i1) + "," + std::to_string(i2) + "," +
+                std::to_string(i3) + ") is outside every allocation: " + memory.describe(m));
         if (fn) {
           if (load)
             std::memcpy(pad + s, p, static_cast<size_t>(bytes));
@@ -87,7 +81,10 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
         chip_.dram().split(m, static_cast<uint64_t>(bytes), perChannel_);
         total += bytes;
       }
-  if (total == 0) return;
+  if (total == 0) { // nothing to move: the empty transfer has landed at once
+    if (done >= 0) core_.tokens().send(static_cast<int>(done), local_);
+    return;
+  }
 
   // Timing: reserve the channels' time and the ring links between each channel's port
   // and this core, in simulated-time order with every other transfer.
