@@ -42,12 +42,4 @@ private:
   std::vector<Timeline> cw_, ccw_;
 };
 
-/// Reserves a cut-through path for `bytes`: the head enters each resource after the
-/// previous one's latency, each resource is busy bytes/bandwidth once free, and the
-/// transfer ends when the tail has left every resource and crossed the remaining
-/// latencies. Returns that end time. `starts` (if not null) receives each start. `now`
-/// (SystemC time, <= t) lets the resources forget reservations already over.
-Cycles reservePath(Cycles now, Cycles t, double bytes, const std::vector<Timeline*>& path,
-                   std::vector<Cycles>* starts = nullptr);
-
 } // namespace chipless::sim::spyre

@@ -1,6 +1,6 @@
-#include "sim/spyre/timeline.h"
+#include "sim/common/timeline.h"
 
-namespace chipless::sim::spyre {
+namespace chipless::sim {
 
 Cycles Timeline::reserve(Cycles earliest, double bytes) {
   const Cycles duration = bytes / bw_;
@@ -33,4 +33,24 @@ Cycles Timeline::reserve(Cycles earliest, double bytes) {
   return start;
 }
 
-} // namespace chipless::sim::spyre
+Cycles reservePath(Cycles now, Cycles t, double bytes, const std::vector<Timeline*>& path,
+                   std::vector<Cycles>* starts) {
+  if (starts) starts->clear();
+  for (Timeline* r : path) r->retire(now);
+  Cycles head = t;
+  // tailOut[i] = when the tail leaves resource i; the end adds the later latencies.
+  Cycles end = t;
+  Cycles latencyAfter = 0;
+  for (const Timeline* r : path) latencyAfter += r->latency();
+  for (Timeline* r : path) {
+    Cycles start = r->reserve(head, bytes);
+    if (starts) starts->push_back(start);
+    Cycles tail = start + bytes / r->bytesPerCycle();
+    end = std::max(end, tail + latencyAfter);
+    latencyAfter -= r->latency();
+    head = start + r->latency();
+  }
+  return std::max(end, head);
+}
+
+} // namespace chipless::sim
