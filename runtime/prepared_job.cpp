@@ -114,14 +114,19 @@ std::map<std::string, int64_t> PreparedJob::bindScalars(const LaunchArgs& args) 
   for (const auto& a : job_.plan.args) {
     auto it = args.inputs.find(a.name);
     if (it == args.inputs.end()) continue;
-    const NpyArray& host = it->second;
-    if (host.shape.size() != a.shape.size()) continue; // reported by the shape check
+    // A 0-d array counts as shape (1,), as in the shape check of launch().
+    const std::vector<int64_t> hostShape =
+        it->second.shape.empty() ? std::vector<int64_t>{1} : it->second.shape;
+    // A wrong rank is reported here, before a scalar it should have bound is missed.
+    if (hostShape.size() != a.shape.size())
+      throw Error("input '" + a.name + "' has shape " + shapeText(it->second.shape) + " but " +
+                  job_.plan.kernel + " expects " + declaredShape(a));
     for (size_t d = 0; d < a.shape.size(); ++d)
       if (auto* s = std::get_if<std::string>(&a.shape[d])) {
-        auto [pos, inserted] = values.emplace(*s, host.shape[d]);
-        if (!inserted && pos->second != host.shape[d])
+        auto [pos, inserted] = values.emplace(*s, hostShape[d]);
+        if (!inserted && pos->second != hostShape[d])
           throw Error("input '" + a.name + "' dimension " + std::to_string(d) + " is " +
-                      std::to_string(host.shape[d]) + " but scalar " + *s + " = " +
+                      std::to_string(hostShape[d]) + " but scalar " + *s + " = " +
                       std::to_string(pos->second));
       }
   }

@@ -39,7 +39,7 @@ void RingEngine::executeUnitOp(const Instruction& ins) {
             std::to_string(arch.scratchpad.bytes) + ")");
   Core& target = chip_.core(static_cast<int>(dstCore));
   for (int64_t t : {token, done})
-    if (t >= core_.tokens().size())
+    if (t < -1 || t >= core_.tokens().size()) // -1: no token
       fault("token " + std::to_string(t) + " out of range (0.." +
             std::to_string(core_.tokens().size() - 1) + ")");
 

@@ -2,6 +2,7 @@
 /// the job address space (alignment, first fit, segment limits).
 #include "runtime_test_util.h"
 
+#include <cstdlib>
 #include <unistd.h>
 
 namespace chipless::runtime {
@@ -32,23 +33,32 @@ TEST(Device, OpenAnyPicksAnotherFreeDevice) {
 }
 
 TEST(Device, ReopeningAfterCloseWorks) {
+  // Other test processes may open devices at the same time (ctest -j) and take the index
+  // between our close and reopen; only a failure naming this process would be a bug.
   SpyreArch arch = smallArch();
-  auto device = openDevice(arch);
-  const int index = device->index();
-  device.reset();
-  auto again = Device::open(arch, DeviceOptions{index, false});
-  EXPECT_EQ(again->index(), index);
-  again.reset();
-  // And once more, after the second close.
-  auto third = Device::open(arch, DeviceOptions{index, true});
-  EXPECT_EQ(third->index(), index);
+  const std::string me = "pid " + std::to_string(::getpid()) + ",";
+  int reopened = 0;
+  for (int attempt = 0; attempt < 20 && reopened < 2; ++attempt) {
+    auto device = openDevice(arch);
+    const int index = device->index();
+    device.reset();
+    try {
+      auto again = Device::open(arch, DeviceOptions{index, attempt % 2 == 1});
+      EXPECT_EQ(again->index(), index);
+      ++reopened;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).find(me), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(reopened, 2);
 }
 
 TEST(Device, LocksLiveInTheLockDirectory) {
   const char* dir = std::getenv("CHIPLESS_LOCK_DIR");
   if (!dir) GTEST_SKIP() << "CHIPLESS_LOCK_DIR is not set (ctest sets it)";
   auto device = openDevice(smallArch());
-  std::string path = std::string(dir) + "/chipless-spyre-" + std::to_string(device->index()) + ".lock";
+  std::string path =
+      std::string(dir) + "/chipless-spyre-" + std::to_string(device->index()) + ".lock";
   EXPECT_EQ(::access(path.c_str(), F_OK), 0) << path;
 }
 
@@ -110,7 +120,8 @@ TEST(Allocator, SegmentOverflowIsAnError) {
   EXPECT_CONTAINS(errorOf([&] { device->allocate(2, 256, "tail"); }), "no room");
   EXPECT_EQ(device->allocate(2, 128, "last stick"), device->segmentBase(2) + seg - 128);
   // Claims beyond the address space.
-  std::string beyond = errorOf([&] { device->allocateAt(device->segmentBase(7) + seg - 128, 256, "x"); });
+  std::string beyond =
+      errorOf([&] { device->allocateAt(device->segmentBase(7) + seg - 128, 256, "x"); });
   EXPECT_CONTAINS(beyond, "ends beyond the 8 segments");
   // Overlapping claims are refused by device memory.
   EXPECT_CONTAINS(errorOf([&] { device->allocateAt(device->segmentBase(3) + 128, 128, "dup"); }),

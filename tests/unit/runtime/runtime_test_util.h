@@ -17,8 +17,8 @@
 
 namespace chipless::runtime::test {
 
-#define EXPECT_CONTAINS(text, part)                                                              \
-  EXPECT_NE(std::string(text).find(part), std::string::npos)                                     \
+#define EXPECT_CONTAINS(text, part)                                                                \
+  EXPECT_NE(std::string(text).find(part), std::string::npos)                                       \
       << "expected \"" << (part) << "\" in: " << (text)
 
 /// The shipped Spyre description with `overrides`.

@@ -13,8 +13,8 @@
 namespace chipless::runtime {
 namespace {
 
-#define EXPECT_CONTAINS(text, part)                                                              \
-  EXPECT_NE(std::string(text).find(part), std::string::npos)                                     \
+#define EXPECT_CONTAINS(text, part)                                                                \
+  EXPECT_NE(std::string(text).find(part), std::string::npos)                                       \
       << "expected \"" << (part) << "\" in: " << (text)
 
 /// A host array of `dtype` and `shape` filled from `value(i)` (flat index).

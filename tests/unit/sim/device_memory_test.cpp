@@ -23,8 +23,8 @@ std::string errorOf(const std::function<void()>& f) {
   return "";
 }
 
-#define EXPECT_CONTAINS(text, part)                                                              \
-  EXPECT_NE(std::string(text).find(part), std::string::npos)                                     \
+#define EXPECT_CONTAINS(text, part)                                                                \
+  EXPECT_NE(std::string(text).find(part), std::string::npos)                                       \
       << "expected \"" << (part) << "\" in: " << (text)
 
 TEST(DeviceMemory, OverlappingAllocationsAreRejected) {
@@ -71,7 +71,7 @@ TEST(DeviceMemory, SpansInsideOutsideAndStraddling) {
   EXPECT_EQ(m.span(0x0, 1), nullptr);
   EXPECT_EQ(m.span(0x1200, 1), nullptr); // just past b
   EXPECT_EQ(m.span(0x4080, 1), nullptr);
-  EXPECT_EQ(m.span(0x9000, 1), nullptr); // past everything
+  EXPECT_EQ(m.span(0x9000, 1), nullptr);          // past everything
   EXPECT_EQ(m.span(0x1010, UINT64_MAX), nullptr); // size wraps around
   EXPECT_TRUE(m.contains(0x1000, 256));
   EXPECT_TRUE(m.contains(0x4000, 128));

@@ -36,23 +36,28 @@ TEST(Ring, ShippedChipInterleavesOneChannelPortAfterEveryFourCores) {
 /// ports there are floor or ceil of cores/channels cores.
 void expectEvenInterleave(int cores, int channels) {
   SCOPED_TRACE(std::to_string(cores) + " cores, " + std::to_string(channels) + " channels");
-  Ring ring(arch({"chip.cores=" + std::to_string(cores),
-                  "dram.channels=" + std::to_string(channels)}));
+  Ring ring(
+      arch({"chip.cores=" + std::to_string(cores), "dram.channels=" + std::to_string(channels)}));
   ASSERT_EQ(ring.stops(), cores + channels);
   std::vector<int> owner(static_cast<size_t>(ring.stops()), 0);
   for (int c = 0; c < cores; ++c) {
     ASSERT_GE(ring.coreStop(c), 0);
     ASSERT_LT(ring.coreStop(c), ring.stops());
     ++owner[static_cast<size_t>(ring.coreStop(c))];
-    if (c > 0) EXPECT_GT(ring.coreStop(c), ring.coreStop(c - 1));
+    if (c > 0) {
+      EXPECT_GT(ring.coreStop(c), ring.coreStop(c - 1));
+    }
   }
   for (int k = 0; k < channels; ++k) {
     ASSERT_GE(ring.channelStop(k), 0);
     ASSERT_LT(ring.channelStop(k), ring.stops());
     ++owner[static_cast<size_t>(ring.channelStop(k))];
-    if (k > 0) EXPECT_GT(ring.channelStop(k), ring.channelStop(k - 1));
+    if (k > 0) {
+      EXPECT_GT(ring.channelStop(k), ring.channelStop(k - 1));
+    }
   }
-  for (int s = 0; s < ring.stops(); ++s) EXPECT_EQ(owner[static_cast<size_t>(s)], 1) << "stop " << s;
+  for (int s = 0; s < ring.stops(); ++s)
+    EXPECT_EQ(owner[static_cast<size_t>(s)], 1) << "stop " << s;
   if (channels <= cores) {
     const int lo = cores / channels, hi = (cores + channels - 1) / channels;
     int prev = ring.channelStop(channels - 1) - ring.stops();
@@ -159,6 +164,9 @@ TEST(Ring, LinkNames) {
   EXPECT_EQ(ring.linkName(39, RingDir::Cw), "cw 39>0");
   EXPECT_EQ(ring.linkName(0, RingDir::Ccw), "ccw 0>39");
   EXPECT_EQ(ring.linkName(7, RingDir::Ccw), "ccw 7>6");
+  // The links' timelines carry the same names for traces and statistics.
+  EXPECT_EQ(ring.link(3, RingDir::Cw).name(), "ring cw 3>4");
+  EXPECT_EQ(ring.link(0, RingDir::Ccw).name(), "ring ccw 0>39");
 }
 
 // ---- DRAM channels -------------------------------------------------------------------
@@ -199,8 +207,8 @@ void expectSplitMatches(const std::vector<std::string>& overrides, uint64_t maxL
     std::vector<double> want = bruteForce(addr, len, il, n);
     for (int c = 0; c < n; ++c)
       ASSERT_DOUBLE_EQ(got[c] - 0.5, want[c])
-          << "addr " << addr << " len " << len << " channel " << c << " (interleave " << il
-          << ", " << n << " channels)";
+          << "addr " << addr << " len " << len << " channel " << c << " (interleave " << il << ", "
+          << n << " channels)";
   }
 }
 
@@ -233,14 +241,15 @@ TEST(Dram, SplitEdgeCases) {
 }
 
 TEST(Dram, ChannelsShareTheBandwidthAndCarryTheLatency) {
-  SpyreArch a = arch({"dram.bandwidth_gb_s=400", "chip.clock_ghz=2", "dram.channels=4",
-                      "dram.latency_ns=50"});
+  SpyreArch a = arch(
+      {"dram.bandwidth_gb_s=400", "chip.clock_ghz=2", "dram.channels=4", "dram.latency_ns=50"});
   Dram dram(a);
   ASSERT_EQ(dram.channels(), 4);
   for (int c = 0; c < 4; ++c) {
     EXPECT_DOUBLE_EQ(dram.channel(c).bytesPerCycle(), 400.0 / 2 / 4);
     EXPECT_DOUBLE_EQ(dram.channel(c).latency(), 100);
   }
+  EXPECT_EQ(dram.channel(2).name(), "dram 2");
   dram.channel(2).reserve(0, 500);
   EXPECT_DOUBLE_EQ(dram.channel(2).busyCycles(), 10);
   dram.resetCounters();

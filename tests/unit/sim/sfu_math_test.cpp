@@ -248,13 +248,13 @@ TEST(SfuMath, SpecialValues) {
 }
 
 TEST(SfuMath, Transcendentals) {
-  for (Opcode op : {Opcode::SfuExp, Opcode::SfuLog, Opcode::SfuRecip, Opcode::SfuRsqrt,
-                    Opcode::SfuSqrt, Opcode::SfuSigmoid, Opcode::SfuTanh, Opcode::SfuGelu,
-                    Opcode::SfuSilu, Opcode::SfuDiv})
+  for (Opcode op :
+       {Opcode::SfuExp, Opcode::SfuLog, Opcode::SfuRecip, Opcode::SfuRsqrt, Opcode::SfuSqrt,
+        Opcode::SfuSigmoid, Opcode::SfuTanh, Opcode::SfuGelu, Opcode::SfuSilu, Opcode::SfuDiv})
     EXPECT_TRUE(isTranscendental(op)) << spyrecode::opcodeInfo(op).mnemonic;
-  for (Opcode op : {Opcode::SfuMov, Opcode::SfuAdd, Opcode::SfuMul, Opcode::SfuMax,
-                    Opcode::SfuSelect, Opcode::SfuFma, Opcode::SfuRelu, Opcode::SfuAccAdd,
-                    Opcode::SfuLaneMax, Opcode::PtMm})
+  for (Opcode op :
+       {Opcode::SfuMov, Opcode::SfuAdd, Opcode::SfuMul, Opcode::SfuMax, Opcode::SfuSelect,
+        Opcode::SfuFma, Opcode::SfuRelu, Opcode::SfuAccAdd, Opcode::SfuLaneMax, Opcode::PtMm})
     EXPECT_FALSE(isTranscendental(op)) << spyrecode::opcodeInfo(op).mnemonic;
 }
 
@@ -287,17 +287,17 @@ TEST(SfuMath, IntegerOpsWrapAround) {
       {Opcode::SfuLe, [](int32_t a, int32_t b, int32_t) { return int32_t(a <= b); }},
       {Opcode::SfuGt, [](int32_t a, int32_t b, int32_t) { return int32_t(a > b); }},
       {Opcode::SfuGe, [](int32_t a, int32_t b, int32_t) { return int32_t(a >= b); }},
-      {Opcode::SfuFma,
-       [](int32_t a, int32_t b, int32_t c) {
-         return wrapInt(uint32_t(a) * uint32_t(b) + uint32_t(c));
-       }},
+      {Opcode::SfuFma, [](int32_t a, int32_t b,
+                          int32_t c) { return wrapInt(uint32_t(a) * uint32_t(b) + uint32_t(c)); }},
       {Opcode::SfuSelect, [](int32_t a, int32_t b, int32_t c) { return a != 0 ? b : c; }},
   };
   // Every elementwise opcode that accepts i32 has a reference here.
-  for (const auto& info : spyrecode::allOpcodes())
+  for (const auto& info : spyrecode::allOpcodes()) {
     if (isElementwise(info.op) && info.op != Opcode::SfuSplat &&
-        (info.dtypeMask & (1u << static_cast<unsigned>(DType::I32))))
+        (info.dtypeMask & (1u << static_cast<unsigned>(DType::I32)))) {
       EXPECT_TRUE(refs.count(info.op)) << info.mnemonic;
+    }
+  }
 
   const int n = lanesOf(DType::I32, kStick);
   const int32_t edges[] = {INT_MIN, INT_MIN + 1, -65536, -1, 0, 1, 2, 65536, 46341, INT_MAX};

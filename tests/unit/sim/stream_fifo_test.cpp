@@ -16,7 +16,8 @@ constexpr int kStick = 128;
 std::vector<uint8_t> sticks(uint64_t first, uint64_t count) {
   std::vector<uint8_t> v(count * kStick);
   for (uint64_t s = 0; s < count; ++s)
-    for (int b = 0; b < kStick; ++b) v[s * kStick + b] = static_cast<uint8_t>((first + s + b) & 0xFF);
+    for (int b = 0; b < kStick; ++b)
+      v[s * kStick + b] = static_cast<uint8_t>((first + s + b) & 0xFF);
   return v;
 }
 

@@ -11,7 +11,8 @@ namespace chipless::sim::spyre {
 namespace {
 
 TEST(Timeline, ReportsItsParameters) {
-  Timeline t(16, 3);
+  Timeline t("ring cw 3>4", 16, 3);
+  EXPECT_EQ(t.name(), "ring cw 3>4");
   EXPECT_DOUBLE_EQ(t.bytesPerCycle(), 16);
   EXPECT_DOUBLE_EQ(t.latency(), 3);
   EXPECT_DOUBLE_EQ(t.busyCycles(), 0);
@@ -19,7 +20,7 @@ TEST(Timeline, ReportsItsParameters) {
 }
 
 TEST(Timeline, BackToBackRequestsQueue) {
-  Timeline t(10, 0);
+  Timeline t("t", 10, 0);
   EXPECT_DOUBLE_EQ(t.reserve(0, 100), 0);   // [0, 10)
   EXPECT_DOUBLE_EQ(t.reserve(0, 50), 10);   // [10, 15)
   EXPECT_DOUBLE_EQ(t.reserve(3, 10), 15);   // [15, 16)
@@ -30,10 +31,10 @@ TEST(Timeline, BackToBackRequestsQueue) {
 }
 
 TEST(Timeline, FillsGapsBeforeAFutureReservation) {
-  Timeline t(10, 0);
+  Timeline t("t", 10, 0);
   EXPECT_DOUBLE_EQ(t.reserve(100, 100), 100); // [100, 110) booked for the future
   // The idle present is still usable.
-  EXPECT_DOUBLE_EQ(t.reserve(20, 50), 20); // [20, 25)
+  EXPECT_DOUBLE_EQ(t.reserve(20, 50), 20);  // [20, 25)
   EXPECT_DOUBLE_EQ(t.reserve(30, 200), 30); // [30, 50) fits before 100
   // 15 cycles do not fit in [90, 100): the request goes after the future reservation.
   EXPECT_DOUBLE_EQ(t.reserve(90, 150), 110);
@@ -43,15 +44,15 @@ TEST(Timeline, FillsGapsBeforeAFutureReservation) {
   // large enough: [50, 90) is free.
   EXPECT_DOUBLE_EQ(t.reserve(22, 300), 50); // [50, 80)
   EXPECT_DOUBLE_EQ(t.reserve(22, 100), 80); // [80, 90)
-  // [25, 30) is the only gap between 20 and 125.
+  // [25, 30) is the only gap between 20 and 125 (one byte takes 0.1 cycles).
   EXPECT_DOUBLE_EQ(t.reserve(20, 1), 25);
   EXPECT_DOUBLE_EQ(t.reserve(30, 1), 125);
   EXPECT_DOUBLE_EQ(t.reserve(0, 200), 0); // [0, 20) is still free
-  EXPECT_DOUBLE_EQ(t.reserve(0, 1), 26);
+  EXPECT_DOUBLE_EQ(t.reserve(0, 1), 25.1);
 }
 
 TEST(Timeline, MergesTouchingIntervals) {
-  Timeline t(1, 0);
+  Timeline t("t", 1, 0);
   EXPECT_DOUBLE_EQ(t.reserve(0, 10), 0);   // [0, 10)
   EXPECT_DOUBLE_EQ(t.reserve(20, 10), 20); // [20, 30)
   EXPECT_DOUBLE_EQ(t.reserve(10, 10), 10); // [10, 20) exactly fills the gap
@@ -70,7 +71,7 @@ TEST(Timeline, MergesTouchingIntervals) {
 TEST(Timeline, RandomRequestsNeverOverlap) {
   // Against a brute-force model: a busy flag per cycle (integer sizes and starts).
   std::mt19937 rng(7);
-  Timeline t(1, 0);
+  Timeline t("t", 1, 0);
   std::vector<bool> busy(40000, false);
   for (int i = 0; i < 500; ++i) {
     int earliest = static_cast<int>(rng() % 10000), len = 1 + static_cast<int>(rng() % 40);
@@ -91,14 +92,14 @@ TEST(Timeline, RandomRequestsNeverOverlap) {
 }
 
 TEST(Timeline, ZeroBytesTakeNoTime) {
-  Timeline t(10, 0);
+  Timeline t("t", 10, 0);
   t.reserve(0, 100);
   EXPECT_DOUBLE_EQ(t.reserve(5, 0), 5);
   EXPECT_DOUBLE_EQ(t.reserve(0, 10), 10);
 }
 
 TEST(Timeline, RetireForgetsOnlyFinishedReservations) {
-  Timeline t(10, 0);
+  Timeline t("t", 10, 0);
   t.reserve(0, 100);  // [0, 10)
   t.reserve(20, 100); // [20, 30)
   t.retire(5);        // [0, 10) has not ended yet
@@ -111,7 +112,7 @@ TEST(Timeline, RetireForgetsOnlyFinishedReservations) {
 }
 
 TEST(Timeline, CountsBusyCyclesAndBytes) {
-  Timeline t(4, 0);
+  Timeline t("t", 4, 0);
   t.reserve(0, 40);
   t.reserve(0, 8);
   t.reserve(100, 2);
@@ -135,7 +136,7 @@ TEST(ReservePath, EmptyPathEndsAtOnce) {
 }
 
 TEST(ReservePath, SmallTransferCostsTheSumOfLatencies) {
-  Timeline a(1000, 5), b(1000, 3), c(1000, 2);
+  Timeline a("a", 1000, 5), b("b", 1000, 3), c("c", 1000, 2);
   std::vector<Cycles> starts;
   Cycles end = reservePath(0, 10, 1, {&a, &b, &c}, &starts);
   EXPECT_NEAR(end, 10 + 5 + 3 + 2, 0.01);
@@ -149,8 +150,8 @@ TEST(ReservePath, SmallTransferCostsTheSumOfLatencies) {
 TEST(ReservePath, LargeTransferIsLimitedByTheSlowestResource) {
   // bytes / slowest bandwidth + every latency, wherever the bottleneck sits.
   for (int slow = 0; slow < 3; ++slow) {
-    std::vector<Timeline> r = {Timeline(100, 5), Timeline(100, 3), Timeline(100, 2)};
-    r[slow] = Timeline(10, r[slow].latency());
+    std::vector<Timeline> r = {Timeline("r", 100, 5), Timeline("r", 100, 3), Timeline("r", 100, 2)};
+    r[slow] = Timeline("r", 10, r[slow].latency());
     std::vector<Timeline*> path = {&r[0], &r[1], &r[2]};
     std::vector<Cycles> starts;
     EXPECT_DOUBLE_EQ(reservePath(0, 0, 1000, path, &starts), 1000.0 / 10 + 10) << slow;
@@ -163,7 +164,7 @@ TEST(ReservePath, LargeTransferIsLimitedByTheSlowestResource) {
 }
 
 TEST(ReservePath, WorkedExample) {
-  Timeline r1(10, 5), r2(20, 3);
+  Timeline r1("r1", 10, 5), r2("r2", 20, 3);
   std::vector<Cycles> starts;
   // r1 busy [0, 10), head reaches r2 at 5, r2 busy [5, 10); the tail leaves r1 at 10 and
   // still has both latencies to cross.
@@ -174,7 +175,7 @@ TEST(ReservePath, WorkedExample) {
 }
 
 TEST(ReservePath, TwoTransfersContendForTheSameLinks) {
-  Timeline r1(10, 5), r2(20, 3);
+  Timeline r1("r1", 10, 5), r2("r2", 20, 3);
   std::vector<Cycles> first, second;
   Cycles end1 = reservePath(0, 0, 100, {&r1, &r2}, &first);
   Cycles end2 = reservePath(0, 0, 100, {&r1, &r2}, &second);
@@ -196,7 +197,7 @@ TEST(ReservePath, TwoTransfersContendForTheSameLinks) {
 TEST(ReservePath, SharedMiddleLinkDelaysOnlyTheOverlap) {
   // Two transfers from different sources share link m: the second starts at its source
   // at once but waits for m.
-  Timeline a(10, 1), b(10, 1), m(10, 1);
+  Timeline a("a", 10, 1), b("b", 10, 1), m("m", 10, 1);
   std::vector<Cycles> s1, s2;
   EXPECT_DOUBLE_EQ(reservePath(0, 0, 100, {&a, &m}, &s1), 12);
   EXPECT_DOUBLE_EQ(reservePath(0, 0, 100, {&b, &m}, &s2), 22);
@@ -205,7 +206,7 @@ TEST(ReservePath, SharedMiddleLinkDelaysOnlyTheOverlap) {
 }
 
 TEST(ReservePath, NowRetiresFinishedReservations) {
-  Timeline r(10, 0);
+  Timeline r("r", 10, 0);
   reservePath(0, 0, 100, {&r});  // [0, 10)
   reservePath(0, 30, 100, {&r}); // [30, 40)
   std::vector<Cycles> starts;
