@@ -1,0 +1,702 @@
+//===- KtdpInterTileOps.cpp - inter-tile produce and delivery ops ---------===//
+//
+// Part of chipless. ktdp.inter_tile_produce and its six delivery ops. The delivery
+// ops share one syntax, parser, printer and verifier, driven by a DeliverySpec that
+// says what is specific to each op:
+//
+//   op        combine  placement  dimension attributes
+//   consume   none     replicate  —
+//   reduce    fold     replicate  —
+//   reduce_scatter fold split     scatter_dimensions
+//   gather    none     concat     gather_dimensions
+//   all_to_all none    permute    split_dimensions, concat_dimensions
+//   scatter   none     split      scatter_dimensions (no producer dependency)
+//
+// Tile sets are checked by enumeration over the function's grid (tile ids are the
+// row-major flattening of the grid; groups g range over the future's group set).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ktir/Dialect/Ktdp/KtdpOps.h"
+#include "ktir/Dialect/Ktdp/KtdpTileSets.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::ktdp;
+
+namespace {
+
+/// Above this many tiles the verifiers skip the enumeration of tile sets.
+constexpr int64_t kMaxEnumeratedTiles = 4096;
+
+enum class Placement { Replicate, Split, Concat, Permute };
+
+/// What distinguishes one delivery op from another.
+struct DeliverySpec {
+  /// Has an `identity(...)` list and a combiner region (reduce, reduce_scatter).
+  bool combine;
+  Placement placement;
+  /// Accepts `producer_dependency_per_consumer`.
+  bool allowsDependency;
+  /// Dimension-list attributes, in printing order.
+  SmallVector<StringRef, 2> dimAttrs;
+};
+
+template <typename OpT>
+DeliverySpec deliverySpec();
+template <>
+DeliverySpec deliverySpec<InterTileConsumeOp>() {
+  return {false, Placement::Replicate, true, {}};
+}
+template <>
+DeliverySpec deliverySpec<InterTileReduceOp>() {
+  return {true, Placement::Replicate, true, {}};
+}
+template <>
+DeliverySpec deliverySpec<InterTileReduceScatterOp>() {
+  return {true, Placement::Split, true, {"scatter_dimensions"}};
+}
+template <>
+DeliverySpec deliverySpec<InterTileGatherOp>() {
+  return {false, Placement::Concat, true, {"gather_dimensions"}};
+}
+template <>
+DeliverySpec deliverySpec<InterTileAllToAllOp>() {
+  return {false, Placement::Permute, true, {"split_dimensions", "concat_dimensions"}};
+}
+template <>
+DeliverySpec deliverySpec<InterTileScatterOp>() {
+  return {false, Placement::Split, false, {"scatter_dimensions"}};
+}
+
+bool isDeliveryOp(Operation* op) {
+  return isa<InterTileConsumeOp, InterTileReduceOp, InterTileReduceScatterOp, InterTileGatherOp,
+             InterTileAllToAllOp, InterTileScatterOp>(op);
+}
+
+template <typename Range>
+std::string formatList(const Range& values) {
+  std::string text = "{";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(values, os);
+  os << '}';
+  return text;
+}
+
+/// The group indices g in [0, numTiles) of a future's group set.
+SmallVector<int64_t> enumerateGroups(IntegerSet groups, int64_t numTiles) {
+  return enumerateTiles(groups, {}, numTiles);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// inter_tile_produce
+//===----------------------------------------------------------------------===//
+
+ParseResult InterTileProduceOp::parse(OpAsmParser& parser, OperationState& result) {
+  Attribute producers;
+  SmallVector<Type> partialTypes;
+  TileFutureType future;
+  if (parser.parseKeyword("producer_tiles_per_group") || parser.parseEqual() ||
+      parser.parseAttribute(producers, "producer_tiles_per_group", result.attributes) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  SMLoc typesLoc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalColon()) && parser.parseTypeList(partialTypes))
+    return failure();
+  if (parser.parseArrow() || parser.parseCustomTypeWithFallback(future)) return failure();
+  if (!partialTypes.empty() && ArrayRef(partialTypes) != future.getPartialTypes())
+    return parser.emitError(typesLoc, "partial types do not match the tile_future type ") << future;
+  result.addTypes(future);
+  Region* body = result.addRegion();
+  return parser.parseRegion(*body, /*arguments=*/{});
+}
+
+void InterTileProduceOp::print(OpAsmPrinter& printer) {
+  printer << " producer_tiles_per_group = ";
+  printer.printAttribute(getProducerTilesPerGroupAttr());
+  printer.printOptionalAttrDict((*this)->getAttrs(), {"producer_tiles_per_group"});
+  printer << " : ";
+  llvm::interleaveComma(getFuture().getType().getPartialTypes(), printer);
+  printer << " -> ";
+  printer.printType(getFuture().getType());
+  printer << ' ';
+  printer.printRegion(getBody(), /*printEntryBlockArgs=*/true, /*printBlockTerminators=*/true);
+}
+
+/// Verifies that a tile set attribute has the shape (i)[symbols…].
+static LogicalResult verifyTileSetShape(Operation* op, StringRef name, IntegerSet set,
+                                        unsigned minSymbols, unsigned maxSymbols, StringRef form) {
+  if (set.getNumDims() != 1 || set.getNumSymbols() < minSymbols || set.getNumSymbols() > maxSymbols)
+    return op->emitOpError() << name << " must be an integer set " << form << ", got "
+                             << set.getNumDims() << " dimension(s) and " << set.getNumSymbols()
+                             << " symbol(s)";
+  return success();
+}
+
+LogicalResult InterTileProduceOp::verify() {
+  IntegerSet producers = getProducerTilesPerGroup().getValue();
+  if (failed(verifyTileSetShape(*this, "producer_tiles_per_group", producers, 1, 1,
+                                "(i)[g] over tile ids with the group as symbol")))
+    return failure();
+
+  // R2: exactly one user, the delivery op.
+  Value future = getFuture();
+  unsigned uses = std::distance(future.use_begin(), future.use_end());
+  if (uses != 1) {
+    InFlightDiagnostic diag = emitOpError("tile future must have exactly one user (its delivery "
+                                          "op), but it has ")
+                              << uses;
+    for (OpOperand& use : future.getUses())
+      diag.attachNote(use.getOwner()->getLoc()) << "used here";
+    return diag;
+  }
+  Operation* user = *future.user_begin();
+  if (!isDeliveryOp(user))
+    return emitOpError("tile future must be consumed by a ktdp delivery op, not by '")
+           << user->getName() << "'";
+
+  // R1: producer groups are disjoint.
+  int64_t numTiles = getEnclosingTileCount(*this);
+  if (numTiles > kMaxEnumeratedTiles) return success();
+  IntegerSet groups = getFuture().getType().getGroupSet();
+  DenseMap<int64_t, int64_t> groupOfTile;
+  for (int64_t g : enumerateGroups(groups, numTiles))
+    for (int64_t tile : enumerateTiles(producers, {g}, numTiles)) {
+      auto [it, inserted] = groupOfTile.try_emplace(tile, g);
+      if (!inserted)
+        return emitOpError("producer groups must be disjoint, but tile ")
+               << tile << " produces for groups " << it->second << " and " << g;
+    }
+  return success();
+}
+
+LogicalResult InterTileProduceOp::verifyRegions() {
+  Block& body = getBody().front();
+  if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
+    return emitOpError("body must take exactly one 'index' argument (the group index)");
+  auto yield = dyn_cast<YieldPartialOp>(body.getTerminator());
+  if (!yield) return emitOpError("body must end with ktdp.yield_partial");
+  ArrayRef<Type> partials = getFuture().getType().getPartialTypes();
+  if (TypeRange(yield.getValues()) != TypeRange(partials))
+    return yield.emitOpError("yields ") << yield.getValues().size() << " value(s) of types "
+                                        << formatList(yield.getValues().getTypes())
+                                        << " but the tile future carries " << formatList(partials);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Delivery ops: syntax
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseDimensionList(OpAsmParser& parser, Attribute& attr) {
+  SmallVector<int64_t> dims;
+  if (succeeded(parser.parseOptionalLSquare())) {
+    if (failed(parser.parseOptionalRSquare())) {
+      if (parser.parseCommaSeparatedList(
+              [&]() { return parser.parseInteger(dims.emplace_back()); }) ||
+          parser.parseRSquare())
+        return failure();
+    }
+    attr = parser.getBuilder().getDenseI64ArrayAttr(dims);
+    return success();
+  }
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseAttribute(attr)) return failure();
+  if (!isa<DenseI64ArrayAttr>(attr)) return parser.emitError(loc, "expected a list of dimensions");
+  return success();
+}
+
+/// `identity(%a : T1, %b : T2)` or `identity(%a, %b : T1, T2)`, after `identity`.
+static ParseResult parseIdentityList(OpAsmParser& parser,
+                                     SmallVectorImpl<OpAsmParser::UnresolvedOperand>& operands,
+                                     SmallVectorImpl<Type>& types) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLParen()) return failure();
+  if (succeeded(parser.parseOptionalRParen())) return success();
+  do {
+    if (parser.parseOperand(operands.emplace_back())) return failure();
+    if (succeeded(parser.parseOptionalColon())) {
+      if (parser.parseType(types.emplace_back())) return failure();
+      while (types.size() < operands.size() && succeeded(parser.parseOptionalComma()))
+        if (parser.parseType(types.emplace_back())) return failure();
+    }
+  } while (succeeded(parser.parseOptionalComma()));
+  if (parser.parseRParen()) return failure();
+  if (types.size() != operands.size())
+    return parser.emitError(loc, "identity has ")
+           << operands.size() << " values but " << types.size() << " types";
+  return success();
+}
+
+static ParseResult parseDelivery(OpAsmParser& parser, OperationState& result,
+                                 const DeliverySpec& spec) {
+  OpAsmParser::UnresolvedOperand future;
+  Attribute consumers;
+  SmallVector<OpAsmParser::UnresolvedOperand> identity;
+  SmallVector<Type> identityTypes, resultTypes;
+  TileFutureType futureType;
+  if (parser.parseLParen() || parser.parseOperand(future) || parser.parseRParen() ||
+      parser.parseKeyword("consumer_tiles_per_group") || parser.parseEqual() ||
+      parser.parseAttribute(consumers, "consumer_tiles_per_group", result.attributes))
+    return failure();
+  bool sawIdentity = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key)) return failure();
+    if (key == "identity" && spec.combine && !sawIdentity) {
+      sawIdentity = true;
+      if (parseIdentityList(parser, identity, identityTypes)) return failure();
+      continue;
+    }
+    bool isDims = llvm::is_contained(spec.dimAttrs, key);
+    bool isDependency = key == "producer_dependency_per_consumer" && spec.allowsDependency;
+    if (!isDims && !isDependency) {
+      std::string expected;
+      for (StringRef k : spec.dimAttrs) expected += "'" + k.str() + "', ";
+      if (spec.allowsDependency) expected += "'producer_dependency_per_consumer', ";
+      if (spec.combine) expected += "'identity', ";
+      return parser.emitError(loc, "unexpected '")
+             << key << "'; expected "
+             << (expected.empty() ? std::string("nothing")
+                                  : expected.substr(0, expected.size() - 2));
+    }
+    if (result.attributes.get(key)) return parser.emitError(loc, "'") << key << "' given twice";
+    Attribute value;
+    if (parser.parseEqual()) return failure();
+    if (isDims ? parseDimensionList(parser, value) : parser.parseAttribute(value)) return failure();
+    result.addAttribute(key, value);
+  }
+  if (spec.combine && !sawIdentity)
+    return parser.emitError(parser.getCurrentLocation(), "expected 'identity(...)'");
+  if (parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+      parser.parseCustomTypeWithFallback(futureType) || parser.parseArrow())
+    return failure();
+  if (succeeded(parser.parseOptionalLParen())) {
+    if (failed(parser.parseOptionalRParen()) &&
+        (parser.parseTypeList(resultTypes) || parser.parseRParen()))
+      return failure();
+  } else if (parser.parseTypeList(resultTypes)) {
+    return failure();
+  }
+  if (parser.resolveOperand(future, futureType, result.operands) ||
+      parser.resolveOperands(identity, identityTypes, parser.getCurrentLocation(), result.operands))
+    return failure();
+  result.addTypes(resultTypes);
+  if (spec.combine && parser.parseRegion(*result.addRegion(), /*arguments=*/{})) return failure();
+  return success();
+}
+
+static void printDelivery(OpAsmPrinter& printer, Operation* op, const DeliverySpec& spec) {
+  printer << '(' << op->getOperand(0) << ") consumer_tiles_per_group = ";
+  printer.printAttribute(op->getAttr("consumer_tiles_per_group"));
+  SmallVector<StringRef> elided = {"consumer_tiles_per_group", "producer_dependency_per_consumer"};
+  for (StringRef name : spec.dimAttrs) {
+    elided.push_back(name);
+    auto dims = dyn_cast_or_null<DenseI64ArrayAttr>(op->getAttr(name));
+    printer << ", " << name << " = [";
+    if (dims) llvm::interleaveComma(dims.asArrayRef(), printer);
+    printer << ']';
+  }
+  if (Attribute dependency = op->getAttr("producer_dependency_per_consumer")) {
+    printer << ", producer_dependency_per_consumer = ";
+    printer.printAttribute(dependency);
+  }
+  if (spec.combine) {
+    auto identity = op->getOperands().drop_front();
+    printer << ", identity(";
+    printer.printOperands(identity);
+    if (!identity.empty()) {
+      printer << " : ";
+      llvm::interleaveComma(identity.getTypes(), printer);
+    }
+    printer << ')';
+  }
+  printer.printOptionalAttrDict(op->getAttrs(), elided);
+  printer << " : ";
+  printer.printType(op->getOperand(0).getType());
+  printer << " -> ";
+  llvm::interleaveComma(op->getResultTypes(), printer);
+  if (spec.combine) {
+    printer << ' ';
+    printer.printRegion(op->getRegion(0), /*printEntryBlockArgs=*/true,
+                        /*printBlockTerminators=*/true);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Delivery ops: verification
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Product of the extents of `type` along `dims`; nullopt if one is dynamic.
+std::optional<int64_t> flatExtent(RankedTensorType type, ArrayRef<int64_t> dims) {
+  int64_t product = 1;
+  for (int64_t d : dims) {
+    if (type.isDynamicDim(d)) return std::nullopt;
+    product *= type.getDimSize(d);
+  }
+  return product;
+}
+
+/// The tiles, groups and dependency sets of one delivery, by enumeration.
+struct GroupTiles {
+  int64_t group;
+  SmallVector<int64_t> producers, consumers;
+  /// Per consumer (same order as `consumers`): the producers it receives from.
+  SmallVector<SmallVector<int64_t>> dependencies;
+};
+
+} // namespace
+
+/// Dimension lists: non-empty, strictly ascending, valid axes of every partial type.
+static LogicalResult verifyDimensionList(Operation* op, StringRef name, ArrayRef<int64_t> dims,
+                                         ArrayRef<Type> partials) {
+  if (dims.empty()) return op->emitOpError() << name << " must name at least one dimension";
+  for (unsigned i = 1; i < dims.size(); ++i)
+    if (dims[i] <= dims[i - 1])
+      return op->emitOpError() << name << " must be strictly ascending, got " << formatList(dims);
+  for (Type t : partials) {
+    int64_t rank = cast<RankedTensorType>(t).getRank();
+    if (dims.front() < 0 || dims.back() >= rank)
+      return op->emitOpError() << name << " " << formatList(dims)
+                               << " names a dimension outside the partial type " << t;
+  }
+  return success();
+}
+
+/// Result types that do not depend on the number of tiles: rank, element type, the
+/// axes no dimension list touches; for `replicate`, the partial type or a reshape.
+static LogicalResult verifyResultShapes(Operation* op, const DeliverySpec& spec,
+                                        ArrayRef<Type> partials, ArrayRef<int64_t> touched) {
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(partials, op->getResultTypes()))) {
+    auto partial = cast<RankedTensorType>(std::get<0>(pair));
+    auto result = cast<RankedTensorType>(std::get<1>(pair));
+    if (spec.placement == Placement::Replicate) {
+      bool reshape = partial.hasStaticShape() && result.hasStaticShape() &&
+                     partial.getElementType() == result.getElementType() &&
+                     partial.getNumElements() == result.getNumElements();
+      if (result != partial && !reshape)
+        return op->emitOpError("result #")
+               << i << " has type " << result << " but the partial type is " << partial
+               << " (a result has the partial's type, or is a reshape of it)";
+      continue;
+    }
+    if (result.getRank() != partial.getRank() ||
+        result.getElementType() != partial.getElementType())
+      return op->emitOpError("result #")
+             << i << " has type " << result << " but must keep the rank and element type of "
+             << partial;
+    for (int64_t d = 0; d < partial.getRank(); ++d)
+      if (!llvm::is_contained(touched, d) && !result.isDynamicDim(d) && !partial.isDynamicDim(d) &&
+          result.getDimSize(d) != partial.getDimSize(d))
+        return op->emitOpError("result #")
+               << i << " changes dimension " << d << " (" << partial.getDimSize(d) << " -> "
+               << result.getDimSize(d) << "), which no dimension list names";
+  }
+  return success();
+}
+
+/// Result extents for a group with `consumers` consumers and `producers` producers
+/// per consumer: split divides, concat multiplies the flattened extents.
+static LogicalResult verifyResultExtents(Operation* op, const DeliverySpec& spec,
+                                         ArrayRef<Type> partials, ArrayRef<int64_t> splitDims,
+                                         ArrayRef<int64_t> concatDims, int64_t group,
+                                         int64_t consumers, int64_t producers) {
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(partials, op->getResultTypes()))) {
+    auto partial = cast<RankedTensorType>(std::get<0>(pair));
+    auto result = cast<RankedTensorType>(std::get<1>(pair));
+    if (spec.placement == Placement::Split || spec.placement == Placement::Permute) {
+      std::optional<int64_t> extent = flatExtent(partial, splitDims);
+      if (extent && consumers > 0 && *extent % consumers != 0)
+        return op->emitOpError("partial #")
+               << i << " spans " << *extent << " elements over its split dimensions "
+               << formatList(splitDims) << ", not divisible by the " << consumers
+               << " consumers of group " << group;
+    }
+    if (spec.placement == Placement::Split) {
+      std::optional<int64_t> p = flatExtent(partial, splitDims), r = flatExtent(result, splitDims);
+      if (p && r && *r * consumers != *p)
+        return op->emitOpError("result #")
+               << i << " spans " << *r << " elements over " << formatList(splitDims)
+               << " but the partial's " << *p << " split over the " << consumers
+               << " consumers of group " << group << " gives "
+               << *p / std::max<int64_t>(consumers, 1);
+    } else if (spec.placement == Placement::Concat) {
+      std::optional<int64_t> p = flatExtent(partial, concatDims),
+                             r = flatExtent(result, concatDims);
+      if (p && r && *r != *p * producers)
+        return op->emitOpError("result #")
+               << i << " spans " << *r << " elements over " << formatList(concatDims)
+               << " but assembling " << producers << " producers of group " << group << " gives "
+               << *p * producers;
+    } else if (spec.placement == Placement::Permute) {
+      if (partial.hasStaticShape() && result.hasStaticShape() &&
+          result.getNumElements() * consumers != partial.getNumElements() * producers)
+        return op->emitOpError("result #")
+               << i << " has " << result.getNumElements() << " elements but exchanging "
+               << partial.getNumElements() << "-element partials among " << producers
+               << " producers and " << consumers << " consumers of group " << group << " gives "
+               << partial.getNumElements() * producers / std::max<int64_t>(consumers, 1);
+    }
+  }
+  return success();
+}
+
+/// The identity operands and the combiner of reduce and reduce_scatter.
+static LogicalResult verifyCombiner(Operation* op, ArrayRef<Type> partials) {
+  auto identity = op->getOperands().drop_front();
+  if (identity.size() != partials.size())
+    return op->emitOpError("needs one identity per partial role (")
+           << partials.size() << "), got " << identity.size();
+  for (auto [i, value] : llvm::enumerate(identity))
+    if (value.getType() != partials[i])
+      return op->emitOpError("identity #")
+             << i << " has type " << value.getType() << " but the partial type is " << partials[i];
+
+  Region& combiner = op->getRegion(0);
+  Block& body = combiner.front();
+  SmallVector<Type> expected(partials);
+  llvm::append_range(expected, partials);
+  if (TypeRange(body.getArgumentTypes()) != TypeRange(expected))
+    return op->emitOpError("combiner must take ")
+           << expected.size() << " arguments (lhs then rhs of each partial role) of types "
+           << formatList(expected) << ", got " << formatList(body.getArgumentTypes());
+  auto yield = dyn_cast<YieldReducedOp>(body.getTerminator());
+  if (!yield) return op->emitOpError("combiner must end with ktdp.yield_reduced");
+  if (TypeRange(yield.getValues()) != TypeRange(partials))
+    return yield.emitOpError("yields ") << formatList(yield.getValues().getTypes())
+                                        << " but the partial types are " << formatList(partials);
+  for (Operation& nested : body.without_terminator())
+    if (!isMemoryEffectFree(&nested))
+      return nested.emitOpError("has memory effects; a combiner must be pure");
+  return success();
+}
+
+/// The group structure of a delivery: producers from the produce op, consumers and
+/// dependency sets from the delivery's attributes.
+static SmallVector<GroupTiles> collectGroups(InterTileProduceOp produce, IntegerSet consumerSet,
+                                             std::optional<IntegerSet> dependency,
+                                             int64_t numTiles) {
+  SmallVector<GroupTiles> groups;
+  IntegerSet producerSet = produce.getProducerTilesPerGroup().getValue();
+  for (int64_t g : enumerateGroups(produce.getFuture().getType().getGroupSet(), numTiles)) {
+    GroupTiles& tiles = groups.emplace_back();
+    tiles.group = g;
+    tiles.producers = enumerateTiles(producerSet, {g}, numTiles);
+    tiles.consumers = enumerateTiles(consumerSet, {g}, numTiles);
+    for (int64_t c : tiles.consumers) {
+      SmallVector<int64_t>& deps = tiles.dependencies.emplace_back();
+      if (!dependency) {
+        deps = tiles.producers;
+        continue;
+      }
+      SmallVector<int64_t> symbols = {c};
+      if (dependency->getNumSymbols() == 2) symbols.push_back(g);
+      deps = enumerateTiles(*dependency, symbols, numTiles);
+    }
+  }
+  return groups;
+}
+
+static LogicalResult verifyDelivery(Operation* op, const DeliverySpec& spec) {
+  auto futureType = cast<TileFutureType>(op->getOperand(0).getType());
+  ArrayRef<Type> partials = futureType.getPartialTypes();
+  if (op->getNumResults() != partials.size())
+    return op->emitOpError("has ") << op->getNumResults() << " results but the tile future carries "
+                                   << partials.size() << " partial role(s)";
+
+  auto consumerAttr = op->getAttrOfType<IntegerSetAttr>("consumer_tiles_per_group");
+  IntegerSet consumerSet = consumerAttr.getValue();
+  if (failed(verifyTileSetShape(op, "consumer_tiles_per_group", consumerSet, 1, 1,
+                                "(i)[g] over tile ids with the group as symbol")))
+    return failure();
+  std::optional<IntegerSet> dependency;
+  if (auto attr = op->getAttrOfType<IntegerSetAttr>("producer_dependency_per_consumer")) {
+    dependency = attr.getValue();
+    if (failed(verifyTileSetShape(op, "producer_dependency_per_consumer", *dependency, 1, 2,
+                                  "(p)[c] or (p)[c, g] over producer tile ids")))
+      return failure();
+  }
+
+  if (spec.combine && failed(verifyCombiner(op, partials))) return failure();
+
+  SmallVector<int64_t> splitDims, concatDims, touched;
+  for (StringRef name : spec.dimAttrs) {
+    ArrayRef<int64_t> dims = op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef();
+    if (failed(verifyDimensionList(op, name, dims, partials))) return failure();
+    bool concat = name == "gather_dimensions" || name == "concat_dimensions";
+    (concat ? concatDims : splitDims).assign(dims.begin(), dims.end());
+    llvm::append_range(touched, dims);
+  }
+  if (failed(verifyResultShapes(op, spec, partials, touched))) return failure();
+
+  auto produce = op->getOperand(0).getDefiningOp<InterTileProduceOp>();
+  if (!produce) {
+    if (op->getOperand(0).getDefiningOp())
+      return op->emitOpError("tile future must come from ktdp.inter_tile_produce");
+    return success();
+  }
+  int64_t numTiles = getEnclosingTileCount(op);
+  if (numTiles > kMaxEnumeratedTiles) return success();
+
+  SmallVector<GroupTiles> groups = collectGroups(produce, consumerSet, dependency, numTiles);
+  llvm::DenseSet<int64_t> allProducers;
+  for (GroupTiles& tiles : groups)
+    allProducers.insert(tiles.producers.begin(), tiles.producers.end());
+  std::optional<int64_t> uniformProducers;
+  for (GroupTiles& tiles : groups) {
+    int64_t g = tiles.group;
+    if (tiles.producers.empty() && tiles.consumers.empty()) continue;
+    if (tiles.producers.empty())
+      return op->emitOpError("group ")
+             << g << " has consumers " << formatList(tiles.consumers) << " but no producer";
+    if (tiles.consumers.empty())
+      return op->emitOpError("producers ")
+             << formatList(tiles.producers) << " of group " << g << " have no consumer";
+    auto isProducer = [&](int64_t t) { return llvm::is_contained(tiles.producers, t); };
+
+    // R3: dependency sets name producers; R4: every producer is received by a consumer.
+    if (dependency) {
+      for (auto [c, deps] : llvm::zip(tiles.consumers, tiles.dependencies))
+        for (int64_t p : deps)
+          if (!allProducers.contains(p))
+            return op->emitOpError("producer_dependency_per_consumer makes consumer ")
+                   << c << " of group " << g << " depend on tile " << p
+                   << ", which produces nothing";
+      for (int64_t p : tiles.producers)
+        if (llvm::none_of(tiles.dependencies,
+                          [&](auto& deps) { return llvm::is_contained(deps, p); }))
+          return op->emitOpError("producer ")
+                 << p << " of group " << g << " is received by no consumer";
+    }
+
+    // R8: consume and scatter deliver exactly one source to each consumer.
+    if (isa<InterTileConsumeOp>(op))
+      for (auto [c, deps] : llvm::zip(tiles.consumers, tiles.dependencies))
+        if (deps.size() != 1)
+          return op->emitOpError("consumer ")
+                 << c << " of group " << g << " receives from " << deps.size() << " producers "
+                 << formatList(deps)
+                 << "; each consumer needs exactly one source (name it with "
+                    "producer_dependency_per_consumer)";
+    if (isa<InterTileScatterOp>(op) && tiles.producers.size() != 1)
+      return op->emitOpError("group ")
+             << g << " has " << tiles.producers.size() << " producers "
+             << formatList(tiles.producers) << "; a scatter has exactly one per group";
+
+    // R13, R14: reductions deliver to producers only, to all of them or to one.
+    bool subsetRequired = isa<InterTileReduceOp, InterTileReduceScatterOp>(op);
+    if (subsetRequired)
+      for (int64_t c : tiles.consumers)
+        if (!isProducer(c))
+          return op->emitOpError("consumer ")
+                 << c << " of group " << g << " is not one of its producers "
+                 << formatList(tiles.producers) << "; consumers must be a subset of producers";
+    if (isa<InterTileReduceOp>(op) && tiles.consumers != tiles.producers &&
+        tiles.consumers.size() != 1)
+      return op->emitOpError("consumers ")
+             << formatList(tiles.consumers) << " of group " << g << " must be all of its producers "
+             << formatList(tiles.producers) << " (all-reduce) or a single tile (reduce)";
+    if (isa<InterTileAllToAllOp>(op) && tiles.consumers != tiles.producers)
+      return op->emitOpError("consumers ")
+             << formatList(tiles.consumers) << " of group " << g << " must equal its producers "
+             << formatList(tiles.producers) << " in an all-to-all";
+
+    // R5-R7: assembling ops need one producer count P and disjoint dependency sets.
+    int64_t producers = tiles.dependencies.front().size();
+    if (spec.placement == Placement::Concat || spec.placement == Placement::Permute) {
+      for (auto [c, deps] : llvm::zip(tiles.consumers, tiles.dependencies))
+        if (static_cast<int64_t>(deps.size()) != producers)
+          return op->emitOpError("consumers of group ")
+                 << g << " assemble from different numbers of producers (" << producers << " and "
+                 << deps.size() << " for consumer " << c << ")";
+      if (dependency && spec.placement == Placement::Concat)
+        for (unsigned a = 0; a < tiles.dependencies.size(); ++a)
+          for (unsigned b = 0; b < a; ++b)
+            for (int64_t p : tiles.dependencies[a])
+              if (llvm::is_contained(tiles.dependencies[b], p) &&
+                  tiles.dependencies[a] != tiles.dependencies[b])
+                return op->emitOpError("consumers ")
+                       << tiles.consumers[b] << " and " << tiles.consumers[a] << " of group " << g
+                       << " share producer " << p
+                       << " in different dependency sets; assembled sets must be disjoint";
+      if (uniformProducers && *uniformProducers != producers)
+        return op->emitOpError("groups assemble from different numbers of producers (")
+               << *uniformProducers << " and " << producers << " in group " << g << ")";
+      uniformProducers = producers;
+    }
+    if (failed(verifyResultExtents(op, spec, partials, splitDims, concatDims, g,
+                                   tiles.consumers.size(), producers)))
+      return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Delivery ops: hooks
+//===----------------------------------------------------------------------===//
+
+ParseResult InterTileConsumeOp::parse(OpAsmParser& parser, OperationState& result) {
+  return parseDelivery(parser, result, deliverySpec<InterTileConsumeOp>());
+}
+void InterTileConsumeOp::print(OpAsmPrinter& p) {
+  printDelivery(p, *this, deliverySpec<InterTileConsumeOp>());
+}
+LogicalResult InterTileConsumeOp::verify() {
+  return verifyDelivery(*this, deliverySpec<InterTileConsumeOp>());
+}
+
+ParseResult InterTileReduceOp::parse(OpAsmParser& parser, OperationState& result) {
+  return parseDelivery(parser, result, deliverySpec<InterTileReduceOp>());
+}
+void InterTileReduceOp::print(OpAsmPrinter& p) {
+  printDelivery(p, *this, deliverySpec<InterTileReduceOp>());
+}
+LogicalResult InterTileReduceOp::verify() {
+  return verifyDelivery(*this, deliverySpec<InterTileReduceOp>());
+}
+
+ParseResult InterTileReduceScatterOp::parse(OpAsmParser& parser, OperationState& result) {
+  return parseDelivery(parser, result, deliverySpec<InterTileReduceScatterOp>());
+}
+void InterTileReduceScatterOp::print(OpAsmPrinter& p) {
+  printDelivery(p, *this, deliverySpec<InterTileReduceScatterOp>());
+}
+LogicalResult InterTileReduceScatterOp::verify() {
+  return verifyDelivery(*this, deliverySpec<InterTileReduceScatterOp>());
+}
+
+ParseResult InterTileGatherOp::parse(OpAsmParser& parser, OperationState& result) {
+  return parseDelivery(parser, result, deliverySpec<InterTileGatherOp>());
+}
+void InterTileGatherOp::print(OpAsmPrinter& p) {
+  printDelivery(p, *this, deliverySpec<InterTileGatherOp>());
+}
+LogicalResult InterTileGatherOp::verify() {
+  return verifyDelivery(*this, deliverySpec<InterTileGatherOp>());
+}
+
+ParseResult InterTileAllToAllOp::parse(OpAsmParser& parser, OperationState& result) {
+  return parseDelivery(parser, result, deliverySpec<InterTileAllToAllOp>());
+}
+void InterTileAllToAllOp::print(OpAsmPrinter& p) {
+  printDelivery(p, *this, deliverySpec<InterTileAllToAllOp>());
+}
+LogicalResult InterTileAllToAllOp::verify() {
+  return verifyDelivery(*this, deliverySpec<InterTileAllToAllOp>());
+}
+
+ParseResult InterTileScatterOp::parse(OpAsmParser& parser, OperationState& result) {
+  return parseDelivery(parser, result, deliverySpec<InterTileScatterOp>());
+}
+void InterTileScatterOp::print(OpAsmPrinter& p) {
+  printDelivery(p, *this, deliverySpec<InterTileScatterOp>());
+}
+LogicalResult InterTileScatterOp::verify() {
+  return verifyDelivery(*this, deliverySpec<InterTileScatterOp>());
+}
