@@ -83,21 +83,40 @@ Device::~Device() {
   ::close(lockFd_);
 }
 
-uint64_t Device::allocate(int segment, uint64_t size, const std::string& name) {
+uint64_t Device::placeRange(int segment, uint64_t preferred, uint64_t size) const {
   const uint64_t align = static_cast<uint64_t>(arch_.memory.alignment_bytes);
-  const uint64_t base = segmentBase(segment),
-                 end = base + static_cast<uint64_t>(arch_.memory.segment_bytes);
-  uint64_t candidate = base;
+  const uint64_t base = segmentBase(segment);
+  const uint64_t end = base + static_cast<uint64_t>(arch_.memory.segment_bytes);
   size = std::max<uint64_t>(size, 1);
+  auto isFree = [&](uint64_t at) {
+    auto next = used_.lower_bound(at);
+    if (next != used_.end() && next->first < at + size) return false;
+    if (next != used_.begin() && std::prev(next)->first + std::prev(next)->second > at)
+      return false;
+    return true;
+  };
+  if (preferred >= base && preferred + size <= end && isFree(preferred)) return preferred;
+  uint64_t candidate = base;
   for (auto it = used_.lower_bound(base); it != used_.end() && it->first < end; ++it) {
     if (candidate + size <= it->first) break;
-    candidate = (it->first + it->second + align - 1) / align * align;
+    candidate = std::max(candidate, (it->first + it->second + align - 1) / align * align);
   }
   if (candidate + size > end)
+    throw Error("device memory: no room for " + std::to_string(size) + " bytes in segment " +
+                std::to_string(segment));
+  return candidate;
+}
+
+uint64_t Device::allocate(int segment, uint64_t size, const std::string& name) {
+  uint64_t at = 0;
+  try {
+    at = placeRange(segment, segmentBase(segment), size);
+  } catch (const Error&) {
     throw Error("device memory: no room for '" + name + "' (" + std::to_string(size) +
                 " bytes) in segment " + std::to_string(segment));
-  allocateAt(candidate, size, name);
-  return candidate;
+  }
+  allocateAt(at, std::max<uint64_t>(size, 1), name);
+  return at;
 }
 
 void Device::allocateAt(uint64_t address, uint64_t size, const std::string& name) {

@@ -38,6 +38,9 @@ public:
   uint64_t allocate(int segment, uint64_t size, const std::string& name);
   /// Claims [address, address+size) exactly (SpyreCode preparation gives addresses).
   void allocateAt(uint64_t address, uint64_t size, const std::string& name);
+  /// Where `size` bytes can go in `segment`: `preferred` if that range is free, else the
+  /// first free aligned range. Throws chipless::Error if the segment is full.
+  uint64_t placeRange(int segment, uint64_t preferred, uint64_t size) const;
   /// Frees an allocation made by allocate/allocateAt.
   void release(uint64_t address);
   /// First address of a segment.

@@ -60,16 +60,27 @@ void PreparedJob::prepare() {
   const SpyreArch& arch = device_.arch();
   const uint64_t segBase = device_.segmentBase(arch.memory.program_segment);
   const uint64_t segEnd = segBase + static_cast<uint64_t>(arch.memory.segment_bytes);
+  // The job's SpyreCode region as the plan lays it out, then where it fits on the device.
+  uint64_t lo = segEnd, hi = segBase;
+  for (size_t i = 0; i < job_.plan.prepare.size(); ++i) {
+    const PlanCommand& c = job_.plan.prepare[i];
+    std::string where =
+        name_ + ": prepare[" + std::to_string(i) + "] (" + commandName(c.kind) + ")";
+    uint64_t ptr = parseDevPtr(c.devPtr, where + ".dev_ptr");
+    if (ptr < segBase || ptr + static_cast<uint64_t>(c.size) > segEnd)
+      throw Error(where + ": dev_ptr " + c.devPtr + " is outside the SpyreCode segment " +
+                  std::to_string(arch.memory.program_segment) + " (" + formatDevPtr(segBase) +
+                  ".." + formatDevPtr(segEnd) + ")");
+    lo = std::min(lo, ptr);
+    hi = std::max(hi, ptr + static_cast<uint64_t>(c.size));
+  }
+  if (lo < hi) relocation_ = device_.placeRange(arch.memory.program_segment, lo, hi - lo) - lo;
   try {
     for (size_t i = 0; i < job_.plan.prepare.size(); ++i) {
       const PlanCommand& c = job_.plan.prepare[i];
       std::string where =
           name_ + ": prepare[" + std::to_string(i) + "] (" + commandName(c.kind) + ")";
-      uint64_t ptr = parseDevPtr(c.devPtr, where + ".dev_ptr");
-      if (ptr < segBase || ptr + static_cast<uint64_t>(c.size) > segEnd)
-        throw Error(where + ": dev_ptr " + c.devPtr + " is outside the SpyreCode segment " +
-                    std::to_string(arch.memory.program_segment) + " (" + formatDevPtr(segBase) +
-                    ".." + formatDevPtr(segEnd) + ")");
+      uint64_t ptr = parseDevPtr(c.devPtr, where + ".dev_ptr") + relocation_;
       if (c.kind == PlanCommand::Kind::Allocate) {
         device_.allocateAt(ptr, static_cast<uint64_t>(c.size), c.name);
         allocations_.push_back(ptr);
@@ -239,7 +250,7 @@ LaunchOutput PreparedJob::launch(const LaunchArgs& args) {
       break;
     }
     case PlanCommand::Kind::ComputeOnDevice: {
-      uint64_t ptr = parseDevPtr(c.devPtr, where + ".job_bin_ptr");
+      uint64_t ptr = parseDevPtr(c.devPtr, where + ".job_bin_ptr") + relocation_;
       if (ptr != binaryPtr_)
         throw Error(where + ": job_bin_ptr " + c.devPtr +
                     " is not where the job binary was loaded (" + formatDevPtr(binaryPtr_) + ")");

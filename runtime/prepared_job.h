@@ -54,6 +54,9 @@ private:
   spyrecode::Job job_;
   std::string name_;
   uint64_t binaryPtr_ = 0;
+  /// Added to the plan's SpyreCode addresses: another job may already sit where this
+  /// plan would like to go; its buffers are reached through symbols, so it can move.
+  uint64_t relocation_ = 0;
   std::map<std::string, uint64_t> buffers_; ///< buffer name → device address
   std::vector<uint64_t> allocations_;
 };
