@@ -28,7 +28,7 @@ using namespace mlir::ktdp;
 namespace {
 
 /// Above this many tiles the verifiers skip the enumeration of tile sets.
-constexpr int64_t kMaxEnumeratedTiles = 4096;
+constexpr int64_t kMaxEnumeratedTiles = 1024;
 
 enum class Placement { Replicate, Split, Concat, Permute };
 

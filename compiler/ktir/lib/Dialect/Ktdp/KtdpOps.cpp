@@ -236,10 +236,22 @@ ParseResult ConstructAccessTileOp::parse(OpAsmParser& parser, OperationState& re
       parseAccessTileType(parser, tileType))
     return failure();
 
-  // Keep base_map only when the subscripts are not the plain index values.
+  // Plain values as subscripts (`%v[%i, %c0, %c0]`) become one index operand per
+  // dimension and no base_map; base_map is kept for real affine expressions.
   auto map = cast<AffineMapAttr>(baseMap).getValue();
-  if (!(map.isIdentity() && map.getNumDims() == indices.size()))
+  if (llvm::all_of(map.getResults(),
+                   [](AffineExpr e) { return isa<AffineDimExpr, AffineSymbolExpr>(e); })) {
+    SmallVector<OpAsmParser::UnresolvedOperand> plain;
+    for (AffineExpr e : map.getResults()) {
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        plain.push_back(indices[d.getPosition()]);
+      else
+        plain.push_back(indices[map.getNumDims() + cast<AffineSymbolExpr>(e).getPosition()]);
+    }
+    indices = std::move(plain);
+  } else {
     result.addAttribute("base_map", baseMap);
+  }
 
   Type index = parser.getBuilder().getIndexType();
   if (parser.resolveOperand(view, viewType, result.operands) ||

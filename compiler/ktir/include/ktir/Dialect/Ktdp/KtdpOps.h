@@ -20,6 +20,17 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+namespace mlir::ktdp {
+
+/// The inter-tile communication fabric as a side-effect resource: inter_tile_produce
+/// writes it and the delivery ops read and write it, so that passes (CSE, DCE, LICM)
+/// neither merge, reorder across nor drop an exchange between tiles.
+struct InterTileResource : public SideEffects::Resource::Base<InterTileResource> {
+  llvm::StringRef getName() final { return "ktdp.inter_tile"; }
+};
+
+} // namespace mlir::ktdp
+
 #define GET_OP_CLASSES
 #include "ktir/Dialect/Ktdp/KtdpOps.h.inc"
 

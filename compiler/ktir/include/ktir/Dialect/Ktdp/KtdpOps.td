@@ -26,6 +26,10 @@ def Ktdp_MemorySpace : Attr<
   let convertFromStorage = "$_self";
 }
 
+/// The inter-tile fabric: inter_tile_produce writes it and every delivery op reads and
+/// writes it, so that passes neither merge, reorder across nor drop an exchange.
+def Ktdp_InterTileResource : Resource<"::mlir::ktdp::InterTileResource">;
+
 def Ktdp_ViewType : AnyTypeOf<[AnyMemRef, AnyRankedTensor],
                               "memory view (ranked memref or tensor)">;
 
@@ -352,7 +356,7 @@ def Ktdp_YieldReducedOp : Ktdp_Op<"yield_reduced",
 }
 
 def Ktdp_InterTileProduceOp : Ktdp_Op<"inter_tile_produce",
-    [RecursiveMemoryEffects, SingleBlock]> {
+    [MemoryEffects<[MemWrite<Ktdp_InterTileResource>]>, SingleBlock]> {
   let summary = "Each producer tile names its contribution to an exchange";
   let description = [{
     `producer_tiles_per_group` is an integer set `(i)[g]`: tile `i` (flattened
@@ -392,7 +396,8 @@ def Ktdp_InterTileProduceOp : Ktdp_Op<"inter_tile_produce",
 ///       : !ktdp.tile_future<…> -> R… [combiner region]
 /// and one parser, printer and verifier (KtdpInterTileOps.cpp).
 class Ktdp_DeliveryOp<string mnemonic, list<Trait> traits = []>
-    : Ktdp_Op<mnemonic, !listconcat(traits, [RecursiveMemoryEffects])> {
+    : Ktdp_Op<mnemonic, !listconcat(traits, [MemoryEffects<[MemRead<Ktdp_InterTileResource>,
+                                                            MemWrite<Ktdp_InterTileResource>]>])> {
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
