@@ -206,3 +206,36 @@ func.func @missing_dimensions(%x: tensor<32x64xf16>) attributes {grid = [4]} {
   %g = ktdp.inter_tile_gather(%f) consumer_tiles_per_group = #all : !ktdp.tile_future<tensor<32x64xf16>, groups = #one> -> tensor<128x64xf16>
   return
 }
+
+// -----
+
+// Consumer c assembles producers {c, c + 1} (the last consumer only {3}).
+#all = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
+#one = affine_set<(g) : (g == 0)>
+
+func.func @dependency_sizes(%x: tensor<8xf16>) attributes {grid = [4]} {
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #all : tensor<8xf16> -> !ktdp.tile_future<tensor<8xf16>, groups = #one> {
+  ^bb0(%gid: index):
+    ktdp.yield_partial %x : tensor<8xf16>
+  }
+  // expected-error @+1 {{consumers of group 0 assemble from different numbers of producers (2 and 1 for consumer 3)}}
+  %g = ktdp.inter_tile_gather(%f) consumer_tiles_per_group = #all, gather_dimensions = [0], producer_dependency_per_consumer = affine_set<(p)[c] : (p - c >= 0, -p + c + 1 >= 0)> : !ktdp.tile_future<tensor<8xf16>, groups = #one> -> tensor<16xf16>
+  return
+}
+
+// -----
+
+// Consumers 0..2 assemble {0, 1}, {1, 2}, {2, 3}: producer 1 would sit in two assemblies.
+#all = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
+#three = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 2 >= 0)>
+#one = affine_set<(g) : (g == 0)>
+
+func.func @overlapping_dependencies(%x: tensor<8xf16>) attributes {grid = [4]} {
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #all : tensor<8xf16> -> !ktdp.tile_future<tensor<8xf16>, groups = #one> {
+  ^bb0(%gid: index):
+    ktdp.yield_partial %x : tensor<8xf16>
+  }
+  // expected-error @+1 {{consumers 0 and 1 of group 0 share producer 1 in different dependency sets; assembled sets must be disjoint}}
+  %g = ktdp.inter_tile_gather(%f) consumer_tiles_per_group = #three, gather_dimensions = [0], producer_dependency_per_consumer = affine_set<(p)[c] : (p - c >= 0, -p + c + 1 >= 0)> : !ktdp.tile_future<tensor<8xf16>, groups = #one> -> tensor<16xf16>
+  return
+}

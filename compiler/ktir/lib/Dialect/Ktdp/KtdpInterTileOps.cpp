@@ -615,7 +615,7 @@ static LogicalResult verifyDelivery(Operation* op, const DeliverySpec& spec) {
           return op->emitOpError("consumers of group ")
                  << g << " assemble from different numbers of producers (" << producers << " and "
                  << deps.size() << " for consumer " << c << ")";
-      if (dependency && spec.placement == Placement::Concat)
+      if (dependency)
         for (unsigned a = 0; a < tiles.dependencies.size(); ++a)
           for (unsigned b = 0; b < a; ++b)
             for (int64_t p : tiles.dependencies[a])

@@ -509,7 +509,7 @@ def Ktdp_InterTileGatherOp : Ktdp_DeliveryOp<"inter_tile_gather"> {
 
     Rules: `gather_dimensions` non-empty, ascending, valid axes; every group
     has the same number of producers `P` (and every dependency set the same
-    size, sets of distinct consumers disjoint); each result is its partial
+    size, the sets of two consumers equal or disjoint); each result is its partial
     with the flattened extent over `gather_dimensions` multiplied by `P`.
 
     Example:
