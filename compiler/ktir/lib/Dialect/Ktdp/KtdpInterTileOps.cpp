@@ -177,7 +177,7 @@ LogicalResult InterTileProduceOp::verifyRegions() {
   Block& body = getBody().front();
   if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
     return emitOpError("body must take exactly one 'index' argument (the group index)");
-  auto yield = dyn_cast<YieldPartialOp>(body.getTerminator());
+  auto yield = body.empty() ? YieldPartialOp() : dyn_cast<YieldPartialOp>(body.back());
   if (!yield) return emitOpError("body must end with ktdp.yield_partial");
   ArrayRef<Type> partials = getFuture().getType().getPartialTypes();
   if (TypeRange(yield.getValues()) != TypeRange(partials))
@@ -466,7 +466,7 @@ static LogicalResult verifyCombiner(Operation* op, ArrayRef<Type> partials) {
     return op->emitOpError("combiner must take ")
            << expected.size() << " arguments (lhs then rhs of each partial role) of types "
            << formatList(expected) << ", got " << formatList(body.getArgumentTypes());
-  auto yield = dyn_cast<YieldReducedOp>(body.getTerminator());
+  auto yield = body.empty() ? YieldReducedOp() : dyn_cast<YieldReducedOp>(body.back());
   if (!yield) return op->emitOpError("combiner must end with ktdp.yield_reduced");
   if (TypeRange(yield.getValues()) != TypeRange(partials))
     return yield.emitOpError("yields ") << formatList(yield.getValues().getTypes())
