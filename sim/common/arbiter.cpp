@@ -1,8 +1,8 @@
-#include "sim/spyre/arbiter.h"
+#include "sim/common/arbiter.h"
 
 #include <algorithm>
 
-namespace chipless::sim::spyre {
+namespace chipless::sim {
 
 Arbiter::Arbiter(sc_core::sc_module_name name) : sc_module(name), trigger_("arbitrate") {
   SC_METHOD(run);
@@ -27,4 +27,4 @@ void Arbiter::run() {
   }
 }
 
-} // namespace chipless::sim::spyre
+} // namespace chipless::sim

@@ -1,4 +1,4 @@
-#include "sim/spyre/device_memory.h"
+#include "sim/common/device_memory.h"
 
 #include "support/error.h"
 #include "support/spyrecode/plan.h"
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace chipless::sim::spyre {
+namespace chipless::sim {
 
 void DeviceMemory::allocate(uint64_t base, uint64_t size, const std::string& name) {
   if (size == 0) size = 1;
@@ -91,4 +91,4 @@ std::string DeviceMemory::describe(uint64_t addr) const {
   return s;
 }
 
-} // namespace chipless::sim::spyre
+} // namespace chipless::sim

@@ -12,11 +12,6 @@ namespace chipless::sim::spyre {
 
 using namespace spyrecode;
 
-void freshSimContext() {
-  sc_core::sc_curr_simcontext = new sc_core::sc_simcontext();
-  sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
-}
-
 Chip::Chip(const SpyreArch& arch, DeviceMemory& memory, bool timingOnly)
     : arch_(arch), memory_(memory), timingOnly_(timingOnly),
       fp16Format_(*parseFp16Format(arch.numerics.fp16_format)), ring_(arch), dram_(arch),

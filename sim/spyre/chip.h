@@ -4,6 +4,7 @@
 ///
 /// A Chip is elaborated once and runs many launches. SystemC elaborates one module
 /// hierarchy per kernel context, so construct each Chip right after `freshSimContext()`.
+#include "sim/common/sim_context.h"
 #include "sim/spyre/arbiter.h"
 #include "sim/spyre/core.h"
 #include "sim/spyre/device_memory.h"
@@ -24,9 +25,7 @@
 
 namespace chipless::sim::spyre {
 
-/// Makes a new SystemC kernel context current, so a new Chip can be elaborated in a
-/// process that already ran one (tests, the Python module, sweeps).
-void freshSimContext();
+using sim::freshSimContext; // sim/common/sim_context.h
 
 /// What one launch did.
 struct LaunchResult {
