@@ -9,18 +9,27 @@ namespace chipless {
 
 /// Tensor element types the platform moves and computes on. F16 is the device's 16-bit
 /// float: IEEE binary16 on the host, IEEE or DLFloat16 on the device (see numerics.h).
-enum class DType : uint8_t { F16 = 0, BF16 = 1, F32 = 2, I32 = 3 };
+/// I8 is the TPU's 8-bit integer (MXU inputs with int32 accumulation).
+enum class DType : uint8_t { F16 = 0, BF16 = 1, F32 = 2, I32 = 3, I8 = 4 };
 
 /// Bytes per element.
-inline size_t dtypeSize(DType t) { return (t == DType::F32 || t == DType::I32) ? 4 : 2; }
+inline size_t dtypeSize(DType t) {
+  return (t == DType::F32 || t == DType::I32) ? 4 : t == DType::I8 ? 1 : 2;
+}
 
-/// Canonical short name: "f16", "bf16", "f32", "i32".
+/// Canonical short name: "f16", "bf16", "f32", "i32", "i8".
 inline const char* dtypeName(DType t) {
   switch (t) {
-  case DType::F16: return "f16";
-  case DType::BF16: return "bf16";
-  case DType::F32: return "f32";
-  case DType::I32: return "i32";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::F32:
+    return "f32";
+  case DType::I32:
+    return "i32";
+  case DType::I8:
+    return "i8";
   }
   return "?";
 }
@@ -31,6 +40,7 @@ inline std::optional<DType> parseDType(const std::string& s) {
   if (s == "bf16") return DType::BF16;
   if (s == "f32") return DType::F32;
   if (s == "i32") return DType::I32;
+  if (s == "i8") return DType::I8;
   return std::nullopt;
 }
 

@@ -264,6 +264,8 @@ const char* npyDescr(DType type) {
     return "<f4";
   case DType::I32:
     return "<i4";
+  case DType::I8:
+    return "|i1";
   case DType::BF16:
     break;
   }
@@ -272,7 +274,8 @@ const char* npyDescr(DType type) {
 
 /// Maps a 'descr' value to a DType or throws naming what was found and what is supported.
 DType parseDescr(const std::string& path, const PyValue& descr) {
-  static const std::string kSupported = "supported: '<f2' (f16), '<f4' (f32), '<i4' (i32)";
+  static const std::string kSupported =
+      "supported: '<f2' (f16), '<f4' (f32), '<i4' (i32), '|i1' (i8)";
   if (descr.kind != PyValue::Kind::Str)
     throw fieldError(path, "descr",
                      "expected a dtype string such as '<f4', found " + describe(descr) +
@@ -289,6 +292,7 @@ DType parseDescr(const std::string& path, const PyValue& descr) {
     if (kind == "f2") return DType::F16;
     if (kind == "f4") return DType::F32;
     if (kind == "i4") return DType::I32;
+    if (kind == "i1") return DType::I8;
   }
   throw fieldError(path, "descr", "unsupported dtype '" + s + "'; " + kSupported);
 }

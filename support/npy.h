@@ -13,7 +13,7 @@ namespace chipless {
 /// A dense tensor as stored in a .npy file: C (row-major) order, little-endian elements.
 /// Invariant: data.size() == elements() * dtypeSize(dtype).
 struct NpyArray {
-  /// Element type; .npy files carry F16 ('<f2'), F32 ('<f4') or I32 ('<i4').
+  /// Element type; .npy files carry F16 ('<f2'), F32 ('<f4'), I32 ('<i4') or I8 ('|i1').
   DType dtype = DType::F32;
   /// Extent of each dimension, outermost first; empty for a 0-d (scalar) array.
   std::vector<int64_t> shape;
@@ -24,7 +24,7 @@ struct NpyArray {
   size_t elements() const;
 };
 
-/// Reads a .npy file (format versions 1.0, 2.0 and 3.0) with dtype '<f2', '<f4' or '<i4'
+/// Reads a .npy file (format versions 1.0, 2.0 and 3.0) with dtype '<f2', '<f4', '<i4' or '|i1'
 /// ('=' and '|' byte-order marks are accepted as little-endian on this little-endian host).
 /// Every problem throws chipless::Error "path: <field>: what was found and what was expected":
 /// unreadable file, bad magic, unsupported version, malformed header, missing or malformed

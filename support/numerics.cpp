@@ -181,6 +181,7 @@ void decodeToFloat(DType type, const uint8_t* src, float* dst, size_t n, Fp16For
     for (size_t i = 0; i < n; ++i) dst[i] = floatOf(load32(src + 4 * i));
     return;
   case DType::I32:
+  case DType::I8:
     break;
   }
   throwNotFloat(type, "decodeToFloat");
@@ -202,6 +203,7 @@ void encodeFromFloat(DType type, const float* src, uint8_t* dst, size_t n, Fp16F
     for (size_t i = 0; i < n; ++i) store32(dst + 4 * i, bitsOf(src[i]));
     return;
   case DType::I32:
+  case DType::I8:
     break;
   }
   throwNotFloat(type, "encodeFromFloat");

@@ -70,11 +70,12 @@ std::optional<Fp16Format> parseFp16Format(const std::string& name);
 const char* fp16FormatName(Fp16Format format);
 
 /// Decodes `n` little-endian elements of type `type` (F16 in `format`, BF16 or F32) from `src`
-/// into floats. Throws chipless::Error for I32: integers must not silently pass through float.
+/// into floats. Throws chipless::Error for I32 and I8: integers must not silently pass through
+/// float.
 void decodeToFloat(DType type, const uint8_t* src, float* dst, size_t n, Fp16Format format);
 
 /// Encodes `n` floats into little-endian elements of type `type` (F16 in `format`, BF16 or F32)
-/// at `dst`. Throws chipless::Error for I32.
+/// at `dst`. Throws chipless::Error for I32 and I8.
 void encodeFromFloat(DType type, const float* src, uint8_t* dst, size_t n, Fp16Format format);
 
 } // namespace chipless

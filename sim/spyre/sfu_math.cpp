@@ -152,6 +152,8 @@ void decodeStick(DType dt, Fp16Format fmt, const uint8_t* stick, uint32_t* lanes
       lanes[k] = bitsOf(dt == DType::F16 ? decodeF16(h, fmt) : bf16ToFloat(h));
     }
     return;
+  case DType::I8: // a TPU type; no SFU operation accepts it
+    return;
   }
 }
 
@@ -167,6 +169,8 @@ void encodeStick(DType dt, Fp16Format fmt, const uint32_t* lanes, uint8_t* stick
       uint16_t h = dt == DType::F16 ? encodeF16(f(lanes[k]), fmt) : floatToBf16(f(lanes[k]));
       std::memcpy(stick + 2 * k, &h, 2);
     }
+    return;
+  case DType::I8: // a TPU type; no SFU operation accepts it
     return;
   }
 }

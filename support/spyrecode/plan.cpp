@@ -296,6 +296,15 @@ int lineOfByte(const std::string& text, size_t byte) {
 
 } // namespace
 
+std::vector<PlanCommand> readPlanCommands(const json& root, const std::string& file, const char* key,
+                                          bool preparation) {
+  return readCommands(root, file, key, preparation);
+}
+
+json planCommandToJson(const PlanCommand& command) {
+  return commandToJson(command);
+}
+
 JobPlan parsePlan(const std::string& text, const std::string& path) {
   json root;
   try {

@@ -56,6 +56,14 @@ std::string planToJson(const JobPlan& plan);
 /// aligned); per launch copy inputs in, run, copy outputs out.
 void addStandardSteps(JobPlan& plan, uint64_t programPtr, int64_t binarySize, uint64_t alignment);
 
+/// Reads the command list `key` ("prepare" when `preparation`, else "execute") of a plan's
+/// JSON root; errors name `file` and the field ("execute[2].direction"). Shared with the TPU
+/// program format (support/tpuprog/plan.h), whose plans use the same commands.
+std::vector<PlanCommand> readPlanCommands(const nlohmann::json& root, const std::string& file,
+                                          const char* key, bool preparation);
+/// One command as planToJson writes it.
+nlohmann::json planCommandToJson(const PlanCommand& command);
+
 /// Parses "0x1C00000000" (or decimal) device addresses; throws chipless::Error with `what`.
 uint64_t parseDevPtr(const std::string& s, const std::string& what);
 /// Formats a device address as "0x..." (upper-case hex, as in the public examples).
