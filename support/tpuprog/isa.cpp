@@ -1,0 +1,313 @@
+#include "support/tpuprog/isa.h"
+
+#include "support/dtype.h"
+#include "support/error.h"
+
+#include <charconv>
+#include <unordered_map>
+
+namespace chipless::tpuprog {
+
+const std::vector<std::string> kMemSpaces = {"vmem", "smem"};
+
+const char* slotName(Slot s) {
+  switch (s) {
+  case Slot::Scalar:
+    return "scalar";
+  case Slot::VLoad:
+    return "vld";
+  case Slot::VStore:
+    return "vst";
+  case Slot::VAlu:
+    return "valu";
+  case Slot::Mxu:
+    return "mxu";
+  case Slot::Dma:
+    return "dma";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr uint32_t dt(DType t) {
+  return 1u << static_cast<unsigned>(t);
+}
+constexpr uint32_t kF32 = dt(DType::F32);
+constexpr uint32_t kArith = dt(DType::F32) | dt(DType::I32);
+constexpr uint32_t kMemTypes = dt(DType::F32) | dt(DType::BF16) | dt(DType::I32) | dt(DType::I8);
+
+using K = OperandKind;
+
+OperandDecl req(const char* name, OperandKind kind) {
+  return {name, kind, false, 0, {}};
+}
+OperandDecl opt(const char* name, OperandKind kind, int64_t def) {
+  return {name, kind, true, def, {}};
+}
+OperandDecl choice(const char* name, const std::vector<std::string>& words, int64_t def) {
+  return {name, OperandKind::Enum, true, def, words};
+}
+
+std::vector<OperandDecl> binaryScalar() {
+  return {req("rd", K::SReg), req("a", K::Expr), req("b", K::Expr)};
+}
+std::vector<OperandDecl> branch() {
+  return {req("a", K::Expr), req("b", K::Expr), req("target", K::Label)};
+}
+std::vector<OperandDecl> vUnary() {
+  return {req("vd", K::VReg), req("va", K::VReg), opt("n", K::Expr, 1)};
+}
+std::vector<OperandDecl> vBinary() {
+  return {req("vd", K::VReg), req("va", K::VReg), req("vb", K::VReg), opt("n", K::Expr, 1)};
+}
+/// Rows of a vector load or store: vreg i, sublane r is the row at
+/// addr + i*vstride + r*stride (defaults: rows packed one after another).
+std::vector<OperandDecl> vMem(const char* reg) {
+  return {req(reg, K::VReg), req("addr", K::Expr), opt("n", K::Expr, 1), opt("stride", K::Expr, -1),
+          opt("vstride", K::Expr, -1)};
+}
+
+std::vector<OpcodeInfo> buildTable() {
+  std::vector<OpcodeInfo> t;
+  auto scalar = [&](Opcode op, const char* m, std::vector<OperandDecl> ops, int pos,
+                    const char* summary) {
+    t.push_back({op, m, Slot::Scalar, DtypeRule::None, 0, std::move(ops), pos, false, summary});
+  };
+  scalar(Opcode::Li, "li", {req("rd", K::SReg), req("a", K::Expr)}, 2, "rd = a");
+  scalar(Opcode::Add, "add", binaryScalar(), 3, "rd = a + b");
+  scalar(Opcode::Sub, "sub", binaryScalar(), 3, "rd = a - b");
+  scalar(Opcode::Mul, "mul", binaryScalar(), 3, "rd = a * b");
+  scalar(Opcode::Div, "div", binaryScalar(), 3, "rd = a / b (signed, truncating; b != 0)");
+  scalar(Opcode::Rem, "rem", binaryScalar(), 3, "rd = a % b (signed; b != 0)");
+  scalar(Opcode::Shl, "shl", binaryScalar(), 3, "rd = a << b");
+  scalar(Opcode::Shr, "shr", binaryScalar(), 3, "rd = a >> b (arithmetic)");
+  scalar(Opcode::And, "and", binaryScalar(), 3, "rd = a & b");
+  scalar(Opcode::Or, "or", binaryScalar(), 3, "rd = a | b");
+  scalar(Opcode::Xor, "xor", binaryScalar(), 3, "rd = a ^ b");
+  scalar(Opcode::Min, "min", binaryScalar(), 3, "rd = min(a, b)");
+  scalar(Opcode::Max, "max", binaryScalar(), 3, "rd = max(a, b)");
+  scalar(Opcode::Sld, "sld", {req("rd", K::SReg), req("addr", K::Expr)}, 2,
+         "rd = the signed 32-bit word of SMEM at byte addr (a multiple of 4); the value is "
+         "usable scalar.smem_latency_cycles later");
+  scalar(Opcode::Sst, "sst", {req("addr", K::Expr), req("value", K::Expr)}, 2,
+         "store the low 32 bits of value to SMEM at byte addr (a multiple of 4)");
+  scalar(Opcode::Jmp, "jmp", {req("target", K::Label)}, 1, "continue at target after this bundle");
+  scalar(Opcode::Beq, "beq", branch(), 3, "continue at target after this bundle if a == b");
+  scalar(Opcode::Bne, "bne", branch(), 3, "continue at target after this bundle if a != b");
+  scalar(Opcode::Blt, "blt", branch(), 3, "continue at target after this bundle if a < b");
+  scalar(Opcode::Bge, "bge", branch(), 3, "continue at target after this bundle if a >= b");
+  scalar(Opcode::Loop, "loop", {req("count", K::Expr), req("end", K::Hidden)}, 1,
+         "run the bundles up to the matching endloop count times (count <= 0 skips them)");
+  scalar(Opcode::EndLoop, "endloop", {req("start", K::Hidden)}, 0,
+         "end of a loop body: the other operations of this bundle run every iteration");
+  scalar(Opcode::Nop, "nop", {opt("cycles", K::Expr, 1)}, 1,
+         "spend cycles doing nothing (the bundle itself takes one issue slot)");
+  scalar(Opcode::SemSignal, "sem.signal",
+         {req("sem", K::Expr), opt("count", K::Expr, 1), opt("core", K::Expr, -1)}, 1,
+         "add count tokens to semaphore sem of TensorCore core of this chip (default: this "
+         "core), available from the next cycle");
+  scalar(Opcode::SemWait, "sem.wait", {req("sem", K::Expr), opt("count", K::Expr, 1)}, 1,
+         "stall issue until semaphore sem holds count tokens, then take them; the unit "
+         "resumes when the last of them became available");
+  scalar(Opcode::Fence, "fence", {}, 0,
+         "stall issue until every vector, MXU, DMA and ICI operation this core issued is "
+         "complete");
+
+  t.push_back({Opcode::Vld, "vld", Slot::VLoad, DtypeRule::Required, kMemTypes, vMem("vd"), 2, true,
+               "load n vector registers vd.. from VMEM: sublane r of register vd+i is the row of "
+               "`lanes` elements at addr + i*vstride + r*stride (stride default lanes * element "
+               "size, vstride default sublanes * stride; stride 0 broadcasts one row). bf16 "
+               "widens to f32, i8 sign-extends to i32"});
+  t.push_back({Opcode::Vst, "vst", Slot::VStore, DtypeRule::Required, kMemTypes, vMem("vs"), 2,
+               true,
+               "store n vector registers vs.. to VMEM, rows as for vld. f32 rounds to bf16 "
+               "(nearest even), i32 saturates to i8"});
+
+  auto valu = [&](Opcode op, const char* m, std::vector<OperandDecl> ops, uint32_t types,
+                  const char* summary) {
+    int pos = 0;
+    for (const auto& o : ops) pos += o.optional ? 0 : 1;
+    t.push_back(
+        {op, m, Slot::VAlu, DtypeRule::Required, types, std::move(ops), pos, true, summary});
+  };
+  valu(Opcode::VMov, "vmov", vUnary(), kArith, "vd+i = va+i for i < n");
+  valu(Opcode::VNeg, "vneg", vUnary(), kArith, "vd+i = -(va+i)");
+  valu(Opcode::VAbs, "vabs", vUnary(), kArith, "vd+i = |va+i|");
+  valu(Opcode::VRelu, "vrelu", vUnary(), kArith, "vd+i = max(va+i, 0)");
+  valu(Opcode::VExp, "vexp", vUnary(), kF32, "vd+i = exp(va+i) (transcendental)");
+  valu(Opcode::VLog, "vlog", vUnary(), kF32, "vd+i = log(va+i) (transcendental)");
+  valu(Opcode::VRcp, "vrcp", vUnary(), kF32, "vd+i = 1 / (va+i) (transcendental)");
+  valu(Opcode::VRsqrt, "vrsqrt", vUnary(), kF32, "vd+i = 1 / sqrt(va+i) (transcendental)");
+  valu(Opcode::VSqrt, "vsqrt", vUnary(), kF32, "vd+i = sqrt(va+i) (transcendental)");
+  valu(Opcode::VTanh, "vtanh", vUnary(), kF32, "vd+i = tanh(va+i) (transcendental)");
+  valu(Opcode::VAdd, "vadd", vBinary(), kArith, "vd+i = (va+i) + (vb+i)");
+  valu(Opcode::VSub, "vsub", vBinary(), kArith, "vd+i = (va+i) - (vb+i)");
+  valu(Opcode::VMul, "vmul", vBinary(), kArith, "vd+i = (va+i) * (vb+i) (i32: wraps)");
+  valu(Opcode::VDiv, "vdiv", vBinary(), kF32, "vd+i = (va+i) / (vb+i) (transcendental)");
+  valu(Opcode::VMax, "vmax", vBinary(), kArith, "vd+i = max(va+i, vb+i)");
+  valu(Opcode::VMin, "vmin", vBinary(), kArith, "vd+i = min(va+i, vb+i)");
+  valu(Opcode::VCmpEq, "vcmp.eq", vBinary(), kArith, "vd+i = (va+i == vb+i) ? 1 : 0");
+  valu(Opcode::VCmpLt, "vcmp.lt", vBinary(), kArith, "vd+i = (va+i < vb+i) ? 1 : 0");
+  valu(Opcode::VCmpLe, "vcmp.le", vBinary(), kArith, "vd+i = (va+i <= vb+i) ? 1 : 0");
+  valu(Opcode::VSel, "vsel",
+       {req("vd", K::VReg), req("vc", K::VReg), req("va", K::VReg), req("vb", K::VReg),
+        opt("n", K::Expr, 1)},
+       kArith, "vd+i = (vc+i != 0) ? va+i : vb+i");
+  valu(Opcode::VSplat, "vsplat", {req("vd", K::VReg), req("value", K::Float), opt("n", K::Expr, 1)},
+       kArith, "fill vd.. (n registers) with a constant (i32: truncated toward zero)");
+  valu(Opcode::VBcast, "vbcast", {req("vd", K::VReg), req("value", K::Expr), opt("n", K::Expr, 1)},
+       kArith, "fill vd.. (n registers) with a scalar value (f32: converted from the integer)");
+  valu(Opcode::VSumLanes, "vsum.lanes", vUnary(), kArith,
+       "for each sublane of va+i: the sum of its lanes, in every lane of vd+i");
+  valu(Opcode::VMaxLanes, "vmax.lanes", vUnary(), kArith,
+       "for each sublane of va+i: the max of its lanes, in every lane of vd+i");
+  valu(Opcode::VSumSublanes, "vsum.sublanes", vUnary(), kArith,
+       "for each lane of va+i: the sum over its sublanes, in every sublane of vd+i");
+  valu(Opcode::VMaxSublanes, "vmax.sublanes", vUnary(), kArith,
+       "for each lane of va+i: the max over its sublanes, in every sublane of vd+i");
+
+  t.push_back(
+      {Opcode::MxuMatmul,
+       "mxu.matmul",
+       Slot::Mxu,
+       DtypeRule::Required,
+       dt(DType::BF16) | dt(DType::F32) | dt(DType::I8),
+       {req("mxu", K::Expr), req("lhs", K::Expr), req("rows", K::Expr), req("k", K::Expr),
+        opt("lhs_stride", K::Expr, -1), req("rhs", K::Expr), req("n", K::Expr),
+        opt("rhs_stride", K::Expr, -1), req("out", K::Expr), opt("out_stride", K::Expr, -1),
+        opt("acc", K::Expr, 0), opt("sem", K::Expr, -1)},
+       0,
+       true,
+       "one fold on MXU mxu: load the k x n weights (k <= mxu.rows, n <= mxu.cols; row i at "
+       "VMEM rhs + i*rhs_stride) into the array, stream rows activation rows of k elements "
+       "(row r at lhs + r*lhs_stride) through it and write the rows x n results as f32 (i32 "
+       "for i8) to out + r*out_stride, adding to what is there when acc != 0. Strides default "
+       "to packed rows. Signals semaphore sem when the last result is written"});
+
+  std::vector<OperandDecl> dma = {req("dst", K::Expr),
+                                  req("src", K::Expr),
+                                  req("bytes", K::Expr),
+                                  opt("rows", K::Expr, 1),
+                                  opt("src_stride", K::Expr, -1),
+                                  opt("dst_stride", K::Expr, -1),
+                                  opt("sem", K::Expr, -1),
+                                  choice("mem", kMemSpaces, 0)};
+  t.push_back({Opcode::DmaIn, "dma.in", Slot::Dma, DtypeRule::None, 0, dma, 0, true,
+               "copy HBM to VMEM (or SMEM with mem=smem): rows runs of bytes, run j from HBM src + "
+               "j*src_stride to dst + j*dst_stride (strides default to bytes); semaphore sem "
+               "gets a token when the data has landed"});
+  t.push_back({Opcode::DmaOut, "dma.out", Slot::Dma, DtypeRule::None, 0, dma, 0, true,
+               "copy VMEM (or SMEM with mem=smem) to HBM, operands as dma.in with dst in HBM; "
+               "semaphore sem gets a token when the data is in HBM"});
+  t.push_back({Opcode::IciSend,
+               "ici.send",
+               Slot::Dma,
+               DtypeRule::None,
+               0,
+               {req("chip", K::Expr), req("dst", K::Expr), req("src", K::Expr),
+                req("bytes", K::Expr), opt("sem", K::Expr, -1), opt("done", K::Expr, -1)},
+               0,
+               true,
+               "copy bytes from this chip's HBM at src to chip `chip`'s HBM at dst over the ICI "
+               "links on the way; semaphore sem of the same TensorCore index on the destination "
+               "chip gets a token on arrival, semaphore done here once src has been read"});
+  uint32_t reduceTypes = dt(DType::F32) | dt(DType::BF16) | dt(DType::I32);
+  std::vector<OperandDecl> coll = {req("src", K::Expr), req("dst", K::Expr), req("bytes", K::Expr),
+                                   opt("sem", K::Expr, -1)};
+  t.push_back({Opcode::IciAllReduce, "ici.allreduce", Slot::Dma, DtypeRule::Required, reduceTypes,
+               coll, 0, true,
+               "every chip: dst (bytes) = the element-wise sum over all chips of src (bytes), "
+               "by the ring algorithm (reduce-scatter, then all-gather) over the ICI links; "
+               "every chip must issue it; semaphore sem gets a token when this chip's dst is "
+               "complete"});
+  t.push_back({Opcode::IciAllGather, "ici.allgather", Slot::Dma, DtypeRule::None, 0, coll, 0, true,
+               "every chip: dst (nchips x bytes) = the src (bytes) of chip 0, 1, ... in order, "
+               "by the ring algorithm; semaphore sem as for ici.allreduce"});
+  t.push_back({Opcode::IciReduceScatter, "ici.reducescatter", Slot::Dma, DtypeRule::Required,
+               reduceTypes, coll, 0, true,
+               "every chip c: dst (bytes) = the element-wise sum over all chips of block c of "
+               "src (nchips blocks of bytes), by the ring algorithm; semaphore sem as for "
+               "ici.allreduce"});
+  return t;
+}
+
+const std::vector<OpcodeInfo>& table() {
+  static const std::vector<OpcodeInfo> t = [] {
+    auto v = buildTable();
+    for (size_t i = 0; i < v.size(); ++i)
+      if (static_cast<size_t>(v[i].op) != i) throw Error("tpuprog: opcode table out of order");
+    if (v.size() != static_cast<size_t>(Opcode::Count))
+      throw Error("tpuprog: opcode table incomplete");
+    return v;
+  }();
+  return t;
+}
+
+} // namespace
+
+const OpcodeInfo& opcodeInfo(Opcode op) {
+  return table()[static_cast<size_t>(op)];
+}
+
+const std::vector<OpcodeInfo>& allOpcodes() {
+  return table();
+}
+
+const OpcodeInfo* findOpcode(std::string_view mnemonic) {
+  static const std::unordered_map<std::string_view, const OpcodeInfo*> byName = [] {
+    std::unordered_map<std::string_view, const OpcodeInfo*> m;
+    for (const auto& info : table()) m[info.mnemonic] = &info;
+    return m;
+  }();
+  auto it = byName.find(mnemonic);
+  return it == byName.end() ? nullptr : it->second;
+}
+
+bool isControl(Opcode op) {
+  return op == Opcode::Jmp || op == Opcode::Beq || op == Opcode::Bne || op == Opcode::Blt ||
+         op == Opcode::Bge || op == Opcode::Loop || op == Opcode::EndLoop;
+}
+
+namespace {
+const char* const kSpecialRegs[] = {"core", "ncores", "chip", "nchips", "nmxu"};
+
+bool parseIndex(std::string_view digits, int64_t limit, int64_t& out) {
+  if (digits.empty() || digits.size() > 4) return false;
+  if (digits.size() > 1 && digits[0] == '0') return false;
+  int64_t v = 0;
+  auto res = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (res.ec != std::errc() || res.ptr != digits.data() + digits.size()) return false;
+  if (v < 0 || v >= limit) return false;
+  out = v;
+  return true;
+}
+} // namespace
+
+std::string regName(int reg) {
+  if (reg >= 0 && reg < kMaxGeneralRegs) return "s" + std::to_string(reg);
+  if (reg >= kRegCore && reg < kNumRegs) return kSpecialRegs[reg - kRegCore];
+  return "s?";
+}
+
+bool parseReg(std::string_view s, int& out) {
+  for (int i = kRegCore; i < kNumRegs; ++i)
+    if (s == kSpecialRegs[i - kRegCore]) {
+      out = i;
+      return true;
+    }
+  int64_t v;
+  if (s.size() < 2 || s[0] != 's' || !parseIndex(s.substr(1), kMaxGeneralRegs, v)) return false;
+  out = static_cast<int>(v);
+  return true;
+}
+
+std::string vregName(int64_t v) {
+  return "v" + std::to_string(v);
+}
+
+bool parseVReg(std::string_view s, int64_t& out) {
+  return s.size() >= 2 && s[0] == 'v' && parseIndex(s.substr(1), kMaxVRegs, out);
+}
+
+} // namespace chipless::tpuprog
