@@ -1,0 +1,83 @@
+#include "runtime/tpu/tpu_device.h"
+
+#include "sim/common/sim_context.h"
+#include "support/error.h"
+#include "support/tpuprog/plan.h"
+
+namespace chipless::runtime {
+
+namespace {
+constexpr int kMaxChips = 4096;
+}
+
+std::unique_ptr<TpuDevice> TpuDevice::open(const TpuArch& arch, const TpuDeviceOptions& options) {
+  if (options.chips < 1 || options.chips > kMaxChips)
+    throw Error("--chips " + std::to_string(options.chips) + ": a TPU system has 1.." +
+                std::to_string(kMaxChips) + " chips");
+  DeviceLock lock = options.index >= 0 ? DeviceLock::acquire("tpu", options.index)
+                                       : DeviceLock::acquireAny("tpu");
+  return std::unique_ptr<TpuDevice>(new TpuDevice(arch, options, std::move(lock)));
+}
+
+TpuDevice::TpuDevice(const TpuArch& arch, const TpuDeviceOptions& options, DeviceLock lock)
+    : arch_(arch), options_(options), lock_(std::move(lock)) {
+  std::vector<sim::DeviceMemory*> raw;
+  for (int c = 0; c < options.chips; ++c) {
+    memories_.push_back(std::make_unique<sim::DeviceMemory>(!options.timingOnly));
+    raw.push_back(memories_.back().get());
+  }
+  sim::freshSimContext();
+  system_ = std::make_unique<sim::tpu::System>(arch_, raw, options.timingOnly);
+}
+
+TpuDevice::~TpuDevice() {
+  system_.reset();
+}
+
+uint64_t TpuDevice::allocate(uint64_t size, const std::string& name) {
+  const uint64_t align = static_cast<uint64_t>(arch_.hbm.alignment_bytes);
+  const uint64_t end = static_cast<uint64_t>(arch_.hbm.capacity_bytes);
+  size = std::max<uint64_t>(size, 1);
+  uint64_t candidate = 0;
+  for (const auto& [at, len] : used_) {
+    if (candidate + size <= at) break;
+    candidate = std::max(candidate, (at + len + align - 1) / align * align);
+  }
+  if (candidate + size > end || candidate + size < candidate)
+    throw Error("HBM: no room for '" + name + "' (" + std::to_string(size) + " bytes; " +
+                std::to_string(end) + " bytes per chip, hbm.capacity_bytes)");
+  allocateAt(candidate, size, name);
+  return candidate;
+}
+
+void TpuDevice::allocateAt(uint64_t address, uint64_t size, const std::string& name) {
+  if (address % static_cast<uint64_t>(arch_.hbm.alignment_bytes) != 0)
+    throw Error("HBM: '" + name + "' at " + tpuprog::formatDevPtr(address) + " is not aligned to " +
+                std::to_string(arch_.hbm.alignment_bytes) + " bytes (hbm.alignment_bytes)");
+  const uint64_t end = static_cast<uint64_t>(arch_.hbm.capacity_bytes);
+  if (address + size > end || address + size < address)
+    throw Error("HBM: '" + name + "' at " + tpuprog::formatDevPtr(address) + " (" +
+                std::to_string(size) + " bytes) ends beyond the " + std::to_string(end) +
+                " bytes of a chip (hbm.capacity_bytes)");
+  size = std::max<uint64_t>(size, 1);
+  for (size_t c = 0; c < memories_.size(); ++c) {
+    try {
+      memories_[c]->allocate(address, size, name);
+    } catch (...) {
+      for (size_t k = 0; k < c; ++k) memories_[k]->release(address);
+      throw;
+    }
+  }
+  used_[address] = size;
+}
+
+void TpuDevice::release(uint64_t address) {
+  for (auto& m : memories_) m->release(address);
+  used_.erase(address);
+}
+
+void TpuDevice::writeAll(uint64_t address, const void* data, uint64_t size) {
+  for (auto& m : memories_) m->write(address, data, size);
+}
+
+} // namespace chipless::runtime
