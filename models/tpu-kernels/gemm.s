@@ -11,7 +11,9 @@
 ; the KT slices of K; the groups are shared out over the TensorCores. The steps (group, k)
 ; of a block are pipelined: while the folds of step s run, the B tiles of step s+1 load
 ; into the other B slot, the A slice s+1 streams in (first group only), and the C tiles of
-; the previous group are written back from the other C set.
+; the previous group are written back from the other C set, one tile per step and after
+; the prefetch, so that the large write-backs never hold up the next step's B tiles (HBM
+; serves requests first come, first served).
 ;
 ; VMEM: A block (MB rows x K bytes*2) at 0; B slots at BBUF (2 x G tiles of 32 KiB); C sets
 ; at CBUF (2 x G tiles of MB x 512 bytes). Semaphores: 0 A slice landed; 1 / 2 B tiles of
@@ -19,10 +21,11 @@
 ; tokens each: set free).
 ;
 ; Registers: s0 MB, s1 A row bytes, s2 KT, s3 NT, s4 B row bytes, s5 C row bytes, s6 G,
-; s7 groups, s8 this core's groups, s9 steps per block, s10 C tile bytes in VMEM, s11 BBUF,
-; s12 CBUF, s13 / s14 A / C offset of the block in HBM, s15 step, s16 k, s17 group ordinal,
-; s18 group, s19 its tiles, s20 B slot, s21 C set, s22..s25 the previous step's tiles,
-; group, C set and whether it ended its group; s26..s31 temporaries.
+; s9 steps per block, s10 C tile bytes in VMEM, s11 BBUF, s12 CBUF, s13 / s14 A / C offset
+; of the block in HBM, s15 step, s16 k, s17 group ordinal, s18 group, s19 its tiles, s20 B
+; slot, s21 C set, s22 the previous step's tiles; the pending write-back: s7 its semaphore,
+; s8 the tokens its group lacks (G - tiles), s23 next tile's C offset in HBM, s24 its VMEM
+; address, s25 tiles left; s26..s31 temporaries.
 .kernel gemm
 .scalar M
 .scalar K
@@ -62,6 +65,7 @@
       dma.in dst=0, src=@A+s13, bytes=256, rows=s0, src_stride=s1, dst_stride=s1, sem=0
       li    s15, 0 | li s16, 0
       li    s17, 0 | li s18, core
+      li    s25, 0                        ; no write-back pending
       mul   s27, s18, s6
       sub   s19, s3, s27
       min   s19, s19, s6
@@ -90,36 +94,31 @@ c_free:
         loop  s19
           mxu.matmul.bf16 mxu=s31, lhs=s27, rows=s0, k=128, lhs_stride=s1, rhs=s28, n=128, out=s29, acc=s30, sem=s26 | add s31, s31, 1 | add s29, s29, s10
         endloop | add s28, s28, BTILE
-        ; ---- the previous step's folds are done: its B slot is free; write back its group
-        ;      if it was the group's last step ----
-        beq   s15, 0, next_step
+        ; ---- the previous step's folds are done: its B slot is free, and if it ended its
+        ;      group, that group's C tiles can be written back ----
+        beq   s15, 0, advance
         xor   s26, s20, 1
         add   s26, s26, 3
         sem.wait s26, count=s22
-        beq   s25, 0, next_step
-        mul   s27, s23, s6 | mul s28, s24, s6
-        shl   s27, s27, 9 | mul s28, s28, s10     ; group's columns in C; its set
-        add   s27, s27, s14 | add s28, s28, s12
-        add   s29, s24, 5
-        loop  s22
-          dma.out dst=@C+s27, src=s28, bytes=512, rows=s0, src_stride=512, dst_stride=s5, sem=s29
-          add   s27, s27, 512 | add s28, s28, s10
-        endloop
-        sub   s30, s6, s22
-        sem.signal s29, count=s30                 ; tokens of the tiles a short group lacks
-next_step:
+        bne   s16, 0, advance
+        sub   s23, s18, ncores | xor s27, s21, 1  ; the previous group; its C set
+        mul   s23, s23, s6 | add s7, s27, 5
+        shl   s23, s23, 9 | mul s24, s27, s6      ; its first column of C; set x G
+        add   s23, s23, s14 | mul s24, s24, s10
+        add   s24, s24, s12 | li s25, s22         ; its first tile in VMEM; tiles to write
+        sub   s8, s6, s22
+advance:
         ; ---- advance; prefetch the next step's B tiles (and A slice, first group) ----
-        li    s22, s19 | li s23, s18
-        li    s24, s21 | li s25, 0
+        li    s22, s19 | li s31, 0                ; s31: whether this step ends its group
         add   s16, s16, 1 | add s15, s15, 1
         blt   s16, s2, same_group
-        li    s16, 0 | li s25, 1                  ; that step ended its group
+        li    s16, 0 | li s31, 1
         add   s17, s17, 1 | add s18, s18, ncores
         mul   s27, s18, s6
         sub   s19, s3, s27
         min   s19, s19, s6
 same_group:
-        bge   s15, s9, step_done
+        bge   s15, s9, write_back
         mul   s27, s16, s4 | mul s28, s18, s6
         shl   s27, s27, 7 | shl s28, s28, 8       ; rows k x 128 of B; columns of the group
         add   s27, s27, s28 | and s29, s15, 1
@@ -130,27 +129,48 @@ same_group:
           dma.in dst=s28, src=@B+s27, bytes=256, rows=128, src_stride=s4, dst_stride=256, sem=s30
           add   s27, s27, 256 | add s28, s28, BTILE
         endloop
-        bne   s17, 0, step_done
+        bne   s17, 0, write_back
         shl   s27, s16, 8
         add   s28, s27, s13
         dma.in dst=s27, src=@A+s28, bytes=256, rows=s0, src_stride=s1, dst_stride=s1, sem=0
+write_back:
+        ; ---- one C tile of the pending write-back per step; all of it when a group ends
+        ;      (its C set is waited for when the group after next starts) ----
+        beq   s25, 0, step_done
+        li    s30, 1
+        beq   s31, 0, one_tile
+        li    s30, s25
+one_tile:
+        loop  s30
+          dma.out dst=@C+s23, src=s24, bytes=512, rows=s0, src_stride=512, dst_stride=s5, sem=s7
+          add   s23, s23, 512 | add s24, s24, s10
+        endloop | sub s25, s25, 1
+        bne   s25, 0, step_done
+        sem.signal s7, count=s8                   ; tokens of the tiles a short group lacks
 step_done:
       endloop
-      ; ---- end of the block: the last step's folds, its group's write-back ----
+      ; ---- end of the block: the last step's folds; write back the rest ----
       sub   s27, s15, 1
       and   s27, s27, 1
       add   s27, s27, 3
       sem.wait s27, count=s22
-      mul   s27, s23, s6 | mul s28, s24, s6
-      shl   s27, s27, 9 | mul s28, s28, s10
-      add   s27, s27, s14 | add s28, s28, s12
-      add   s29, s24, 5
-      loop  s22
-        dma.out dst=@C+s27, src=s28, bytes=512, rows=s0, src_stride=512, dst_stride=s5, sem=s29
-        add   s27, s27, 512 | add s28, s28, s10
+      loop  s25                                   ; what is left of the previous group
+        dma.out dst=@C+s23, src=s24, bytes=512, rows=s0, src_stride=512, dst_stride=s5, sem=s7
+        add   s23, s23, 512 | add s24, s24, s10
       endloop
-      sub   s30, s6, s22
-      sem.signal s29, count=s30
+      beq   s25, 0, last_group
+      sem.signal s7, count=s8
+last_group:
+      sub   s23, s18, ncores | add s7, s21, 5     ; the last group (the state has moved past it)
+      mul   s23, s23, s6 | mul s24, s21, s6
+      shl   s23, s23, 9 | mul s24, s24, s10
+      add   s23, s23, s14 | add s24, s24, s12
+      loop  s22
+        dma.out dst=@C+s23, src=s24, bytes=512, rows=s0, src_stride=512, dst_stride=s5, sem=s7
+        add   s23, s23, 512 | add s24, s24, s10
+      endloop
+      sub   s8, s6, s22
+      sem.signal s7, count=s8
       sem.wait 5, count=s6 | sem.wait 6, count=s6 ; every write-back of the block done
       sem.signal 5, count=s6 | sem.signal 6, count=s6
       mul   s27, s0, s1 | mul s28, s0, s5

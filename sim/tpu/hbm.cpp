@@ -1,6 +1,7 @@
 #include "sim/tpu/hbm.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace chipless::sim::tpu {
 
@@ -12,22 +13,34 @@ Hbm::Hbm(const TpuArch& arch, int chip)
                            arch.hbmLatencyCycles());
 }
 
+int Hbm::channelOf(uint64_t block) const {
+  const uint64_t n = channels_.size();
+  uint64_t h = 0;
+  for (; block; block /= n) h += block % n;
+  return static_cast<int>(h % n);
+}
+
 void Hbm::split(uint64_t addr, uint64_t len, std::vector<double>& perChannel) const {
   const uint64_t n = channels_.size();
-  if (len >= interleave_ * n) {
-    // Whole rounds of the channels first, then the rest block by block.
-    uint64_t rounds = len / (interleave_ * n);
+  const uint64_t round = interleave_ * n;
+  // Block by block up to a round boundary, whole rounds (every channel once), then the rest.
+  auto blocks = [&](uint64_t upTo) {
+    while (len > 0 && addr < upTo) {
+      uint64_t block = addr / interleave_;
+      uint64_t take = std::min(len, (block + 1) * interleave_ - addr);
+      perChannel[static_cast<size_t>(channelOf(block))] += static_cast<double>(take);
+      addr += take;
+      len -= take;
+    }
+  };
+  blocks((addr + round - 1) / round * round);
+  if (len >= round) {
+    uint64_t rounds = len / round;
     for (auto& c : perChannel) c += static_cast<double>(rounds * interleave_);
-    addr += rounds * interleave_ * n;
-    len -= rounds * interleave_ * n;
+    addr += rounds * round;
+    len -= rounds * round;
   }
-  while (len > 0) {
-    uint64_t block = addr / interleave_;
-    uint64_t take = std::min(len, (block + 1) * interleave_ - addr);
-    perChannel[block % n] += static_cast<double>(take);
-    addr += take;
-    len -= take;
-  }
+  blocks(UINT64_MAX);
 }
 
 void Hbm::resetCounters() {

@@ -3,6 +3,11 @@
 /// `hbm.interleave_bytes`; each channel is a reservation timeline with its share of
 /// `hbm.bandwidth_gb_s` and `hbm.latency_ns` access latency. The bytes themselves live in the
 /// chip's DeviceMemory (sim/common/device_memory.h).
+///
+/// Blocks map to channels by a hash, as memory controllers do: the digit sum of the block
+/// index in base `channels`, modulo `channels`. Consecutive blocks still visit every channel
+/// once per round, and strided streams (a column slice of a row-major matrix: power-of-two
+/// row pitches) spread over all channels instead of hitting the same few.
 #include "sim/common/timeline.h"
 #include "support/tpu_arch.h"
 
@@ -21,6 +26,8 @@ public:
   void split(uint64_t addr, uint64_t len, std::vector<double>& perChannel) const;
   /// Clears channel counters at the start of a launch.
   void resetCounters();
+  /// The channel serving interleave block `block`.
+  int channelOf(uint64_t block) const;
 
   /// Bytes read and written by DMAs in this launch.
   double bytesRead = 0, bytesWritten = 0;
