@@ -26,7 +26,7 @@ constexpr size_t kMaxLoopDepth = 16;
 Engine::Engine(sc_core::sc_module_name name, Chip& chip, Core& core, Unit unit, int corelet)
     : sc_module(name), chip_(chip), core_(core), unit_(unit), corelet_(corelet),
       label_(engineLabel(core.index(), unit, corelet)), track_(trackOf(unit, corelet)),
-      order_(core.index() * 64 + track_) {
+      order_(core.index() * (3 + 3 * chip.arch().chip.corelets_per_core) + track_) {
   SC_THREAD(thread);
 }
 
@@ -58,6 +58,10 @@ void Engine::thread() {
     } catch (const Error& e) {
       state_ = State::Failed;
       chip_.reportFault(e.what());
+    } catch (const std::exception& e) {
+      // A bug in the model must still end the launch with a message, not kill the process.
+      state_ = State::Failed;
+      chip_.reportFault(label_ + " pc " + std::to_string(pc_) + ": internal error: " + e.what());
     }
     chip_.noteActivity(local_);
   }
