@@ -126,7 +126,8 @@ void IciEngine::send(int seq, int phase, int step, const uint8_t* data, int64_t 
   Cycles arrival = local_;
   if (bytes > 0 && !path.empty())
     reserveShared([&] {
-      arrival = reservePath(system_.now(), local_, static_cast<double>(bytes), path, &starts_);
+      arrival =
+          quantize(reservePath(system_.now(), local_, static_cast<double>(bytes), path, &starts_));
       if (system_.tracing())
         for (size_t i = 0; i < path.size(); ++i)
           system_.traceResource(starts_[i], static_cast<double>(bytes), *path[i], -1);

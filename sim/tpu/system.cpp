@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <unistd.h>
 
 namespace chipless::sim::tpu {
@@ -37,7 +38,7 @@ System::~System() {
 }
 
 Cycles System::now() const {
-  return sc_core::sc_time_stamp().to_double() / periodPs_;
+  return sc_core::sc_time_stamp().to_double() / periodPs_ - base_;
 }
 
 sc_core::sc_time System::toScTime(Cycles c) const {
@@ -80,8 +81,8 @@ void System::assignPrograms(const JobBinary& binary) {
   const int nchips = chips(), ncores = arch_.chip.tensorcores;
   std::vector<long> owner(static_cast<size_t>(nchips) * ncores, -1);
   for (auto& c : chips_) {
-    for (TensorCore* k : c->cores) k->arm(nullptr, launchStart_);
-    c->ici->arm(launchStart_);
+    for (TensorCore* k : c->cores) k->arm(nullptr, 0);
+    c->ici->arm(0);
   }
   for (size_t pi = 0; pi < binary.programs.size(); ++pi) {
     const Program& p = binary.programs[pi];
@@ -104,7 +105,7 @@ void System::assignPrograms(const JobBinary& binary) {
           throw Error(what + " and program " + std::to_string(o) + " both target " +
                       chips_[c]->cores[k]->label());
         o = static_cast<long>(pi);
-        chips_[c]->cores[k]->arm(&p, launchStart_);
+        chips_[c]->cores[k]->arm(&p, 0);
       }
   }
 }
@@ -128,13 +129,20 @@ LaunchResult System::launch(const JobBinary& binary, const std::vector<int64_t>&
   auto hostStart = std::chrono::steady_clock::now();
   progressStart_ = progressLast_ = hostStart;
   symbols_ = &symbolValues;
-  // Units run ahead of SystemC time, so the previous launch may end after now().
-  launchStart_ = lastActivity_ = std::max(now(), lastActivity_);
+  // A new time frame: units ran ahead of SystemC time, so the previous launch may end after
+  // now(). Every reservation of the previous launch is over by then.
+  base_ = std::max(now(), lastActivity_) + base_;
+  lastActivity_ = 0;
   trace_ = trace;
   fault_.clear();
   aborting_ = false;
-  for (auto& c : chips_) c->hbm.resetCounters();
+  const Cycles past = std::numeric_limits<Cycles>::infinity();
+  for (auto& c : chips_) {
+    c->hbm.resetCounters();
+    for (int h = 0; h < c->hbm.channels(); ++h) c->hbm.channel(h).retire(past);
+  }
   ici_.resetCounters();
+  for (auto& l : ici_.links()) l.retire(past);
   assignPrograms(binary);
   if (trace_) nameTraceTracks();
 
@@ -171,7 +179,7 @@ LaunchResult System::launch(const JobBinary& binary, const std::vector<int64_t>&
     }
     abortLaunch(msg);
   }
-  result.cycles = lastActivity_ - launchStart_;
+  result.cycles = lastActivity_;
   if (trace_) flushResourceTraces();
   result.hostSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
@@ -185,8 +193,7 @@ void System::progress() {
   if (t - progressLast_ < std::chrono::seconds(1)) return;
   progressLast_ = t;
   double host = std::chrono::duration<double>(t - progressStart_).count();
-  std::fprintf(stderr, "\r[tpu-sim] %.3f M cycles simulated, %.1f s", (now() - launchStart_) / 1e6,
-               host);
+  std::fprintf(stderr, "\r[tpu-sim] %.3f M cycles simulated, %.1f s", now() / 1e6, host);
   std::fflush(stderr);
 }
 

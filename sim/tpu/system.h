@@ -74,8 +74,10 @@ public:
   void reportFault(const std::string& message);
   /// Notes that something finished at time t (the launch lasts at least until then).
   void noteActivity(Cycles t) { lastActivity_ = std::max(lastActivity_, t); }
-  /// SystemC's current time in cycles.
+  /// SystemC's current time in cycles of the launch's time frame: every launch starts at 0,
+  /// so that its arithmetic on times does not depend on when it runs.
   Cycles now() const;
+  /// A duration in cycles as SystemC time.
   sc_core::sc_time toScTime(Cycles c) const;
   /// Prints progress on stderr now and then during long runs (only to a terminal).
   void progress();
@@ -105,7 +107,7 @@ private:
   void assignPrograms(const tpuprog::JobBinary& binary);
   void checkProgram(const tpuprog::Program& p, size_t index) const;
   [[noreturn]] void abortLaunch(std::string message);
-  double toUs(Cycles c) const { return (c - launchStart_) / (arch_.chip.clock_ghz * 1000.0); }
+  double toUs(Cycles c) const { return c / (arch_.chip.clock_ghz * 1000.0); }
   void nameTraceTracks();
   void flushResourceTraces();
 
@@ -120,7 +122,8 @@ private:
   bool aborting_ = false;
   std::string fault_;
   const std::vector<int64_t>* symbols_ = nullptr;
-  Cycles launchStart_ = 0, lastActivity_ = 0;
+  Cycles lastActivity_ = 0; ///< in the launch's time frame
+  Cycles base_ = 0;         ///< SystemC time of the launch's time 0, in cycles
   double periodPs_;
   TraceWriter* trace_ = nullptr;
   struct ResourceLog {

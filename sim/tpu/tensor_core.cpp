@@ -445,8 +445,8 @@ void TensorCore::vectorLoadStore(const Op& op, bool load) {
   }
   for (size_t i = 0; i < nblocks; ++i) checkVmem(what, blocks[i]);
 
-  const Cycles c = std::max(1.0, static_cast<double>(S * rowBytes) /
-                                     static_cast<double>(arch.vmem.bytes_per_cycle));
+  const Cycles c = quantize(std::max(1.0, static_cast<double>(S * rowBytes) /
+                                              static_cast<double>(arch.vmem.bytes_per_cycle)));
   Cycles start = std::max(local_, load ? vldFree_ : vstFree_);
   for (int64_t i = 0; i < n; ++i) {
     const size_t r = static_cast<size_t>(v + i);
@@ -724,7 +724,7 @@ void TensorCore::dma(const Op& op, bool in) {
   Cycles t = std::max(local_, dmaFree_[e]);
   if (!smem) t = vmemReady(&localB, 1, t, in, unit, what);
   const Cycles issue =
-      arch.dma.setup_cycles + total / static_cast<Cycles>(arch.dma.bytes_per_cycle);
+      quantize(arch.dma.setup_cycles + total / static_cast<Cycles>(arch.dma.bytes_per_cycle));
   Cycles finish = t + issue;
   const int chip = chip_;
   reserveShared([&] {
@@ -732,8 +732,8 @@ void TensorCore::dma(const Op& op, bool in) {
     for (int c = 0; c < hbm.channels(); ++c) {
       if (perChannel_[c] == 0) continue;
       path[0] = &hbm.channel(c);
-      finish = std::max(finish, reservePath(system_.now(), t + arch.dma.setup_cycles,
-                                            perChannel_[c], path, &starts_));
+      finish = std::max(finish, quantize(reservePath(system_.now(), t + arch.dma.setup_cycles,
+                                                     perChannel_[c], path, &starts_)));
       if (system_.tracing()) system_.traceResource(starts_[0], perChannel_[c], *path[0], chip);
     }
   });
@@ -783,15 +783,17 @@ void TensorCore::iciSend(const Op& op) {
   const size_t e =
       static_cast<size_t>(std::min_element(dmaFree_.begin(), dmaFree_.end()) - dmaFree_.begin());
   const Cycles t = std::max(local_, dmaFree_[e]);
-  const Cycles issue = arch.dma.setup_cycles +
-                       static_cast<Cycles>(bytes) / static_cast<Cycles>(arch.dma.bytes_per_cycle);
+  const Cycles issue =
+      quantize(arch.dma.setup_cycles +
+               static_cast<Cycles>(bytes) / static_cast<Cycles>(arch.dma.bytes_per_cycle));
   Cycles arrival = t + issue, read = t + issue;
   std::vector<Timeline*> path = system_.ici().route(chip_, static_cast<int>(to));
   if (!path.empty() && bytes > 0)
     reserveShared([&] {
-      arrival = std::max(arrival, reservePath(system_.now(), t + arch.dma.setup_cycles,
-                                              static_cast<double>(bytes), path, &starts_));
-      read = starts_[0] + static_cast<Cycles>(bytes) / path[0]->bytesPerCycle();
+      arrival =
+          std::max(arrival, quantize(reservePath(system_.now(), t + arch.dma.setup_cycles,
+                                                 static_cast<double>(bytes), path, &starts_)));
+      read = quantize(starts_[0] + static_cast<Cycles>(bytes) / path[0]->bytesPerCycle());
       if (system_.tracing())
         for (size_t i = 0; i < path.size(); ++i)
           system_.traceResource(starts_[i], static_cast<double>(bytes), *path[i], -1);

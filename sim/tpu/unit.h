@@ -5,6 +5,7 @@
 /// (HBM channels, ICI links) in simulated-time order through the arbiter.
 #include "sim/common/timeline.h"
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <systemc>
@@ -15,6 +16,14 @@ class System;
 
 /// Thrown inside units to unwind when the launch is being aborted.
 struct LaunchAborted {};
+
+/// Rounds a time up to a multiple of 1/256 cycle. Transfer times (bytes / bandwidth,
+/// latencies in ns) are snapped to this grid, so every unit time is a dyadic number and sums
+/// and differences of times are exact: a fold always lasts exactly 2R + C + T - 2 cycles and
+/// two launches of one job compute bit-identical times.
+inline Cycles quantize(Cycles t) {
+  return std::ceil(t * 256.0) / 256.0;
+}
 
 class Unit : public sc_core::sc_module {
 public:
