@@ -34,20 +34,38 @@ TpuDevice::~TpuDevice() {
   system_.reset();
 }
 
-uint64_t TpuDevice::allocate(uint64_t size, const std::string& name) {
+uint64_t TpuDevice::placeRange(uint64_t preferred, uint64_t size) const {
   const uint64_t align = static_cast<uint64_t>(arch_.hbm.alignment_bytes);
   const uint64_t end = static_cast<uint64_t>(arch_.hbm.capacity_bytes);
   size = std::max<uint64_t>(size, 1);
+  auto isFree = [&](uint64_t at) {
+    if (at % align != 0 || at + size > end || at + size < at) return false;
+    auto next = used_.lower_bound(at);
+    if (next != used_.end() && next->first < at + size) return false;
+    return next == used_.begin() || std::prev(next)->first + std::prev(next)->second <= at;
+  };
+  if (isFree(preferred)) return preferred;
   uint64_t candidate = 0;
   for (const auto& [at, len] : used_) {
     if (candidate + size <= at) break;
     candidate = std::max(candidate, (at + len + align - 1) / align * align);
   }
   if (candidate + size > end || candidate + size < candidate)
-    throw Error("HBM: no room for '" + name + "' (" + std::to_string(size) + " bytes; " +
-                std::to_string(end) + " bytes per chip, hbm.capacity_bytes)");
-  allocateAt(candidate, size, name);
+    throw Error("HBM: no room for " + std::to_string(size) + " bytes (" + std::to_string(end) +
+                " bytes per chip, hbm.capacity_bytes)");
   return candidate;
+}
+
+uint64_t TpuDevice::allocate(uint64_t size, const std::string& name) {
+  uint64_t at = 0;
+  try {
+    at = placeRange(0, size);
+  } catch (const Error&) {
+    throw Error("HBM: no room for '" + name + "' (" + std::to_string(size) + " bytes; " +
+                std::to_string(arch_.hbm.capacity_bytes) + " bytes per chip, hbm.capacity_bytes)");
+  }
+  allocateAt(at, std::max<uint64_t>(size, 1), name);
+  return at;
 }
 
 void TpuDevice::allocateAt(uint64_t address, uint64_t size, const std::string& name) {

@@ -39,6 +39,9 @@ public:
 
   /// Allocates `size` bytes on every chip (first fit, hbm.alignment_bytes aligned).
   uint64_t allocate(uint64_t size, const std::string& name);
+  /// Where `size` bytes can go: `preferred` if that range is free, else the first free
+  /// aligned range. Throws chipless::Error when HBM is full.
+  uint64_t placeRange(uint64_t preferred, uint64_t size) const;
   /// Claims [address, address+size) on every chip (a plan's preparation gives addresses).
   void allocateAt(uint64_t address, uint64_t size, const std::string& name);
   /// Frees an allocation made by allocate/allocateAt.

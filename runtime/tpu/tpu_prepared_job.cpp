@@ -5,6 +5,8 @@
 #include "support/tpuprog/binary.h"
 #include "support/tpuprog/directory.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <set>
 
 namespace chipless::runtime {
@@ -63,12 +65,28 @@ TpuPreparedJob::~TpuPreparedJob() {
 }
 
 void TpuPreparedJob::prepare() {
+  // The region the plan asks for, moved as a whole if another job holds any of it.
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (size_t i = 0; i < job_.plan.prepare.size(); ++i) {
+    const PlanCommand& c = job_.plan.prepare[i];
+    uint64_t ptr = parseDevPtr(c.devPtr, name_ + ": prepare[" + std::to_string(i) + "].dev_ptr");
+    lo = std::min(lo, ptr);
+    hi = std::max(hi, ptr + static_cast<uint64_t>(std::max<int64_t>(c.size, 1)));
+  }
+  if (lo < hi) {
+    try {
+      relocation_ =
+          static_cast<int64_t>(device_.placeRange(lo, hi - lo)) - static_cast<int64_t>(lo);
+    } catch (const Error& e) {
+      throw Error(name_ + ": prepare: " + e.what());
+    }
+  }
   try {
     for (size_t i = 0; i < job_.plan.prepare.size(); ++i) {
       const PlanCommand& c = job_.plan.prepare[i];
       std::string where =
           name_ + ": prepare[" + std::to_string(i) + "] (" + commandName(c.kind) + ")";
-      uint64_t ptr = parseDevPtr(c.devPtr, where + ".dev_ptr");
+      uint64_t ptr = parseDevPtr(c.devPtr, where + ".dev_ptr") + static_cast<uint64_t>(relocation_);
       if (c.kind == PlanCommand::Kind::Allocate) {
         try {
           device_.allocateAt(ptr, static_cast<uint64_t>(c.size), c.name);
@@ -287,7 +305,8 @@ TpuLaunchOutput TpuPreparedJob::launch(const TpuLaunchArgs& args) {
       break;
     }
     case PlanCommand::Kind::ComputeOnDevice: {
-      uint64_t ptr = parseDevPtr(c.devPtr, where + ".job_bin_ptr");
+      uint64_t ptr =
+          parseDevPtr(c.devPtr, where + ".job_bin_ptr") + static_cast<uint64_t>(relocation_);
       if (ptr != binaryPtr_)
         throw Error(where + ": job_bin_ptr " + c.devPtr +
                     " is not where the program binary was loaded (" + formatDevPtr(binaryPtr_) +

@@ -1,7 +1,9 @@
 #pragma once
 /// A TPU program prepared on a device once and launched many times: preparation loads the
 /// binary into every chip's HBM and allocates the job's buffers; each launch binds tensors
-/// and scalars, patches the symbolic operands and runs the execution plan.
+/// and scalars, patches the symbolic operands and runs the execution plan. Several jobs can
+/// be prepared on one device: when the region a plan asks for is taken, the job's program
+/// and buffers move to a free region (programs refer to buffers through symbols).
 #include "runtime/tpu/tpu_device.h"
 #include "runtime/tpu/tpu_layout.h"
 #include "support/npy.h"
@@ -57,6 +59,7 @@ private:
   tpuprog::Job job_;
   std::string name_;
   uint64_t binaryPtr_ = 0;
+  int64_t relocation_ = 0; ///< added to the plan's preparation addresses (region was taken)
   bool binaryLoaded_ = false;
   std::map<std::string, uint64_t> buffers_; ///< buffer name → HBM address
   std::vector<uint64_t> allocations_;
