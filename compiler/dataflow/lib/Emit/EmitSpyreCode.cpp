@@ -1,0 +1,89 @@
+//===- EmitSpyreCode.cpp - a dfir.job to a SpyreCode job ------------------===//
+//
+// Part of chipless. The job-level half of the emitter: arguments, scalars and buffers
+// become the plan's metadata, every dfir.program one program of the binary
+// (ProgramEmitter), and the plan gets the standard preparation and execution steps.
+// Before the job is handed out it is run through the SpyreCode reader's own checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dataflow/Emit/EmitSpyreCode.h"
+
+#include "ProgramEmitter.h"
+#include "mlir/IR/Verifier.h"
+#include "support/spyrecode/binary.h"
+#include "support/spyrecode/plan.h"
+
+using namespace mlir;
+namespace sc = chipless::spyrecode;
+
+namespace {
+
+sc::ArgRole roleOf(dfir::ArgRole role) {
+  switch (role) {
+  case dfir::ArgRole::Input:
+    return sc::ArgRole::Input;
+  case dfir::ArgRole::Output:
+    return sc::ArgRole::Output;
+  case dfir::ArgRole::InOut:
+    return sc::ArgRole::InOut;
+  }
+  return sc::ArgRole::Input;
+}
+
+} // namespace
+
+FailureOr<sc::Job> chipless::dataflow::emitSpyreCode(dfir::JobOp job, const SpyreArch& arch) {
+  if (failed(mlir::verify(job))) return failure();
+  sc::Job out;
+  out.plan.kernel = job.getSymName().str();
+  detail::SymbolTable symbols;
+  for (Operation& op : job.getBody().front()) {
+    if (auto arg = dyn_cast<dfir::TensorArgOp>(op)) {
+      if (arg.getLayout() && *arg.getLayout() != "stick")
+        return arg.emitError() << "layout \"" << *arg.getLayout()
+                               << "\" cannot be emitted: a SpyreCode plan stores every tensor "
+                                  "argument in the stick layout";
+      sc::TensorArg t;
+      t.name = arg.getName().str();
+      t.role = roleOf(arg.getRole());
+      t.dtype = *dfir::dtypeOf(arg.getDtype());
+      for (Attribute dim : arg.getShape()) {
+        if (auto size = dyn_cast<IntegerAttr>(dim))
+          t.shape.emplace_back(std::in_place_type<int64_t>, size.getValue().getSExtValue());
+        else
+          t.shape.push_back(cast<StringAttr>(dim).getValue().str());
+      }
+      out.plan.args.push_back(std::move(t));
+    } else if (auto scalar = dyn_cast<dfir::ScalarArgOp>(op)) {
+      out.plan.scalars.push_back({scalar.getName().str()});
+    } else if (auto buffer = dyn_cast<dfir::BufferOp>(op)) {
+      out.plan.buffers.push_back({buffer.getName().str(), static_cast<int64_t>(buffer.getSize())});
+    } else if (auto program = dyn_cast<dfir::ProgramOp>(op)) {
+      sc::Program emitted;
+      detail::ProgramEmitter emitter(program, arch, symbols);
+      if (failed(emitter.run(emitted))) return failure();
+      out.binary.programs.push_back(std::move(emitted));
+    }
+  }
+  if (out.binary.programs.empty()) return job.emitError("has no dfir.program to emit");
+  out.binary.symbols = symbols.names;
+
+  // The reader's checks (opcodes on their units, operand counts, registers, labels,
+  // symbols, the plan's fields) must pass: a job that fails them is an emitter bug, and
+  // it is reported here rather than when the simulator loads it.
+  const std::string where = "emitted job '" + out.plan.kernel + "'";
+  try {
+    std::string bytes = sc::encodeBinary(out.binary);
+    sc::decodeBinary(bytes, where);
+    const uint64_t programPtr = static_cast<uint64_t>(arch.memory.program_segment) *
+                                static_cast<uint64_t>(arch.memory.segment_bytes);
+    sc::addStandardSteps(out.plan, programPtr, static_cast<int64_t>(bytes.size()),
+                         static_cast<uint64_t>(arch.memory.alignment_bytes));
+    sc::parsePlan(sc::planToJson(out.plan), where + " job.plan");
+  } catch (const std::exception& e) {
+    return job.emitError() << "internal error: the emitted job fails the SpyreCode checks: "
+                           << e.what();
+  }
+  return out;
+}
