@@ -348,6 +348,83 @@ TEST(TensorCore, ACollectiveOneChipNeverIssuesIsADeadlock) {
   EXPECT_NE(m.find("chip 0 core 0 pc 1: waiting for semaphore 0"), std::string::npos) << m;
 }
 
+TEST(TensorCore, IciSendWritesAnotherChipsHbmAndSignalsIt) {
+  // Chip 0 sends its X to chip 1's Y; chip 1 waits for the arrival and copies Y into Z.
+  const char* text = R"(
+.kernel send
+.input  X f32 [1, 1024] placement=split
+.output Y f32 [1, 1024] placement=split
+.output Z f32 [1, 1024] placement=split
+.program cores=0 chips=0
+    ici.send chip=1, dst=@Y, src=@X, bytes=4096, sem=2, done=3
+    sem.wait 3
+    fence
+.end
+.program cores=0 chips=1
+    sem.wait 2
+    dma.in dst=0, src=@Y, bytes=4096, sem=0
+    sem.wait 0
+    dma.out dst=@Z, src=0, bytes=4096, sem=0
+    sem.wait 0
+.end
+)";
+  NpyArray x = randomF32({2, 1024}, 13);
+  TpuRun r = runTpu(text, {{"X", x}}, tpuArch(), 2);
+  std::vector<float> in = values(x), z = values(r.outputs.at("Z"));
+  for (int i = 0; i < 1024; ++i) ASSERT_EQ(z[1024 + i], in[i]); // chip 1's Z = chip 0's X
+  // 4 KiB over one 50 GB/s link (33.3 B/cycle) plus a hop of latency, at least.
+  TpuArch a = tpuArch();
+  EXPECT_GE(r.cycles, 4096 / a.iciBytesPerCycle() + a.iciLatencyCycles());
+  EXPECT_EQ(r.stats.get("chip[0].core[0].ici_bytes_sent"), 4096);
+  EXPECT_EQ(r.stats.get("ici.bytes"), 4096);
+}
+
+TEST(TensorCore, SmemLoadsDriveControlFlow) {
+  // N from HBM through SMEM: the loop runs N times.
+  const char* text = R"(
+.kernel smem
+.input  N i32 [8]
+.output Y i32 [8, 128]
+.program cores=0
+    dma.in dst=64, src=@N, bytes=32, sem=0, mem=smem
+    sem.wait 0
+    sld   s1, 68                          ; N[1]
+    li    s2, 0
+    loop  s1
+      add s2, s2, 3
+    endloop
+    vbcast.i32 v0, s2
+    vst.i32 v0, 0
+    dma.out dst=@Y, src=0, bytes=4096, sem=1
+    sem.wait 1
+.end
+)";
+  NpyArray n = makeNpy(DType::I32, {8});
+  reinterpret_cast<int32_t*>(n.data.data())[1] = 7;
+  TpuRun r = runTpu(text, {{"N", n}}, tpuArch());
+  const auto* y = reinterpret_cast<const int32_t*>(r.outputs.at("Y").data.data());
+  for (int i = 0; i < 1024; ++i) ASSERT_EQ(y[i], 21);
+  std::string m = tpuError(".kernel k\n.program cores=0\n    sld s1, 6\n.end\n", {}, tpuArch());
+  EXPECT_NE(m.find("misaligned SMEM address 0x6"), std::string::npos) << m;
+}
+
+TEST(TensorCore, FenceWaitsForEverythingInFlight) {
+  const char* text = R"(
+.kernel fence
+.input  X f32 [256, 1024]
+.program cores=0
+    dma.in dst=0, src=@X, bytes=1048576, sem=0
+    fence
+    vld.f32 v0, 0
+.end
+)";
+  // Without the fence the load would race with the DMA; with it the core waits for the DMA.
+  TpuRun r = runTpu(text, {{"X", randomF32({256, 1024}, 14)}}, tpuArch());
+  TpuArch a = tpuArch();
+  EXPECT_GE(r.cycles, 1048576 / a.hbmBytesPerCycle());
+  EXPECT_GT(r.stats.get("chip[0].core[0].scalar.issue_stall_cycles"), 1000);
+}
+
 TEST(TensorCore, TimingOnlyGivesTheSameCycles) {
   NpyArray x = randomF32({16, 256}, 1), y = randomF32({16, 256}, 2);
   TpuRun fn = runTpu(kAdd, {{"X", x}, {"Y", y}}, tpuArch());
