@@ -2,8 +2,9 @@
 ;
 ; Any shape: in HBM, A and C are padded to multiples of 8 rows and 128 columns, B to
 ; multiples of 128 in both dimensions (tiles 8x128 and 128x128), with zeros, so the kernel
-; works on whole 128 x 128 tiles. M is processed in blocks of MB rows (MB a multiple of 8
-; dividing M padded to 8; MB = M streams every row through each fold, the fewest folds).
+; works on whole 128 x 128 tiles. M is processed in blocks of MB rows (MB must divide M
+; padded to 8, else the kernel stops with trap 1; MB = M streams every row through each
+; fold, the fewest folds).
 ;
 ; Weight-stationary: each fold loads a 128 x 128 tile of B (k-slice, column tile) into an
 ; MXU and streams the block's MB rows of the A slice through it, accumulating fp32 results
@@ -58,6 +59,9 @@
     add   s12, s12, s11                   ; CBUF: after 2 x G B tiles
     sem.signal 5, count=s6 | sem.signal 6, count=s6
     li    s13, 0 | li s14, 0
+    blt   s0, 1, bad_mb
+    rem   s26, @A.p0, s0
+    bne   s26, 0, bad_mb                  ; MB must divide M (padded to 8)
     div   s26, @A.p0, s0                  ; blocks of MB rows
     beq   s9, 0, done                     ; no group for this core
     loop  s26
@@ -178,4 +182,8 @@ last_group:
     endloop
 done:
     fence
+    jmp   end
+bad_mb:
+    trap  1
+end:
 .end

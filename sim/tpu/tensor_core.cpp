@@ -323,6 +323,9 @@ bool TensorCore::scalarOp(const Op& op, size_t& nextPc) {
   case Opcode::Fence:
     fence();
     break;
+  case Opcode::Trap:
+    fault("trap " + std::to_string(arg(op, 0)) +
+          ": the program stopped itself (a check of its preconditions failed; see its source)");
   default:
     fault("not a scalar operation");
   }

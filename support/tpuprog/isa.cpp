@@ -113,6 +113,9 @@ std::vector<OpcodeInfo> buildTable() {
   scalar(Opcode::Fence, "fence", {}, 0,
          "stall issue until every vector, MXU, DMA and ICI operation this core issued is "
          "complete");
+  scalar(Opcode::Trap, "trap", {req("code", K::Expr)}, 1,
+         "stop the launch with an error naming this core, the pc and `code`: a program's "
+         "check of its own preconditions failed");
 
   t.push_back({Opcode::Vld, "vld", Slot::VLoad, DtypeRule::Required, kMemTypes, vMem("vd"), 2, true,
                "load n vector registers vd.. from VMEM: sublane r of register vd+i is the row of "

@@ -57,6 +57,7 @@ enum class Opcode : uint16_t {
   SemSignal,
   SemWait,
   Fence,
+  Trap,
   // vector load / store slots
   Vld,
   Vst,

@@ -30,13 +30,14 @@ const std::vector<Group>& groups() {
        "Control operations take effect after the other operations of their bundle. A bundle "
        "holds at most one control operation. Loops nest up to 16 deep at run time.",
        [](const OpcodeInfo& i) { return isControl(i.op) || i.op == Opcode::Nop; }},
-      {"Scalar slot: synchronisation",
+      {"Scalar slot: synchronisation and traps",
        "Semaphores are counting semaphores of the TensorCore (0..scalar.semaphores-1) whose "
        "tokens carry the simulated time from which they may be taken. Asynchronous operations "
        "(MXU folds, DMAs, ICI transfers and collectives) add a token to their `sem` operand "
        "when they complete; -1 means none.",
        [](const OpcodeInfo& i) {
-         return i.slot == Slot::Scalar && (startsWith(i.mnemonic, "sem.") || i.op == Opcode::Fence);
+         return i.slot == Slot::Scalar &&
+                (startsWith(i.mnemonic, "sem.") || i.op == Opcode::Fence || i.op == Opcode::Trap);
        }},
       {"Scalar slot: ALU and SMEM",
        "Scalar registers s0..s(scalar.registers-1) are 64-bit and zero at launch; `core`, "

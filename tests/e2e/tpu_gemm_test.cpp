@@ -3,6 +3,7 @@
 // timing against the weight-stationary formulas: without overlapped weight loading one MXU's
 // cycles are exactly ceil(K/R) ceil(N/C) (2R + C + M - 2); with it they lie between the ideal
 // M N K / (R C MXUs) and that figure; no run beats the ideal or the HBM bound.
+#include "support/error.h"
 #include "tests/e2e/tpu_kernel_harness.h"
 
 #include <cmath>
@@ -59,6 +60,19 @@ TEST(TpuGemm, TwoTensorCoresShareTheColumnTiles) {
 
 TEST(TpuGemm, V6eRunsTheKernelOnItsLargerArrays) {
   checkGemm({64, 200, 300, 64}, tpuArchWith({}, "v6e"), 8);
+}
+
+TEST(TpuGemm, ABlockSizeThatDoesNotDivideMStopsTheKernel) {
+  TpuRunOptions o;
+  o.timingOnly = true;
+  o.scalars = {{"M", 512}, {"K", 128}, {"N", 128}, {"MB", 200}};
+  try {
+    runTpuKernel("gemm", {}, tpuArchWith(), o);
+    FAIL() << "MB=200 for M=512 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("chip 0 core 0 scalar pc"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(trap): trap 1"), std::string::npos) << e.what();
+  }
 }
 
 /// MXU busy cycles of one MXU over the whole GEMM (timing only).
