@@ -38,6 +38,7 @@ FailureOr<sc::Job> chipless::dataflow::emitSpyreCode(dfir::JobOp job, const Spyr
   sc::Job out;
   out.plan.kernel = job.getSymName().str();
   detail::SymbolTable symbols;
+  bool failedProgram = false; // keep going, to report the errors of every program
   for (Operation& op : job.getBody().front()) {
     if (auto arg = dyn_cast<dfir::TensorArgOp>(op)) {
       if (arg.getLayout() && *arg.getLayout() != "stick")
@@ -62,10 +63,14 @@ FailureOr<sc::Job> chipless::dataflow::emitSpyreCode(dfir::JobOp job, const Spyr
     } else if (auto program = dyn_cast<dfir::ProgramOp>(op)) {
       sc::Program emitted;
       detail::ProgramEmitter emitter(program, arch, symbols);
-      if (failed(emitter.run(emitted))) return failure();
+      if (failed(emitter.run(emitted))) {
+        failedProgram = true;
+        continue;
+      }
       out.binary.programs.push_back(std::move(emitted));
     }
   }
+  if (failedProgram) return failure();
   if (out.binary.programs.empty()) return job.emitError("has no dfir.program to emit");
   out.binary.symbols = symbols.names;
 

@@ -41,12 +41,12 @@ struct EmitSpyreCodePass : PassWrapper<EmitSpyreCodePass, OperationPass<ModuleOp
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (dir.empty()) {
-      module.emitError("dfir-emit-spyrecode needs dir=DIR");
+      mlir::emitError(module.getLoc(), "dfir-emit-spyrecode needs dir=DIR");
       return signalPassFailure();
     }
     auto jobs = llvm::to_vector(module.getOps<dfir::JobOp>());
     if (jobs.empty()) {
-      module.emitError("no dfir.job to emit");
+      mlir::emitError(module.getLoc(), "no dfir.job to emit");
       return signalPassFailure();
     }
     try {
@@ -65,7 +65,7 @@ struct EmitSpyreCodePass : PassWrapper<EmitSpyreCodePass, OperationPass<ModuleOp
         chipless::spyrecode::writeJob(path, *emitted);
       }
     } catch (const std::exception& e) {
-      module.emitError() << e.what();
+      mlir::emitError(module.getLoc()) << e.what();
       signalPassFailure();
     }
   }

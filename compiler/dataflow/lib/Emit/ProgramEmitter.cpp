@@ -216,7 +216,16 @@ void ProgramEmitter::emitParallelCopy(std::vector<std::pair<int, sc::Operand>> m
       });
     });
     if (ready != moves.end()) {
-      emit(sc::Opcode::Li, {registerOperand(ready->first), ready->second});
+      // `add rd, r, c` reads better than the equivalent `li rd, r+c`; both are one
+      // instruction.
+      const sc::Operand& src = ready->second;
+      if (src.reg >= 0 && (src.imm != 0 || src.sym >= 0)) {
+        sc::Operand rest = src;
+        rest.reg = -1;
+        emit(sc::Opcode::Add, {registerOperand(ready->first), registerOperand(src.reg), rest});
+      } else {
+        emit(sc::Opcode::Li, {registerOperand(ready->first), src});
+      }
       moves.erase(ready);
       continue;
     }
@@ -280,7 +289,9 @@ void ProgramEmitter::emitFor(scf::ForOp op) {
       emit(sc::Opcode::Sub, {registerOperand(t), operandOf(ub), operandOf(lb)});
       span = registerOperand(t);
     }
-    if (step.isConstant()) {
+    if (step.isConstant() && step.imm == 1) {
+      if (lb.isConstant()) emit(sc::Opcode::Li, {registerOperand(t), span});
+    } else if (step.isConstant()) {
       span.imm += step.imm - 1;
       emit(sc::Opcode::Div, {registerOperand(t), span, immediate(step.imm)});
     } else {

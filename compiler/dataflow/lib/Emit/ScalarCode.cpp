@@ -305,6 +305,12 @@ LogicalResult ProgramEmitter::analyzeArith(Operation* op, int pos) {
         static_cast<int64_t>(static_cast<uint64_t>(a->imm) - static_cast<uint64_t>(b->imm));
     exprs_[op->getResult(0)] = difference;
     return success();
+  } else if (b->isConstant() &&
+             ((b->imm == 1 && (*opcode == sc::Opcode::Mul || *opcode == sc::Opcode::Div)) ||
+              (b->imm == 0 && (*opcode == sc::Opcode::Shl || *opcode == sc::Opcode::Shr ||
+                               *opcode == sc::Opcode::Or || *opcode == sc::Opcode::Xor)))) {
+    exprs_[op->getResult(0)] = *a; // x*1, x/1, x<<0, x>>0, x|0, x^0 are x
+    return success();
   } else if (a->isConstant() && b->isConstant()) {
     if (std::optional<int64_t> folded = foldScalar(*opcode, a->imm, b->imm)) {
       Expr e;
@@ -526,6 +532,24 @@ void ProgramEmitter::coalesceYields() {
     ValueRange yielded = body->getTerminator()->getOperands();
     for (size_t i = 0; i < yielded.size(); ++i)
       tryMerge(yielded[i], record.slots[i], body, yielded, loop.getRegionIterArgs()[i]);
+    // An initial value that nothing reads after the loop starts can be computed in the
+    // loop-carried register directly.
+    ValueRange inits = loop.getInitArgs();
+    for (size_t i = 0; i < inits.size(); ++i) {
+      Value init = inits[i];
+      auto git = groupOf_.find(init);
+      if (git == groupOf_.end()) continue;
+      const int g = git->second, slot = record.slots[i];
+      Operation* def = init.getDefiningOp();
+      if (!def || groups_[g].owner != def || groups_[g].mergedInto >= 0 || g == slot ||
+          llvm::count(inits, init) != 1)
+        continue;
+      auto last = lastUse_.find(init);
+      if (last != lastUse_.end() && last->second > 2 * record.initPos) continue;
+      groups_[g].mergedInto = slot;
+      groups_[slot].start = std::min(groups_[slot].start, groups_[g].start);
+      groups_[slot].end = std::max(groups_[slot].end, groups_[g].end);
+    }
   }
   for (Operation* op : ifOrder_) {
     const IfRecord& record = ifs_[op];

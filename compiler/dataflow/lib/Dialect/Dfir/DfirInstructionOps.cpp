@@ -33,6 +33,7 @@ std::string operandList(const sc::OpcodeInfo& info) {
 
 /// A float immediate: a number, or "inf", "-inf", "nan" (quoted or as keywords inf/nan).
 ParseResult parseIsaFloat(OpAsmParser& parser, double& value) {
+  SMLoc loc = parser.getCurrentLocation();
   std::string text;
   if (succeeded(parser.parseOptionalString(&text))) {
     if (text == "inf" || text == "+inf") {
@@ -42,8 +43,7 @@ ParseResult parseIsaFloat(OpAsmParser& parser, double& value) {
     } else if (text == "nan") {
       value = NAN;
     } else {
-      return parser.emitError(parser.getCurrentLocation(),
-                              "expected a number, \"inf\", \"-inf\" or \"nan\", got \"")
+      return parser.emitError(loc, "expected a number, \"inf\", \"-inf\" or \"nan\", got \"")
              << text << "\"";
     }
     return success();
@@ -289,11 +289,11 @@ LogicalResult mlir::dfir::verifyInstruction(InstructionOpInterface op) {
       std::optional<int64_t> value = constantIndex(operand.value);
       StringRef name = decl.name;
       if (value && (name == "token" || name == "done")) {
-        int64_t lowest = decl.optional ? -1 : 0;
-        if (*value < lowest)
+        const bool optional = decl.optional;
+        if (*value < (optional ? -1 : 0))
           return op->emitOpError()
-                 << "operand '" << name << "' is a token id (" << lowest
-                 << (lowest < 0 ? " for none" : "") << ", or 0..), got " << *value;
+                 << "operand '" << name << "' is a token id ("
+                 << (optional ? "-1 for none, or 0.." : "0..") << "), got " << *value;
       }
       continue;
     }

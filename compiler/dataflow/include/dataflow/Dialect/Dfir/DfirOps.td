@@ -137,6 +137,7 @@ def Dfir_BufferOp : Dfir_Op<"buffer", [HasParent<"JobOp">]> {
 }
 
 def Dfir_ProgramOp : Dfir_Op<"program", [HasParent<"JobOp">, NoTerminator, SingleBlock,
+                                         IsolatedFromAbove,
                                          NoRegionArguments]> {
   let summary = "The program of one hardware unit on a range of cores and corelets";
   let description = [{
