@@ -373,6 +373,9 @@ void ProgramEmitter::emitInstruction(dfir::InstructionOpInterface op) {
     sc::Operand value = immediate(decl.optional ? decl.defaultValue : 0);
     if (operand && operand->present()) {
       switch (decl.kind) {
+      case sc::OperandKind::Reg:
+        value = registerOperand(regOf(operand->value));
+        break;
       case sc::OperandKind::Expr:
         value = operandOf(*exprOf(operand->value));
         break;

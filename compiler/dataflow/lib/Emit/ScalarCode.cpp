@@ -440,6 +440,11 @@ LogicalResult ProgramEmitter::analyzeIf(scf::IfOp op) {
 LogicalResult ProgramEmitter::analyzeInstruction(dfir::InstructionOpInterface op, int pos) {
   for (const dfir::IsaOperand& operand : dfir::getIsaOperands(op)) {
     const sc::OperandDecl& decl = *operand.decl;
+    if (decl.kind == sc::OperandKind::Reg) {
+      // A register the instruction writes: a register value from here on.
+      if (operand.value) defineValue(operand.value, newGroup(2 * pos + 1, op), 2 * pos + 1);
+      continue;
+    }
     if (operand.value) {
       if (!exprOf(operand.value) && !conditions_.contains(operand.value))
         return op->emitError() << "operand '" << decl.name

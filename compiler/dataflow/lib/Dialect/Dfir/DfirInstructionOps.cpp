@@ -190,6 +190,8 @@ ParseResult mlir::dfir::parseInstruction(OpAsmParser& parser, OperationState& re
     segments.push_back(values[i] ? 1 : 0);
     if (values[i] && parser.resolveOperand(*values[i], index, result.operands)) return failure();
   }
+  // Registers the instruction writes are the op's results.
+  result.addTypes(SmallVector<Type>(countRegisterOperands(opcode), index));
   if (result.name.hasTrait<OpTrait::AttrSizedOperandSegments>())
     result.addAttribute("operandSegmentSizes", parser.getBuilder().getDenseI32ArrayAttr(segments));
   return success();
@@ -201,6 +203,7 @@ void mlir::dfir::printInstruction(OpAsmPrinter& p, InstructionOpInterface op) {
   if (auto dtype = operation->getAttrOfType<TypeAttr>("dtype")) p << " " << dtype.getValue();
   bool first = true;
   for (const IsaOperand& operand : getIsaOperands(op)) {
+    if (operand.decl->kind == sc::OperandKind::Reg) continue; // printed as the op's results
     elided.push_back(operand.decl->name);
     if (!operand.present()) continue;
     p << (first ? " " : ", ") << operand.decl->name << " = ";
@@ -261,6 +264,11 @@ LogicalResult mlir::dfir::verifyInstruction(InstructionOpInterface op) {
     return op->emitOpError() << "does not match " << info.mnemonic << ", which has " << expected
                              << " expression operands";
 
+  if (operation->getNumResults() != countRegisterOperands(opcode))
+    return op->emitOpError() << "has " << operation->getNumResults() << " results but "
+                             << info.mnemonic << " writes " << countRegisterOperands(opcode)
+                             << " registers";
+
   // Element type.
   if (info.dtype != sc::DtypeRule::None) {
     auto dtype = operation->getAttrOfType<TypeAttr>("dtype");
@@ -284,6 +292,7 @@ LogicalResult mlir::dfir::verifyInstruction(InstructionOpInterface op) {
   std::optional<int64_t> firstFifo;
   for (const IsaOperand& operand : getIsaOperands(op)) {
     const sc::OperandDecl& decl = *operand.decl;
+    if (decl.kind == sc::OperandKind::Reg) continue;
     if (decl.kind == sc::OperandKind::Expr) {
       // Token ids that are constants must be in range.
       std::optional<int64_t> value = constantIndex(operand.value);

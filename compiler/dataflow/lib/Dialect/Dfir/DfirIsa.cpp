@@ -25,12 +25,16 @@ SmallVector<IsaOperand> mlir::dfir::getIsaOperands(InstructionOpInterface op) {
   const unsigned leftOver =
       operation->getNumOperands() > required ? operation->getNumOperands() - required : 0;
   SmallVector<IsaOperand> result;
-  unsigned group = 0, next = 0;
+  unsigned group = 0, next = 0, results = 0;
   for (const sc::OperandDecl& decl : info.operands) {
-    if (decl.kind == sc::OperandKind::Hidden || decl.kind == sc::OperandKind::Reg) continue;
+    if (decl.kind == sc::OperandKind::Hidden) continue;
     IsaOperand operand;
     operand.decl = &decl;
-    if (decl.kind == sc::OperandKind::Expr) {
+    if (decl.kind == sc::OperandKind::Reg) {
+      // A register the instruction writes: the op's next result.
+      if (results < operation->getNumResults()) operand.value = operation->getResult(results);
+      ++results;
+    } else if (decl.kind == sc::OperandKind::Expr) {
       unsigned size = decl.optional ? leftOver : 1;
       if (segments) size = group < segments.size() ? static_cast<unsigned>(segments[group]) : 0;
       if (size > 0 && next < operation->getNumOperands())
@@ -49,6 +53,13 @@ unsigned mlir::dfir::countExpressionOperands(sc::Opcode opcode) {
   unsigned n = 0;
   for (const sc::OperandDecl& decl : sc::opcodeInfo(opcode).operands)
     n += decl.kind == sc::OperandKind::Expr;
+  return n;
+}
+
+unsigned mlir::dfir::countRegisterOperands(sc::Opcode opcode) {
+  unsigned n = 0;
+  for (const sc::OperandDecl& decl : sc::opcodeInfo(opcode).operands)
+    n += decl.kind == sc::OperandKind::Reg;
   return n;
 }
 

@@ -29,13 +29,16 @@ struct IsaOperand {
   bool present() const { return value || attr; }
 };
 
-/// The operands of `op` in the order of its opcode's table entry (hidden and register
-/// operands, which no instruction op has, are skipped). Expression operands are the op's
-/// SSA operand groups in order; every other kind is the attribute named like the operand.
+/// The operands of `op` in the order of its opcode's table entry (hidden operands are
+/// skipped). Register operands (a register the instruction writes, `rd`) are the op's
+/// results in order; expression operands are the op's SSA operand groups in order; every
+/// other kind is the attribute named like the operand.
 SmallVector<IsaOperand> getIsaOperands(InstructionOpInterface op);
 
 /// Number of expression (SSA) operands of `opcode` in the table.
 unsigned countExpressionOperands(chipless::spyrecode::Opcode opcode);
+/// Number of register operands (results) of `opcode` in the table.
+unsigned countRegisterOperands(chipless::spyrecode::Opcode opcode);
 
 /// The SFU opcode of `dfir.sfu "KIND"` ("add" -> sfu.add); nullopt for anything that is
 /// not an SFU vector opcode (splat has its own op).
