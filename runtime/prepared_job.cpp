@@ -153,6 +153,7 @@ StickLayout PreparedJob::layoutOf(const TensorArg& a,
   StickLayout l;
   l.dtype = a.dtype;
   l.stickBytes = device_.arch().chip.stick_bytes;
+  l.rowMajor = a.layout == Layout::RowMajor;
   for (const auto& d : a.shape) {
     int64_t v = std::holds_alternative<int64_t>(d) ? std::get<int64_t>(d)
                                                    : scalars.at(std::get<std::string>(d));

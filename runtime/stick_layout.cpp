@@ -34,6 +34,18 @@ void toDevice(const NpyArray& host, const StickLayout& layout, Fp16Format fmt, u
   const int64_t eps = layout.elementsPerStick(), spr = layout.sticksPerRow(), rows = layout.rows();
   const size_t hsize = dtypeSize(hd), dsize = dtypeSize(dd);
   std::memset(device, 0, layout.deviceBytes());
+  if (layout.rowMajor) {
+    // Row-major: the elements as they are, converted in place.
+    const size_t n = static_cast<size_t>(layout.elements());
+    if (hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee)) {
+      std::memcpy(device, host.data.data(), n * dsize);
+    } else {
+      std::vector<float> tmp(n);
+      decodeToFloat(hd, host.data.data(), tmp.data(), n, Fp16Format::Ieee);
+      encodeFromFloat(dd, tmp.data(), device, n, fmt);
+    }
+    return;
+  }
   std::vector<float> row(static_cast<size_t>(spr * eps), 0.0f);
   std::vector<uint8_t> encoded(static_cast<size_t>(spr * layout.stickBytes));
   const bool sameBits = hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee);
@@ -61,6 +73,17 @@ NpyArray fromDevice(const uint8_t* device, const StickLayout& layout, Fp16Format
   const DType hd = dd == DType::BF16 ? DType::F32 : dd;
   std::vector<int64_t> shape = layout.shape;
   NpyArray out = makeNpy(hd, shape);
+  if (layout.rowMajor) {
+    const size_t n = static_cast<size_t>(layout.elements());
+    if (hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee)) {
+      std::memcpy(out.data.data(), device, n * dtypeSize(dd));
+    } else {
+      std::vector<float> tmp(n);
+      decodeToFloat(dd, device, tmp.data(), n, fmt);
+      encodeFromFloat(hd, tmp.data(), out.data.data(), n, Fp16Format::Ieee);
+    }
+    return out;
+  }
   const int64_t last = layout.shape.empty() ? 1 : layout.shape.back();
   const int64_t eps = layout.elementsPerStick(), spr = layout.sticksPerRow(), rows = layout.rows();
   const size_t dsize = dtypeSize(dd), hsize = dtypeSize(hd);

@@ -1,5 +1,5 @@
 #pragma once
-/// Host tensors ↔ the device's stick layout. On the device the last dimension is padded to
+/// Host tensors ↔ the device layouts. In the stick layout the last dimension is padded to
 /// whole sticks and split off as the outermost dimension: a (1024, 256) fp16 tensor is
 /// stored as (4, 1024, 64); (1000, 200) as (4, 1000, 64) with 8 real values in each row's
 /// last stick. fp16 is converted to the device format (IEEE or DLFloat16) on the way.
@@ -18,14 +18,25 @@ struct StickLayout {
   std::vector<int64_t> shape; ///< host shape (rank 0 is treated as (1))
   DType dtype = DType::F16;   ///< element type on the device
   int64_t stickBytes = 128;
+  /// Row-major instead of sticks: the elements packed as on the host, the allocation
+  /// rounded up to a whole stick (spyrecode::Layout::RowMajor).
+  bool rowMajor = false;
 
   int64_t elementsPerStick() const { return stickBytes / static_cast<int64_t>(dtypeSize(dtype)); }
   /// Sticks along the last dimension.
   int64_t sticksPerRow() const;
   /// Product of all but the last dimension.
   int64_t rows() const;
+  /// Number of elements.
+  int64_t elements() const { return rows() * lastDim(); }
+  /// Size of the last dimension (1 for rank 0).
+  int64_t lastDim() const { return shape.empty() ? 1 : shape.back(); }
   /// Bytes on the device.
   uint64_t deviceBytes() const {
+    if (rowMajor) {
+      const int64_t bytes = elements() * static_cast<int64_t>(dtypeSize(dtype));
+      return static_cast<uint64_t>((bytes + stickBytes - 1) / stickBytes * stickBytes);
+    }
     return static_cast<uint64_t>(sticksPerRow() * rows() * stickBytes);
   }
 };

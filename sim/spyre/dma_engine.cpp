@@ -21,7 +21,9 @@ void DmaEngine::addUnitStats(Stats& stats, const std::string& prefix) const {
 
 void DmaEngine::executeUnitOp(const Instruction& ins) {
   const SpyreArch& arch = chip_.arch();
-  const bool load = ins.op == Opcode::DmaLoad;
+  const bool load = ins.op == Opcode::DmaLoad || ins.op == Opcode::DmaLoadB;
+  // dma.loadb / dma.storeb: any bytes, addresses and strides; charged by the sticks touched.
+  const bool bytewise = ins.op == Opcode::DmaLoadB || ins.op == Opcode::DmaStoreB;
   const int64_t stick = arch.chip.stick_bytes;
   const int64_t sp = arg(ins, 0);
   const uint64_t mem = static_cast<uint64_t>(arg(ins, 1));
@@ -34,16 +36,20 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
     if (n[d] < 0) fault("negative count n" + std::to_string(d + 1) + " = " + std::to_string(n[d]));
   }
   const int64_t done = arg(ins, 12);
-  if (bytes <= 0 || bytes % stick != 0)
-    fault("bytes = " + std::to_string(bytes) + " is not a positive whole number of sticks (" +
-          std::to_string(stick) + " bytes)");
-  if (sp % stick != 0 || mem % static_cast<uint64_t>(stick) != 0)
-    fault("misaligned transfer: scratchpad address " + std::to_string(sp) + ", device address " +
-          spyrecode::formatDevPtr(mem) + " (both must be multiples of " + std::to_string(stick) +
-          ")");
-  for (int d = 0; d < 3; ++d)
-    if (n[d] > 1 && (ss[d] % stick != 0 || ms[d] % stick != 0))
-      fault("stride of dimension " + std::to_string(d + 1) + " is not a multiple of the stick");
+  if (bytewise) {
+    if (bytes <= 0) fault("bytes = " + std::to_string(bytes) + " is not positive");
+  } else {
+    if (bytes <= 0 || bytes % stick != 0)
+      fault("bytes = " + std::to_string(bytes) + " is not a positive whole number of sticks (" +
+            std::to_string(stick) + " bytes)");
+    if (sp % stick != 0 || mem % static_cast<uint64_t>(stick) != 0)
+      fault("misaligned transfer: scratchpad address " + std::to_string(sp) + ", device address " +
+            spyrecode::formatDevPtr(mem) + " (both must be multiples of " + std::to_string(stick) +
+            ")");
+    for (int d = 0; d < 3; ++d)
+      if (n[d] > 1 && (ss[d] % stick != 0 || ms[d] % stick != 0))
+        fault("stride of dimension " + std::to_string(d + 1) + " is not a multiple of the stick");
+  }
   if (done < -1 || done >= core_.tokens().size()) // -1: no token
     fault("token " + std::to_string(done) + " out of range (0.." +
           std::to_string(core_.tokens().size() - 1) + ")");
@@ -78,8 +84,17 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
           else
             std::memcpy(p, pad + s, static_cast<size_t>(bytes));
         }
-        chip_.dram().split(m, static_cast<uint64_t>(bytes), perChannel_);
-        total += bytes;
+        if (bytewise) {
+          // The device memory moves whole sticks: every stick the run touches.
+          const uint64_t st = static_cast<uint64_t>(stick);
+          const uint64_t first = m / st * st,
+                         last = (m + static_cast<uint64_t>(bytes) + st - 1) / st * st;
+          chip_.dram().split(first, last - first, perChannel_);
+          total += static_cast<int64_t>(last - first);
+        } else {
+          chip_.dram().split(m, static_cast<uint64_t>(bytes), perChannel_);
+          total += bytes;
+        }
       }
   if (total == 0) { // nothing to move: the empty transfer has landed at once
     if (done >= 0) core_.tokens().send(static_cast<int>(done), local_);
@@ -114,7 +129,7 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
         chip_.traceResource(starts_[i], perChannel_[c], *path_[i], path_[i] == &channel);
     }
   });
-  busySpan(load ? "dma.load" : "dma.store", t, t + issue);
+  busySpan(opcodeInfo(ins.op).mnemonic, t, t + issue);
   local_ = t + issue;
   bytes_ += static_cast<double>(total);
   ++transfers_;

@@ -5,6 +5,8 @@
 #include "support/error.h"
 #include "support/spyrecode/disassembler.h"
 
+#include <cstring>
+
 namespace chipless::sim::spyre {
 
 using namespace spyrecode;
@@ -241,6 +243,20 @@ bool Engine::scalarOp(const Instruction& ins) {
       fault("token " + std::to_string(token) + " out of range (0.." +
             std::to_string(bank->size() - 1) + ")");
     bank->send(static_cast<int>(token), at);
+    break;
+  }
+  case Opcode::LdScalar: {
+    const int64_t addr = a();
+    const int64_t size = static_cast<int64_t>(dtypeSize(*ins.dtype));
+    if (addr < 0 || addr + size > chip_.arch().scratchpad.bytes)
+      fault("scratchpad address " + std::to_string(addr) + " outside the scratchpad (0.." +
+            std::to_string(chip_.arch().scratchpad.bytes) + ")");
+    if (addr % size != 0)
+      fault("scratchpad address " + std::to_string(addr) + " is not a multiple of the " +
+            std::to_string(size) + "-byte element");
+    int32_t v = 0;
+    if (!chip_.timingOnly()) std::memcpy(&v, core_.scratchpad() + addr, sizeof v);
+    rd() = v;
     break;
   }
   case Opcode::TWait: {

@@ -179,7 +179,7 @@ private:
   }
 
   void tensorArg(const std::string& word, const std::string& rest) {
-    // .input NAME DTYPE [d0, d1, ...]
+    // .input NAME DTYPE [d0, d1, ...] [row_major]
     size_t lb = rest.find('['), rb = rest.rfind(']');
     if (lb == std::string::npos || rb == std::string::npos || rb < lb)
       fail(word + " NAME DTYPE [dims]: missing the shape in brackets");
@@ -209,6 +209,12 @@ private:
       }
     }
     if (a.shape.empty()) fail(word + " " + name + ": a tensor needs at least one dimension");
+    // An optional layout after the shape: `stick` (the default) or `row_major`.
+    std::istringstream after(rest.substr(rb + 1));
+    std::string layout, extra;
+    if (after >> layout && !parseLayout(layout, a.layout))
+      fail(word + " " + name + ": unknown layout '" + layout + "' (expected stick or row_major)");
+    if (after >> extra) fail(word + " " + name + ": unexpected '" + extra + "' after the layout");
     declare(name);
     job_.plan.args.push_back(a);
   }

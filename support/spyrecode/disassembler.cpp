@@ -103,7 +103,8 @@ std::string disassemble(const Job& job) {
     const char* dir = a.role == ArgRole::Input    ? ".input"
                       : a.role == ArgRole::Output ? ".output"
                                                   : ".inout";
-    out << dir << " " << a.name << " " << dtypeName(a.dtype) << " " << formatShape(a) << "\n";
+    out << dir << " " << a.name << " " << dtypeName(a.dtype) << " " << formatShape(a)
+        << (a.layout == Layout::RowMajor ? " row_major" : "") << "\n";
   }
   for (const auto& b : plan.buffers) out << ".buffer " << b.name << " " << b.size << "\n";
   for (const auto& p : job.binary.programs) {

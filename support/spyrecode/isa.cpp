@@ -205,6 +205,28 @@ std::vector<OpcodeInfo> buildTable() {
                "row) from FIFO a, accumulate in fp32 (acc=1 adds to the previous tile's "
                "accumulators, acc=0 starts from zero); emit=1 pushes the m x n result to "
                "dst in element type `out`"});
+
+  // Appended opcodes: their numbers follow the table above.
+  t.push_back({Opcode::DmaLoadB, "dma.loadb", bit(Unit::DmaIn), DtypeRule::None, 0, dma, 0,
+               "dma.load at byte granularity: runs of any positive number of bytes at any "
+               "scratchpad and device address and stride (for data that is not laid out in "
+               "whole sticks: short rows, element gathers); it moves, and costs, every stick "
+               "each run touches in device memory; token `done` fires when the data has "
+               "landed"});
+  t.push_back({Opcode::DmaStoreB, "dma.storeb", bit(Unit::DmaOut), DtypeRule::None, 0, dma, 0,
+               "dma.store at byte granularity (operands as dma.loadb): writes exactly the "
+               "bytes of each run, read-modify-writing the sticks it touches; token `done` "
+               "fires when the data is in device memory"});
+  t.push_back({Opcode::LdScalar,
+               "ld.scalar",
+               kAllUnits,
+               DtypeRule::Required,
+               dt(DType::I32),
+               {req("rd", K::Reg), req("addr", K::Expr)},
+               2,
+               "rd = the element of type T at scratchpad byte address addr (a multiple of the "
+               "element size), sign-extended: how an engine reads an index that the "
+               "kernel computed or loaded (gather and scatter addresses)"});
   return t;
 }
 

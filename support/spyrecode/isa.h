@@ -95,6 +95,10 @@ enum class Opcode : uint16_t {
   SfuLaneMin,
   // compute unit: PT array
   PtMm,
+  // appended later (numbers of the opcodes above stay fixed)
+  DmaLoadB,  ///< dma.loadb: byte-granular dma.load (any size, alignment and stride)
+  DmaStoreB, ///< dma.storeb: byte-granular dma.store
+  LdScalar,  ///< ld.scalar: read one scratchpad element into a register (every engine)
   Count
 };
 

@@ -40,7 +40,9 @@ const std::vector<Group>& groups() {
        [](const OpcodeInfo& i) { return i.unitMask == kAllUnitsMask; }},
       {"DMA engines",
        "One `dma_in` engine (device memory to scratchpad) and one `dma_out` engine (scratchpad "
-       "to device memory) per core. Addresses, sizes and strides are bytes and whole sticks.",
+       "to device memory) per core. Addresses, sizes and strides are bytes: whole sticks for "
+       "`dma.load` and `dma.store`, any bytes for the byte-granular `dma.loadb` and "
+       "`dma.storeb`.",
        [](const OpcodeInfo& i) {
          return (i.unitMask & ~(unitBit(Unit::DmaIn) | unitBit(Unit::DmaOut))) == 0;
        }},

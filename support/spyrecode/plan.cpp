@@ -22,6 +22,20 @@ const char* argRoleName(ArgRole r) {
   return "?";
 }
 
+const char* layoutName(Layout l) {
+  return l == Layout::RowMajor ? "row_major" : "stick";
+}
+
+bool parseLayout(std::string_view s, Layout& out) {
+  if (s == "stick")
+    out = Layout::Stick;
+  else if (s == "row_major")
+    out = Layout::RowMajor;
+  else
+    return false;
+  return true;
+}
+
 const char* commandName(PlanCommand::Kind k) {
   switch (k) {
   case PlanCommand::Kind::Allocate:
@@ -168,8 +182,8 @@ TensorArg readArg(const json& j, const std::string& file, const std::string& whe
   auto parsed = parseDType(dt);
   if (!parsed) r.failField("dtype", "expected f16, bf16, f32 or i32, got '" + dt + "'");
   a.dtype = *parsed;
-  if (r.has("layout") && r.str("layout") != "stick")
-    r.failField("layout", "only the stick layout is supported, got '" + r.str("layout") + "'");
+  if (r.has("layout") && !parseLayout(r.str("layout"), a.layout))
+    r.failField("layout", "expected \"stick\" or \"row_major\", got '" + r.str("layout") + "'");
   const json& shape = r.raw("shape");
   if (!shape.is_array() || shape.empty())
     r.failField("shape", "expected a non-empty array of sizes or scalar names");
@@ -296,8 +310,8 @@ int lineOfByte(const std::string& text, size_t byte) {
 
 } // namespace
 
-std::vector<PlanCommand> readPlanCommands(const json& root, const std::string& file, const char* key,
-                                          bool preparation) {
+std::vector<PlanCommand> readPlanCommands(const json& root, const std::string& file,
+                                          const char* key, bool preparation) {
   return readCommands(root, file, key, preparation);
 }
 
@@ -405,7 +419,7 @@ std::string planToJson(const JobPlan& plan) {
                     {"role", argRoleName(a.role)},
                     {"dtype", dtypeName(a.dtype)},
                     {"shape", shape},
-                    {"layout", "stick"}});
+                    {"layout", layoutName(a.layout)}});
   }
   root["arguments"] = args;
   json scalars = json::array();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -66,15 +67,28 @@ using Dim = std::variant<int64_t, std::string>;
 enum class ArgRole : uint8_t { Input, Output, InOut };
 const char* argRoleName(ArgRole r);
 
-/// A tensor argument of the job. On the device it is stored in the stick layout: the
-/// last dimension padded to whole sticks and split off as the outermost dimension.
+/// How a tensor argument lies in device memory.
+enum class Layout : uint8_t {
+  Stick,   ///< the last dimension padded to whole sticks and split off as the outermost
+  RowMajor ///< the host bytes as they are (row-major), the allocation padded to a whole stick
+};
+/// "stick" or "row_major".
+const char* layoutName(Layout l);
+/// Parses a layout name; returns false if unknown.
+bool parseLayout(std::string_view s, Layout& out);
+
+/// A tensor argument of the job. On the device it is stored in its layout: by default the
+/// stick layout, the last dimension padded to whole sticks and split off as the outermost
+/// dimension; or row-major (KTIR kernels address global memory element by element).
 struct TensorArg {
   std::string name;
   ArgRole role = ArgRole::Input;
   DType dtype = DType::F16;
   std::vector<Dim> shape;
+  Layout layout = Layout::Stick;
   bool operator==(const TensorArg& o) const {
-    return name == o.name && role == o.role && dtype == o.dtype && shape == o.shape;
+    return name == o.name && role == o.role && dtype == o.dtype && shape == o.shape &&
+           layout == o.layout;
   }
 };
 

@@ -1,6 +1,6 @@
 // The emitter's errors, each at the op it is about: more live values than registers,
 // scalar code it does not lower, ports, tokens, cores and corelets the chip does not
-// have, layouts the plan cannot state, loops nested too deep.
+// have, loops nested too deep.
 // RUN: dfir-opt %s -split-input-file -verify-diagnostics --emit-spyrecode=%t -o /dev/null
 
 dfir.job @seventeen_live_values {
@@ -241,15 +241,6 @@ dfir.job @cores_the_chip_lacks {
 dfir.job @corelet_the_chip_lacks {
   // expected-error @+1 {{runs on corelet 2, but a core has 2 corelets (chip.corelets_per_core)}}
   dfir.program unit = "load", cores = all, corelet = 2 {
-  }
-}
-
-// -----
-
-dfir.job @row_major {
-  // expected-error @+1 {{layout "row_major" cannot be emitted: a SpyreCode plan stores every tensor argument in the stick layout}}
-  dfir.tensor_arg "A" role = input, dtype = f16, shape = [64], layout = "row_major"
-  dfir.program unit = "load", cores = all, corelet = -1 {
   }
 }
 

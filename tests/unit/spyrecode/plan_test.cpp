@@ -353,8 +353,8 @@ TEST(PlanErrors, BadRoleDtypeLayout) {
   j["arguments"][1]["dtype"] = "f64";
   expectPlanError(j, {"arguments[1].dtype: expected f16, bf16, f32 or i32, got 'f64'"});
   j = base();
-  j["arguments"][0]["layout"] = "row_major";
-  expectPlanError(j, {"arguments[0].layout: only the stick layout is supported, got 'row_major'"});
+  j["arguments"][0]["layout"] = "tiled";
+  expectPlanError(j, {"arguments[0].layout: expected \"stick\" or \"row_major\", got 'tiled'"});
   j = base();
   j["arguments"][0]["layout"] = 1;
   expectPlanError(j, {"arguments[0].layout: expected a string"});

@@ -41,11 +41,11 @@ FailureOr<sc::Job> chipless::dataflow::emitSpyreCode(dfir::JobOp job, const Spyr
   bool failedProgram = false; // keep going, to report the errors of every program
   for (Operation& op : job.getBody().front()) {
     if (auto arg = dyn_cast<dfir::TensorArgOp>(op)) {
-      if (arg.getLayout() && *arg.getLayout() != "stick")
-        return arg.emitError() << "layout \"" << *arg.getLayout()
-                               << "\" cannot be emitted: a SpyreCode plan stores every tensor "
-                                  "argument in the stick layout";
       sc::TensorArg t;
+      if (arg.getLayout() && !sc::parseLayout(*arg.getLayout(), t.layout))
+        return arg.emitError() << "layout \"" << *arg.getLayout()
+                               << "\" cannot be emitted: a SpyreCode plan stores a tensor "
+                                  "argument in the \"stick\" or the \"row_major\" layout";
       t.name = arg.getName().str();
       t.role = roleOf(arg.getRole());
       t.dtype = *dfir::dtypeOf(arg.getDtype());
