@@ -84,9 +84,9 @@ def Dfir_TensorArgOp : Dfir_Op<"tensor_arg", [HasParent<"JobOp">]> {
     (`output`) or both (`inout`); `dtype` is its element type on the device
     (`f16`, `bf16`, `f32` or `i32`); `shape` lists its host dimensions, each
     a positive integer or the name of a `dfir.scalar_arg`. `layout` is the
-    device layout: `"stick"` (the default and the only one a SpyreCode plan
-    can state) or `"row_major"` (for the scheduler's own bookkeeping; the
-    emitter rejects it). Programs read the argument's device address with
+    device layout: `"stick"` (the default)
+    or `"row_major"` (the elements packed as on the host, as KTIR kernels
+    address global memory). Programs read the argument's device address with
     `dfir.symbol "NAME"` and its dimension K with `dfir.symbol "NAME.dK"`.
 
     Example:
@@ -497,6 +497,36 @@ def Dfir_PtMmOp : Dfir_InstrOp<"pt_mm", "PtMm", [AttrSizedOperandSegments]> {
   let arguments = (ins TypeAttr:$dtype, Index:$m, Index:$k, Index:$n, StrAttr:$a,
                        StrAttr:$b, OptionalAttr<StrAttr>:$dst, Optional<Index>:$acc,
                        Optional<Index>:$emit, OptionalAttr<StrAttr>:$out);
+}
+
+
+def Dfir_DmaLoadBytesOp : Dfir_DmaOp<"dma_loadb", "DmaLoadB"> {
+  let summary = "dma.loadb: device memory to the scratchpad, at byte granularity";
+  let description = [{
+    `dfir.dma_load` for data that is not laid out in whole sticks: `bytes`,
+    both addresses and every stride may be any number of bytes (rows shorter
+    than a stick, element gathers). The transfer costs every stick a run
+    touches in device memory. Only on the dma_in unit. Emits
+    `dma.loadb sp=…, mem=…, bytes=…, …`.
+
+    Example:
+    ```mlir
+    dfir.dma_loadb sp = %buf, mem = %x, bytes = %c8, n1 = %c4, ms1 = %c8, ss1 = %c128
+    ```
+  }];
+}
+
+def Dfir_DmaStoreBytesOp : Dfir_DmaOp<"dma_storeb", "DmaStoreB"> {
+  let summary = "dma.storeb: the scratchpad to device memory, at byte granularity";
+  let description = [{
+    `dfir.dma_store` that writes exactly `bytes` of each run, at any address
+    and stride. Only on the dma_out unit. Emits `dma.storeb sp=…, mem=…, …`.
+
+    Example:
+    ```mlir
+    dfir.dma_storeb sp = %buf, mem = %y, bytes = %c8, done = %c3
+    ```
+  }];
 }
 
 #endif // DATAFLOW_DIALECT_DFIR_DFIROPS_TD
