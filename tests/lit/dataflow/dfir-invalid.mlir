@@ -434,3 +434,23 @@ dfir.job @generic_form_wrong_groups {
     "dfir.token_wait"(%c0, %c0) : (index, index) -> ()
   }
 }
+
+// -----
+
+dfir.job @ld_scalar_dtype {
+  dfir.program unit = "load", cores = all, corelet = -1 {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{ld.scalar does not take element type 'f16' (allowed: i32)}}
+    %v = dfir.ld_scalar f16 addr = %c0
+  }
+}
+
+// -----
+
+dfir.job @ld_scalar_without_result {
+  dfir.program unit = "load", cores = all, corelet = -1 {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'dfir.ld_scalar' op requires one result}}
+    "dfir.ld_scalar"(%c0) <{dtype = i32}> : (index) -> ()
+  }
+}

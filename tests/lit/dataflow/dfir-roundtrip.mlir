@@ -49,6 +49,10 @@ dfir.job @everything {
     dfir.nop
     // CHECK: dfir.nop cycles = %{{.*}}
     dfir.nop cycles = %c1
+    // CHECK: %[[IDX:.*]] = dfir.ld_scalar i32 addr = %{{.*}}
+    %idx = dfir.ld_scalar i32 addr = %c0
+    // CHECK: dfir.token_wait token = %[[IDX]]
+    dfir.token_wait token = %idx
   }
 
   // CHECK: dfir.program unit = "dma_out", cores = [0, 15], corelet = -1 {

@@ -47,6 +47,8 @@ dfir.job @operands {
   // CHECK-NEXT:  twait 3
   // CHECK-NEXT:  nop 1
   // CHECK-NEXT:  nop 7
+  // CHECK-NEXT:  ld.scalar.i32 r0, @tmp+64
+  // CHECK-NEXT:  twait r0+1
   // CHECK-NEXT: .end
   dfir.program unit = "dma_in", cores = all, corelet = -1 {
     %c0 = arith.constant 0 : index
@@ -78,6 +80,11 @@ dfir.job @operands {
     dfir.token_wait token = %c3
     dfir.nop
     dfir.nop cycles = %c7
+    // ld.scalar writes a register: its result is a register value like any other.
+    %slot = arith.addi %tmp, %c64 : index
+    %k = dfir.ld_scalar i32 addr = %slot
+    %k1 = arith.addi %k, %c1 : index
+    dfir.token_wait token = %k1
   }
 
   // CHECK-LABEL: .program ring cores=0-7

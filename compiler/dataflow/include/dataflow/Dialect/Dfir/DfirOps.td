@@ -529,4 +529,25 @@ def Dfir_DmaStoreBytesOp : Dfir_DmaOp<"dma_storeb", "DmaStoreB"> {
   }];
 }
 
+def Dfir_LdScalarOp : Dfir_InstrOp<"ld_scalar", "LdScalar"> {
+  let summary = "ld.scalar.T: read an index from the scratchpad";
+  let description = [{
+    The element of type T (`i32`) at scratchpad byte address `addr` (a
+    multiple of the element size), sign-extended to an `index`: how an engine
+    reads an index that the kernel computed or loaded (gather and scatter
+    addresses). Any unit. The result is a register value like any other
+    scalar. Emits `ld.scalar.T rd, addr`.
+
+    Example:
+    ```mlir
+    %row = dfir.ld_scalar i32 addr = %slot
+    ```
+  }];
+  let arguments = (ins TypeAttr:$dtype, Index:$addr);
+  let results = (outs Index:$rd);
+  let builders = [OpBuilder<(ins "::mlir::Type":$dtype, "::mlir::Value":$addr), [{
+    build($_builder, $_state, $_builder.getIndexType(), ::mlir::TypeAttr::get(dtype), addr);
+  }]>];
+}
+
 #endif // DATAFLOW_DIALECT_DFIR_DFIROPS_TD
