@@ -39,6 +39,8 @@ dfir.job @everything {
     dfir.dma_load sp = %c0, mem = %a, bytes = %cols
     // CHECK: dfir.dma_load sp = %{{.*}}, mem = %{{.*}}, bytes = %{{.*}}, n1 = %{{.*}}, ms1 = %{{.*}}, ss1 = %{{.*}}, n2 = %{{.*}}, ms2 = %{{.*}}, ss2 = %{{.*}}, n3 = %{{.*}}, ms3 = %{{.*}}, ss3 = %{{.*}}, done = %{{.*}}
     dfir.dma_load done = %c1, sp = %c0, mem = %tmp, bytes = %n, n1 = %c1, ms1 = %c0, ss1 = %c0, n2 = %core, ms2 = %ncores, ss2 = %c0, n3 = %c1, ms3 = %c0, ss3 = %c0
+    // CHECK: dfir.dma_loadb sp = %{{.*}}, mem = %{{.*}}, bytes = %{{.*}}, n1 = %{{.*}}, ms1 = %{{.*}}, ss1 = %{{.*}}, done = %{{.*}}
+    dfir.dma_loadb sp = %c0, mem = %a, bytes = %c1, n1 = %n, ms1 = %cols, ss1 = %c1, done = %c0
     // CHECK: dfir.token_send token = %{{.*}}{{$}}
     dfir.token_send token = %c0
     // CHECK: dfir.token_send token = %{{.*}}, core = %{{.*}}
@@ -62,6 +64,8 @@ dfir.job @everything {
     %c = dfir.symbol "C"
     // CHECK: dfir.dma_store sp = %{{.*}}, mem = %{{.*}}, bytes = %{{.*}}, n1 = %{{.*}}, done = %{{.*}}
     dfir.dma_store sp = %c0, mem = %c, bytes = %c4, n1 = %c4, done = %c0
+    // CHECK: dfir.dma_storeb sp = %{{.*}}, mem = %{{.*}}, bytes = %{{.*}}{{$}}
+    dfir.dma_storeb sp = %c0, mem = %c, bytes = %c4
   }
 
   // CHECK: dfir.program unit = "ring", cores = [0, 31], corelet = -1 {

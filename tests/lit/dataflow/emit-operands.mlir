@@ -1,8 +1,8 @@
 // Instruction operands come from the SpyreCode opcode table: every operand in table
 // order, defaults for the ones left out, ports, enums and floats encoded as the table
 // says; an operand expression folds a register, a symbol and a constant into one
-// operand; symbols are numbered in order of first use. The plan lists the arguments,
-// scalars and buffers and gets the standard steps.
+// operand; symbols are numbered in order of first use. The plan lists the arguments
+// (with their layout), scalars and buffers and gets the standard steps.
 // RUN: rm -rf %t && dfir-opt %s --emit-spyrecode=%t -o /dev/null
 // RUN: spyre-as -d %t/job.plan | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PLAN < %t/job.plan
@@ -13,7 +13,8 @@
 // PLAN-NEXT:   "shape": [
 // PLAN-NEXT:     32,
 // PLAN-NEXT:     "N"
-// PLAN:        "name": "B",
+// PLAN:        "layout": "row_major",
+// PLAN-NEXT:   "name": "B",
 // PLAN-NEXT:   "role": "inout",
 // PLAN:      "buffers": [
 // PLAN-NEXT:   {
@@ -31,12 +32,12 @@
 // CHECK:      .kernel operands
 // CHECK-NEXT: .scalar N
 // CHECK-NEXT: .input A f16 [32, N]
-// CHECK-NEXT: .inout B f32 [N]
+// CHECK-NEXT: .inout B f32 [N] row_major
 // CHECK-NEXT: .buffer tmp 4096
 dfir.job @operands {
   dfir.scalar_arg "N"
   dfir.tensor_arg "A" role = input, dtype = f16, shape = [32, "N"]
-  dfir.tensor_arg "B" role = inout, dtype = f32, shape = ["N"]
+  dfir.tensor_arg "B" role = inout, dtype = f32, shape = ["N"], layout = "row_major"
   dfir.buffer "tmp" size = 4096
 
   // CHECK-LABEL: .program dma_in cores=all
@@ -170,11 +171,19 @@ dfir.job @operands {
 
   // CHECK-LABEL: .program dma_out cores=5
   // CHECK-NEXT:  dma.store sp=0, mem=@B, bytes=@N ;
+  // CHECK-NEXT:  dma.storeb sp=2, mem=@B+6, bytes=2, n1=@N, ms1=4, ss1=128, done=1
   // CHECK-NEXT: .end
   dfir.program unit = "dma_out", cores = [5, 5], corelet = -1 {
     %c0 = arith.constant 0 : index
     %b = dfir.symbol "B"
     %n = dfir.symbol "N"
     dfir.dma_store sp = %c0, mem = %b, bytes = %n
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c6 = arith.constant 6 : index
+    %c128 = arith.constant 128 : index
+    %b6 = arith.addi %b, %c6 : index
+    dfir.dma_storeb sp = %c2, mem = %b6, bytes = %c2, n1 = %n, ms1 = %c4, ss1 = %c128, done = %c1
   }
 }
