@@ -69,7 +69,7 @@ std::unique_ptr<Device> Device::open(const SpyreArch& arch, const DeviceOptions&
 Device::Device(const SpyreArch& arch, const DeviceOptions& options, int index, int lockFd)
     : arch_(arch), options_(options), index_(index), lockFd_(lockFd), memory_(!options.timingOnly) {
   try {
-    sim::spyre::freshSimContext();
+    context_ = std::make_unique<sim::SimContext>();
     chip_ = std::make_unique<sim::spyre::Chip>(arch_, memory_, options.timingOnly);
   } catch (...) {
     ::close(lockFd_);
@@ -78,7 +78,9 @@ Device::Device(const SpyreArch& arch, const DeviceOptions& options, int index, i
 }
 
 Device::~Device() {
+  if (context_) context_->enter(); // the chip's modules are destroyed in their own context
   chip_.reset();
+  context_.reset();
   ::flock(lockFd_, LOCK_UN);
   ::close(lockFd_);
 }

@@ -2,6 +2,7 @@
 /// An emulated Spyre card opened by one owner: its architecture, device memory, the
 /// elaborated chip model, and an allocator over the job address space (8 segments of
 /// 16 GB; segment 7 holds SpyreCode).
+#include "sim/common/sim_context.h"
 #include "sim/spyre/chip.h"
 #include "sim/spyre/device_memory.h"
 #include "support/spyre_arch.h"
@@ -55,6 +56,7 @@ private:
   int index_;
   int lockFd_;
   sim::spyre::DeviceMemory memory_;
+  std::unique_ptr<sim::SimContext> context_; ///< outlives the chip elaborated in it
   std::unique_ptr<sim::spyre::Chip> chip_;
   std::map<uint64_t, uint64_t> used_; ///< address → size
 };

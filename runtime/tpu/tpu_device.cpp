@@ -26,12 +26,14 @@ TpuDevice::TpuDevice(const TpuArch& arch, const TpuDeviceOptions& options, Devic
     memories_.push_back(std::make_unique<sim::DeviceMemory>(!options.timingOnly));
     raw.push_back(memories_.back().get());
   }
-  sim::freshSimContext();
+  context_ = std::make_unique<sim::SimContext>();
   system_ = std::make_unique<sim::tpu::System>(arch_, raw, options.timingOnly);
 }
 
 TpuDevice::~TpuDevice() {
+  if (context_) context_->enter(); // the model's modules are destroyed in their own context
   system_.reset();
+  context_.reset();
 }
 
 uint64_t TpuDevice::placeRange(uint64_t preferred, uint64_t size) const {

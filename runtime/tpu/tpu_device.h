@@ -4,6 +4,7 @@
 /// is made at the same address on every chip (SPMD programs use the same addresses).
 #include "runtime/device_lock.h"
 #include "sim/common/device_memory.h"
+#include "sim/common/sim_context.h"
 #include "sim/tpu/system.h"
 #include "support/tpu_arch.h"
 
@@ -55,6 +56,7 @@ private:
   TpuDeviceOptions options_;
   DeviceLock lock_;
   std::vector<std::unique_ptr<sim::DeviceMemory>> memories_;
+  std::unique_ptr<sim::SimContext> context_; ///< outlives the model elaborated in it
   std::unique_ptr<sim::tpu::System> system_;
   std::map<uint64_t, uint64_t> used_; ///< address → size
 };
