@@ -76,6 +76,13 @@ dfir.job @bad_name {
 
 // -----
 
+dfir.job @bad_scalar_name {
+  // expected-error @+1 {{name "2N" must be a plain identifier}}
+  dfir.scalar_arg "2N"
+}
+
+// -----
+
 dfir.job @bad_buffer {
   // expected-error @+1 {{size must be positive, got 0}}
   dfir.buffer "tmp" size = 0

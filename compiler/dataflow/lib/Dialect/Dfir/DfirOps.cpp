@@ -154,6 +154,13 @@ LogicalResult TensorArgOp::verify() {
   return success();
 }
 
+LogicalResult ScalarArgOp::verify() {
+  if (!isPlainName(getName()))
+    return emitOpError() << "name \"" << getName()
+                         << "\" must be a plain identifier ([A-Za-z_][A-Za-z0-9_]*)";
+  return success();
+}
+
 LogicalResult BufferOp::verify() {
   if (!isPlainName(getName()))
     return emitOpError() << "name \"" << getName()

@@ -117,6 +117,7 @@ def Dfir_ScalarArgOp : Dfir_Op<"scalar_arg", [HasParent<"JobOp">]> {
   }];
   let arguments = (ins StrAttr:$name);
   let assemblyFormat = "$name attr-dict";
+  let hasVerifier = 1;
 }
 
 def Dfir_BufferOp : Dfir_Op<"buffer", [HasParent<"JobOp">]> {
