@@ -1,0 +1,57 @@
+//===- Scheduler.h - the Dataflow Scheduler: KTIR to DataflowIR -*- C++ -*-===//
+//
+// Part of chipless. Compiles a KTIR kernel (ktdp + upstream dialects) into a DataflowIR
+// job (dfir) for the chip an architecture description gives:
+//
+//   1. constants      --const NAME=VALUE replaces integer arguments by constants
+//   2. specialise     one copy of the function per grid tile, with its tile id folded in
+//                     (canonicalize + cse): every core's schedule is static
+//   3. arguments      pointer arguments and constant addresses that are bases of global
+//                     memory views become row-major tensor arguments; other integer
+//                     arguments become launch scalars
+//   4. lower          each tile's ops become engine steps on its core (Lowering.h)
+//   5. allocate       scratchpad addresses from buffer lifetimes (planning budget)
+//   6. synchronise    token handshakes from data dependencies
+//   7. write          one dfir.program per engine and core (identical ones shared)
+//
+// Every stage can be dumped (`spyre-compile --dump-dir`). Unsupported constructs are
+// errors at the op with the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DATAFLOW_SCHEDULER_SCHEDULER_H
+#define DATAFLOW_SCHEDULER_SCHEDULER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "support/spyre_arch.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace chipless::dataflow {
+
+/// What the scheduler is told besides the kernel and the chip.
+struct SchedulerOptions {
+  /// The function to compile; "" = the only func.func of the module.
+  std::string entry;
+  /// Integer arguments fixed at compile time, by source name ("n_iters") or "argN".
+  std::map<std::string, int64_t> constants;
+  /// Overrides the kernel's `grid` attribute when not empty (a kernel without one runs on
+  /// a single tile).
+  std::vector<int64_t> grid;
+  /// Called with a stage's name ("01-specialized.mlir") and its text, when set.
+  std::function<void(const std::string&, const std::string&)> dump;
+};
+
+/// Compiles `ktir` into a module holding one dfir.job named after the entry function.
+/// Errors are reported through the context's diagnostic handler.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+scheduleKernel(mlir::ModuleOp ktir, const SpyreArch& arch, const SchedulerOptions& options);
+
+} // namespace chipless::dataflow
+
+#endif // DATAFLOW_SCHEDULER_SCHEDULER_H

@@ -1,0 +1,116 @@
+//===- Allocate.cpp - scratchpad addresses from buffer lifetimes ----------===//
+//
+// Part of chipless. A buffer lives from the first step that touches it to the last, and
+// through every loop in which it is used across iterations (touched outside the loop as
+// well, or read in the loop before it is written). Buffers whose lifetimes do not overlap
+// share addresses; the synchroniser orders the steps of the old and the new occupant.
+// Addresses are whole sticks within SpyreArch::planningScratchpadBytes().
+//
+//===----------------------------------------------------------------------===//
+
+#include "Stages.h"
+#include "mlir/IR/Diagnostics.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace chipless::sched {
+
+namespace {
+
+void collect(const Node& node, std::vector<std::vector<std::pair<int, bool>>>& uses,
+             std::vector<const Node*>& loops) {
+  if (node.isLoop()) {
+    if (node.loop >= 0) loops.push_back(&node);
+    for (const auto& c : node.body) collect(*c, uses, loops);
+    return;
+  }
+  for (const Access& a : node.step->accesses)
+    if (a.space == Access::Space::Scratch)
+      uses[static_cast<size_t>(a.buffer)].push_back({node.pos, a.write});
+}
+
+} // namespace
+
+LogicalResult allocateScratchpad(CoreSchedule& s, int64_t budget, int64_t stick, MLIRContext* ctx) {
+  std::vector<std::vector<std::pair<int, bool>>> uses(s.buffers.size());
+  std::vector<const Node*> loops;
+  collect(s.root, uses, loops);
+  for (size_t i = 0; i < s.buffers.size(); ++i) {
+    auto& u = uses[i];
+    Buffer& b = s.buffers[i];
+    if (u.empty()) continue;
+    std::sort(u.begin(), u.end());
+    b.first = u.front().first;
+    b.last = u.back().first;
+    // Loops the value lives across.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Node* loop : loops) {
+        bool inside = false, outside = false, firstRead = false;
+        bool seenInside = false;
+        for (auto [pos, write] : u) {
+          bool in = pos >= loop->pos && pos <= loop->end;
+          if (in && !seenInside) {
+            firstRead = !write;
+            seenInside = true;
+          }
+          inside |= in;
+          outside |= !in;
+        }
+        // Lifetime already covering accesses outside the loop on both sides also counts.
+        bool spans = b.first < loop->pos || b.last > loop->end;
+        if (!inside || !(outside || firstRead || spans)) continue;
+        if (b.first > loop->pos || b.last < loop->end) {
+          b.first = std::min(b.first, loop->pos);
+          b.last = std::max(b.last, loop->end);
+          changed = true;
+        }
+      }
+    }
+  }
+  // First fit, in order of first use.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < s.buffers.size(); ++i)
+    if (s.buffers[i].first >= 0) order.push_back(i);
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return s.buffers[a].first < s.buffers[b].first; });
+  std::vector<size_t> placed;
+  for (size_t i : order) {
+    Buffer& b = s.buffers[i];
+    const int64_t size = b.bytes * b.phases;
+    if (b.fixedAddr >= 0) {
+      b.addr = b.fixedAddr;
+      placed.push_back(i);
+      continue;
+    }
+    std::vector<std::pair<int64_t, int64_t>> taken;
+    for (size_t j : placed) {
+      const Buffer& o = s.buffers[j];
+      if (o.last < b.first || o.first > b.last) continue;
+      taken.push_back({o.addr, o.addr + o.bytes * o.phases});
+    }
+    std::sort(taken.begin(), taken.end());
+    int64_t addr = 0;
+    for (auto [lo, hi] : taken) {
+      if (addr + size <= lo) break;
+      addr = std::max(addr, (hi + stick - 1) / stick * stick);
+    }
+    if (addr + size > budget) {
+      int64_t live = 0;
+      for (auto [lo, hi] : taken) live += hi - lo;
+      InFlightDiagnostic d = emitError(b.loc ? *b.loc : UnknownLoc::get(ctx));
+      d << "needs " << size << " bytes of scratchpad for " << b.name << " while " << live
+        << " bytes are live on core " << s.core << ", over the planning budget of " << budget
+        << " bytes (scratchpad.bytes - reserved_bytes, less planning_margin); tiles that large "
+           "need strip-mining the scheduler does not do for this op";
+      return failure();
+    }
+    b.addr = addr;
+    placed.push_back(i);
+  }
+  return success();
+}
+
+} // namespace chipless::sched

@@ -1,0 +1,583 @@
+//===- Kernel.cpp - a KTIR kernel's arguments and index values ------------===//
+//
+// Part of chipless. See Kernel.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernel.h"
+
+#include "ktir/Dialect/Ktdp/KtdpOps.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace mlir;
+
+namespace chipless::sched {
+
+int64_t TensorArgument::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+const TensorArgument* KernelArgs::constantTensor(Type elemType, int64_t c) const {
+  for (const auto& t : tensors)
+    if (t.funcArg < 0 && t.elemType == elemType && c >= t.constLo && c < t.constHi) return &t;
+  return nullptr;
+}
+
+std::string pointerSymbol(unsigned i) {
+  return "%arg" + std::to_string(i);
+}
+
+//===----------------------------------------------------------------------===//
+// Index values
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+Expr applyAffine(AffineExpr e, ArrayRef<Expr> dims, ArrayRef<Expr> syms, bool& ok) {
+  switch (e.getKind()) {
+  case AffineExprKind::Constant:
+    return Expr(cast<AffineConstantExpr>(e).getValue());
+  case AffineExprKind::DimId:
+    return dims[cast<AffineDimExpr>(e).getPosition()];
+  case AffineExprKind::SymbolId:
+    return syms[cast<AffineSymbolExpr>(e).getPosition()];
+  default:
+    break;
+  }
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  Expr l = applyAffine(bin.getLHS(), dims, syms, ok), r = applyAffine(bin.getRHS(), dims, syms, ok);
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return l + r;
+  case AffineExprKind::Mul:
+    return l * r;
+  case AffineExprKind::FloorDiv:
+    return floorDiv(l, r);
+  case AffineExprKind::CeilDiv:
+    return ceilDiv(l, r);
+  case AffineExprKind::Mod:
+    return mod(l, r);
+  default:
+    ok = false;
+    return Expr(0);
+  }
+}
+
+} // namespace
+
+FailureOr<Expr> IndexEval::eval(Value v) {
+  if (auto it = cache_.find(v); it != cache_.end()) return it->second;
+  Expr result;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation* owner = arg.getOwner()->getParentOp();
+    if (isa<func::FuncOp>(owner)) {
+      result = funcArg(arg.getArgNumber());
+    } else if (auto loop = dyn_cast<scf::ForOp>(owner); loop && arg == loop.getInductionVar()) {
+      auto it = loopIds.find(loop);
+      if (it == loopIds.end()) {
+        emitError(v.getLoc()) << "internal error: loop variable of an unscheduled loop";
+        return failure();
+      }
+      result = Expr::var(it->second);
+    } else {
+      emitError(v.getLoc()) << "an index value carried by a region argument (scf.for "
+                               "iter_args, scf.if results) is not supported; compute it from "
+                               "the loop variable";
+      return failure();
+    }
+    cache_[v] = result;
+    return result;
+  }
+  Operation* op = v.getDefiningOp();
+  auto operand = [&](unsigned i) { return eval(op->getOperand(i)); };
+  auto binary = [&](auto f) -> FailureOr<Expr> {
+    auto a = operand(0);
+    if (failed(a)) return failure();
+    auto b = operand(1);
+    if (failed(b)) return failure();
+    return f(*a, *b);
+  };
+  FailureOr<Expr> r = failure();
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+      r = Expr(i.getType().isInteger(1) ? static_cast<int64_t>(i.getValue().getZExtValue())
+                                        : i.getValue().getSExtValue());
+    else
+      return op->emitOpError("is not an integer constant"), failure();
+  } else if (isa<arith::AddIOp>(op)) {
+    r = binary([](const Expr& a, const Expr& b) { return a + b; });
+  } else if (isa<arith::SubIOp>(op)) {
+    r = binary([](const Expr& a, const Expr& b) { return a - b; });
+  } else if (isa<arith::MulIOp>(op)) {
+    r = binary([](const Expr& a, const Expr& b) { return a * b; });
+  } else if (isa<arith::DivSIOp, arith::DivUIOp, arith::FloorDivSIOp>(op)) {
+    r = binary([](const Expr& a, const Expr& b) { return floorDiv(a, b); });
+  } else if (isa<arith::CeilDivSIOp, arith::CeilDivUIOp>(op)) {
+    r = binary([](const Expr& a, const Expr& b) { return ceilDiv(a, b); });
+  } else if (isa<arith::RemSIOp, arith::RemUIOp>(op)) {
+    r = binary([](const Expr& a, const Expr& b) { return mod(a, b); });
+  } else if (isa<arith::MinSIOp, arith::MinUIOp>(op)) {
+    r = binary([](const Expr& a, const Expr& b) { return min(a, b); });
+  } else if (isa<arith::MaxSIOp, arith::MaxUIOp>(op)) {
+    r = binary([](const Expr& a, const Expr& b) { return max(a, b); });
+  } else if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp,
+                 arith::TruncIOp>(op)) {
+    r = operand(0);
+  } else if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    auto a = operand(0), b = operand(1);
+    if (failed(a) || failed(b)) return failure();
+    Expr d = *a - *b;
+    if (!d.isConst())
+      return op->emitOpError("compares values that are not known when the kernel is "
+                             "compiled; fix the scalars it depends on with --const"),
+             failure();
+    int64_t x = d.constant();
+    bool t = false;
+    switch (cmp.getPredicate()) {
+    case arith::CmpIPredicate::eq:
+      t = x == 0;
+      break;
+    case arith::CmpIPredicate::ne:
+      t = x != 0;
+      break;
+    case arith::CmpIPredicate::slt:
+    case arith::CmpIPredicate::ult:
+      t = x < 0;
+      break;
+    case arith::CmpIPredicate::sle:
+    case arith::CmpIPredicate::ule:
+      t = x <= 0;
+      break;
+    case arith::CmpIPredicate::sgt:
+    case arith::CmpIPredicate::ugt:
+      t = x > 0;
+      break;
+    case arith::CmpIPredicate::sge:
+    case arith::CmpIPredicate::uge:
+      t = x >= 0;
+      break;
+    }
+    r = Expr(t ? 1 : 0);
+  } else if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+    auto c = operand(0);
+    if (failed(c)) return failure();
+    if (!c->isConst()) {
+      // select(a < b, a, b) and friends: minimum and maximum.
+      auto cmp = sel.getCondition().getDefiningOp<arith::CmpIOp>();
+      auto a = eval(sel.getTrueValue()), b = eval(sel.getFalseValue());
+      if (failed(a) || failed(b)) return failure();
+      if (cmp) {
+        auto l = eval(cmp.getLhs()), rr = eval(cmp.getRhs());
+        if (succeeded(l) && succeeded(rr) && *l == *a && *rr == *b) {
+          auto p = cmp.getPredicate();
+          if (p == arith::CmpIPredicate::slt || p == arith::CmpIPredicate::sle ||
+              p == arith::CmpIPredicate::ult || p == arith::CmpIPredicate::ule)
+            r = min(*a, *b);
+          else if (p == arith::CmpIPredicate::sgt || p == arith::CmpIPredicate::sge ||
+                   p == arith::CmpIPredicate::ugt || p == arith::CmpIPredicate::uge)
+            r = max(*a, *b);
+        }
+      }
+      if (failed(r))
+        return op->emitOpError("selects on a condition that is not known when the kernel is "
+                               "compiled"),
+               failure();
+    } else {
+      r = eval(c->constant() ? sel.getTrueValue() : sel.getFalseValue());
+    }
+  } else if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
+    AffineMap map = apply.getAffineMap();
+    SmallVector<Expr> dims, syms;
+    for (unsigned i = 0; i < apply.getNumOperands(); ++i) {
+      auto x = operand(i);
+      if (failed(x)) return failure();
+      (i < map.getNumDims() ? dims : syms).push_back(*x);
+    }
+    bool ok = true;
+    r = applyAffine(map.getResult(0), dims, syms, ok);
+    if (!ok)
+      return op->emitOpError("has an affine expression the scheduler cannot evaluate"), failure();
+  } else if (auto extract = dyn_cast<ktdp::RuntimeArgExtractOp>(op)) {
+    return op->emitOpError("runtime arguments (!ktdp.runtime_arg) are not supported yet; "
+                           "pass the size as an integer argument"),
+           failure();
+  } else {
+    return op->emitOpError("computes an index the scheduler cannot evaluate (it supports "
+                           "arith integer ops, affine.apply and values fixed by --const)"),
+           failure();
+  }
+  if (failed(r)) return failure();
+  cache_[v] = *r;
+  return *r;
+}
+
+//===----------------------------------------------------------------------===//
+// Names from the source text
+//===----------------------------------------------------------------------===//
+
+std::optional<std::string> sourceName(Location loc) {
+  auto file = dyn_cast<FileLineColLoc>(loc);
+  if (!file) {
+    if (auto name = dyn_cast<NameLoc>(loc)) return name.getName().str();
+    if (auto fused = dyn_cast<FusedLoc>(loc))
+      for (Location l : fused.getLocations())
+        if (auto n = sourceName(l)) return n;
+    return std::nullopt;
+  }
+  static std::map<std::string, std::vector<std::string>> cache;
+  std::string path = file.getFilename().str();
+  auto it = cache.find(path);
+  if (it == cache.end()) {
+    std::vector<std::string> lines;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(line);
+    it = cache.emplace(path, std::move(lines)).first;
+  }
+  unsigned row = file.getLine(), col = file.getColumn();
+  if (row == 0 || row > it->second.size()) return std::nullopt;
+  const std::string& text = it->second[row - 1];
+  size_t p = col > 0 ? col - 1 : 0;
+  // An op's location is its name, after `%result =`; an argument's is its own name.
+  size_t eq = text.rfind('=', p);
+  size_t before = eq == std::string::npos ? std::string::npos : text.rfind('%', eq);
+  if (before != std::string::npos && text.find_first_not_of(" \t", eq + 1) == p) {
+    p = before;
+  } else {
+    while (p < text.size() && text[p] != '%') ++p;
+  }
+  if (p >= text.size()) return std::nullopt;
+  size_t q = p + 1;
+  while (q < text.size() && (std::isalnum(static_cast<unsigned char>(text[q])) || text[q] == '_' ||
+                             text[q] == '$' || text[q] == '.' || text[q] == '-'))
+    ++q;
+  if (q == p + 1) return std::nullopt;
+  return text.substr(p + 1, q - p - 1);
+}
+
+std::string sanitizeName(const std::string& name) {
+  std::string n = name;
+  if (!n.empty() && n[0] == '%') n = n.substr(1);
+  std::string out;
+  for (char ch : n) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "t" + out;
+  return out;
+}
+
+std::string argumentName(const std::string& ssaName) {
+  std::string n = ssaName;
+  if (!n.empty() && n[0] == '%') n = n.substr(1);
+  for (const char* suffix : {"_start_address", "_address", "_addr", "_ptr", "_base"}) {
+    std::string s = suffix;
+    if (n.size() > s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0) {
+      n = n.substr(0, n.size() - s.size());
+      break;
+    }
+  }
+  return sanitizeName(n);
+}
+
+//===----------------------------------------------------------------------===//
+// Argument discovery
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// One global memory view of one tile.
+struct ViewUse {
+  Operation* view;
+  Type elemType;
+  int pointer = -1;       ///< function argument, or -1 for a constant base
+  int64_t lo = 0, hi = 0; ///< element footprint relative to the pointer (or absolute)
+  std::vector<int64_t> strides, sizes;
+  bool read = false, written = false;
+  Location constLoc; ///< constant base: where the constant is defined
+};
+
+/// Which ops read and write through `view` (through access tiles, distributed views and
+/// indirect tiles).
+void rolesOf(Value view, bool& read, bool& written) {
+  for (Operation* user : view.getUsers()) {
+    if (isa<ktdp::ConstructDistributedMemoryViewOp>(user)) {
+      rolesOf(user->getResult(0), read, written);
+      continue;
+    }
+    if (auto ind = dyn_cast<ktdp::ConstructIndirectAccessTileOp>(user)) {
+      if (ind.getView() != view) { // an index view
+        read = true;
+        continue;
+      }
+    }
+    if (!isa<ktdp::ConstructAccessTileOp, ktdp::ConstructIndirectAccessTileOp>(user)) continue;
+    for (Operation* u : user->getResult(0).getUsers()) {
+      if (isa<ktdp::LoadOp>(u)) read = true;
+      if (isa<ktdp::StoreOp>(u)) written = true;
+    }
+  }
+}
+
+std::optional<int64_t> constantOf(OpFoldResult r, IndexEval& eval) {
+  if (auto a = dyn_cast<Attribute>(r)) return cast<IntegerAttr>(a).getInt();
+  auto e = eval.eval(cast<Value>(r));
+  if (failed(e) || !e->isConst()) return std::nullopt;
+  return e->constant();
+}
+
+/// Shape of a tensor argument from the views on it: the row-major array the strides
+/// describe, else 1-D.
+std::vector<int64_t> shapeFromViews(const std::vector<const ViewUse*>& uses, int64_t footprint) {
+  const ViewUse& first = *uses.front();
+  bool same = std::all_of(uses.begin(), uses.end(),
+                          [&](const ViewUse* u) { return u->strides == first.strides; });
+  const auto& st = first.strides;
+  if (same && !st.empty() && st.back() == 1) {
+    std::vector<int64_t> shape(st.size());
+    bool ok = true;
+    for (size_t i = st.size() - 1; i > 0; --i) {
+      if (st[i] <= 0 || st[i - 1] % st[i] != 0) ok = false;
+      if (!ok) break;
+      shape[i] = st[i - 1] / st[i];
+    }
+    if (ok && st[0] > 0) {
+      shape[0] = (footprint + st[0] - 1) / st[0];
+      // Every view must fit the inner dimensions.
+      for (const ViewUse* u : uses)
+        for (size_t i = 1; i < shape.size(); ++i)
+          if (u->sizes[i] > shape[i]) ok = false;
+      if (ok) return shape;
+    }
+  }
+  return {footprint};
+}
+
+} // namespace
+
+LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> tiles,
+                                KernelArgs& out) {
+  std::vector<ViewUse> uses;
+  std::set<int> pointers;
+  // Names of constant addresses, from the original function (specialisation merges and
+  // moves constants, and with them their locations).
+  std::map<int64_t, std::string> constantNames;
+  original.walk([&](ktdp::ConstructMemoryViewOp view) {
+    auto c = view.getBase().getDefiningOp<arith::ConstantOp>();
+    if (!c) return;
+    auto i = dyn_cast<IntegerAttr>(c.getValue());
+    if (!i) return;
+    if (auto n = sourceName(c.getLoc())) constantNames.emplace(i.getInt(), *n);
+  });
+  for (func::FuncOp f : tiles) {
+    IndexEval eval;
+    eval.funcArg = [](unsigned i) { return Expr::sym(pointerSymbol(i)); };
+    std::map<int, Range> ranges;
+    int nextLoop = 0;
+    bool failedWalk = false;
+    f.walk([&](scf::ForOp loop) {
+      int id = nextLoop++;
+      eval.loopIds[loop] = id;
+      auto lb = eval.eval(loop.getLowerBound()), ub = eval.eval(loop.getUpperBound());
+      if (succeeded(lb) && succeeded(ub) && lb->isConst() && ub->isConst() &&
+          ub->constant() > lb->constant())
+        ranges[id] = Range{lb->constant(), ub->constant() - 1};
+    });
+    f.walk([&](ktdp::ConstructMemoryViewOp view) {
+      if (failedWalk) return;
+      auto space = dyn_cast<ktdp::MemorySpaceAttrInterface>(view.getMemorySpace());
+      if (!space || !space.isGlobal()) return; // ct_local: a scratchpad view
+      auto base = eval.eval(view.getBase());
+      if (failed(base)) {
+        failedWalk = true;
+        return;
+      }
+      ViewUse use{view,  cast<MemRefType>(view.getType()).getElementType(),
+                  -1,    0,
+                  0,     {},
+                  {},    false,
+                  false, view.getLoc()};
+      Expr rest = *base;
+      for (const auto& [atom, coef] : base->terms()) {
+        if (atom->kind != Atom::Kind::Sym || atom->sym.rfind("%arg", 0) != 0) continue;
+        if (coef != 1 || use.pointer >= 0) {
+          view.emitOpError("has a base address that is not pointer + offset");
+          failedWalk = true;
+          return;
+        }
+        use.pointer = std::stoi(atom->sym.substr(4));
+        rest = rest - Expr::sym(atom->sym);
+      }
+      auto range = rangeOf(rest, ranges);
+      if (!range) {
+        view.emitOpError("has a base address whose range is not known when the kernel is "
+                         "compiled (")
+            << rest.str() << "); fix the scalars it depends on with --const";
+        failedWalk = true;
+        return;
+      }
+      if (use.pointer < 0) {
+        if (auto def = view.getBase().getDefiningOp()) use.constLoc = def->getLoc();
+      }
+      int64_t extent = 0;
+      for (auto [size, stride] : llvm::zip(view.getMixedSizes(), view.getMixedStrides())) {
+        auto s = constantOf(size, eval), t = constantOf(stride, eval);
+        if (!s || !t) {
+          view.emitOpError("has sizes or strides that are not known when the kernel is "
+                           "compiled; fix the scalars they depend on with --const");
+          failedWalk = true;
+          return;
+        }
+        use.sizes.push_back(*s);
+        use.strides.push_back(*t);
+        if (*s > 0) extent += (*s - 1) * *t;
+      }
+      use.lo = range->lo;
+      use.hi = range->hi + extent + 1;
+      rolesOf(view.getResult(), use.read, use.written);
+      if (use.pointer >= 0) pointers.insert(use.pointer);
+      uses.push_back(use);
+    });
+    if (failedWalk) return failure();
+  }
+
+  // Pointer arguments: one tensor each.
+  std::set<std::string> names;
+  auto unique = [&](std::string n) {
+    std::string u = n;
+    for (int i = 2; names.count(u); ++i) u = n + "_" + std::to_string(i);
+    names.insert(u);
+    return u;
+  };
+  for (int p : pointers) {
+    std::vector<const ViewUse*> mine;
+    for (const auto& u : uses)
+      if (u.pointer == p) mine.push_back(&u);
+    TensorArgument t;
+    BlockArgument arg = original.getArgument(static_cast<unsigned>(p));
+    t.name = unique(argumentName(sourceName(arg.getLoc()).value_or("arg" + std::to_string(p))));
+    t.elemType = mine.front()->elemType;
+    int64_t lo = 0, hi = 0;
+    for (const ViewUse* u : mine) {
+      if (u->elemType != t.elemType)
+        return u->view->emitOpError("views pointer argument '")
+               << t.name << "' with element type " << u->elemType << ", but another view of it has "
+               << t.elemType << "; a pointer argument has one element type";
+      if (u->lo < 0)
+        return u->view->emitOpError("reads before the start of pointer argument '")
+               << t.name << "'";
+      lo = std::min(lo, u->lo);
+      hi = std::max(hi, u->hi);
+      t.read |= u->read;
+      t.written |= u->written;
+    }
+    t.funcArg = p;
+    t.constLo = 0;
+    t.constHi = hi;
+    t.shape = shapeFromViews(mine, hi);
+    out.pointerArg[p] = static_cast<int>(out.tensors.size());
+    out.tensors.push_back(t);
+  }
+
+  // Constant addresses: one tensor per disjoint footprint of one element type.
+  std::vector<const ViewUse*> constant;
+  for (const auto& u : uses)
+    if (u.pointer < 0) constant.push_back(&u);
+  std::sort(constant.begin(), constant.end(),
+            [](const ViewUse* a, const ViewUse* b) { return a->lo < b->lo; });
+  std::vector<bool> done(constant.size(), false);
+  for (size_t i = 0; i < constant.size(); ++i) {
+    if (done[i]) continue;
+    std::vector<const ViewUse*> group = {constant[i]};
+    int64_t lo = constant[i]->lo, hi = constant[i]->hi;
+    done[i] = true;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (size_t j = 0; j < constant.size(); ++j) {
+        if (done[j] || constant[j]->elemType != constant[i]->elemType) continue;
+        if (constant[j]->lo < hi && constant[j]->hi > lo) {
+          group.push_back(constant[j]);
+          lo = std::min(lo, constant[j]->lo);
+          hi = std::max(hi, constant[j]->hi);
+          done[j] = true;
+          grew = true;
+        }
+      }
+    }
+    TensorArgument t;
+    t.elemType = constant[i]->elemType;
+    std::string ssa = "t" + std::to_string(lo);
+    if (auto it = constantNames.find(constant[i]->lo); it != constantNames.end())
+      ssa = it->second;
+    else if (auto n = sourceName(constant[i]->constLoc))
+      ssa = *n;
+    t.name = unique(argumentName(ssa));
+    for (const ViewUse* u : group) {
+      t.read |= u->read;
+      t.written |= u->written;
+    }
+    t.constLo = lo;
+    t.constHi = hi;
+    // Rebase the views' footprints for the shape.
+    std::vector<ViewUse> rebased;
+    for (const ViewUse* u : group) {
+      ViewUse r = *u;
+      r.lo -= lo;
+      r.hi -= lo;
+      rebased.push_back(r);
+    }
+    std::vector<const ViewUse*> ptrs;
+    for (const auto& r : rebased) ptrs.push_back(&r);
+    t.shape = shapeFromViews(ptrs, hi - lo);
+    out.tensors.push_back(t);
+  }
+
+  // Element types the device knows.
+  for (auto& t : out.tensors) {
+    Type e = t.elemType;
+    if (e.isF16())
+      t.dtype = DType::F16;
+    else if (e.isBF16())
+      t.dtype = DType::BF16;
+    else if (e.isF32())
+      t.dtype = DType::F32;
+    else if (e.isInteger(32))
+      t.dtype = DType::I32;
+    else
+      return original.emitOpError("tensor argument '")
+             << t.name << "' has element type " << e
+             << ", which the device does not store (f16, bf16, f32, i32)";
+    if (!t.read && !t.written) t.read = true;
+  }
+
+  // Every other integer argument is a launch scalar (unless fixed with --const, in which
+  // case it no longer has uses in the specialised functions).
+  for (unsigned i = 0; i < original.getNumArguments(); ++i) {
+    if (pointers.count(static_cast<int>(i))) continue;
+    BlockArgument arg = original.getArgument(i);
+    bool used = false;
+    for (func::FuncOp f : tiles) used |= !f.getArgument(i).use_empty();
+    if (!used) continue;
+    if (!arg.getType().isIntOrIndex())
+      return emitError(arg.getLoc()) << "argument " << i << " of type " << arg.getType()
+                                     << " is not supported: only pointer and integer arguments "
+                                        "can be bound at launch (fix it with --const)";
+    ScalarArgument s;
+    s.name = unique(sanitizeName(sourceName(arg.getLoc()).value_or("arg" + std::to_string(i))));
+    s.funcArg = static_cast<int>(i);
+    out.scalarArg[static_cast<int>(i)] = s.name;
+    out.scalars.push_back(s);
+  }
+  return success();
+}
+
+} // namespace chipless::sched

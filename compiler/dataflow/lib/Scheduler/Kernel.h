@@ -1,0 +1,103 @@
+//===- Kernel.h - a KTIR kernel's arguments and index values ---*- C++ -*-===//
+//
+// Part of chipless. Private to the Dataflow Scheduler. What the scheduler knows about the
+// kernel as a whole: its tensor arguments (recovered from the memory views: pointer
+// arguments and constant addresses), its launch scalars, and how `index` values of the
+// KTIR function become schedule expressions.
+//
+// Binding convention (docs/ktir.md): KTIR pointers count elements of their view's type.
+// A pointer argument binds to tensor argument X, and the pointer value is X's device
+// address divided by the element size; a view at pointer + k reads byte @X + k * esize.
+// Kernels that address global memory with constants get one tensor argument per disjoint
+// footprint of one element type; a constant c of the argument whose lowest address is L
+// is byte @X + (c - L) * esize.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DATAFLOW_LIB_SCHEDULER_KERNEL_H
+#define DATAFLOW_LIB_SCHEDULER_KERNEL_H
+
+#include "Expr.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Value.h"
+#include "support/dtype.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace chipless::sched {
+
+/// A tensor argument of the compiled job.
+struct TensorArgument {
+  std::string name;
+  DType dtype = DType::F16;
+  mlir::Type elemType;
+  std::vector<int64_t> shape;
+  bool read = false, written = false;
+  int funcArg = -1;    ///< the pointer argument it binds, or -1 (constant addresses)
+  int64_t constLo = 0; ///< constant addresses: the element address of byte 0
+  int64_t constHi = 0; ///< one past the footprint
+  int64_t elements() const;
+};
+
+/// A launch scalar: a non-pointer integer argument not fixed with --const.
+struct ScalarArgument {
+  std::string name;
+  int funcArg = -1;
+};
+
+/// The kernel's arguments.
+struct KernelArgs {
+  std::vector<TensorArgument> tensors;
+  std::vector<ScalarArgument> scalars;
+  /// Function argument index -> tensor (pointer arguments) or scalar name.
+  std::map<int, int> pointerArg;
+  std::map<int, std::string> scalarArg;
+
+  /// The tensor argument holding constant element address `c` of type `elemType`.
+  const TensorArgument* constantTensor(mlir::Type elemType, int64_t c) const;
+};
+
+/// Evaluates `index` and integer values of a KTIR function as schedule expressions:
+/// constants, loop variables of the enclosing scf.for ops, launch symbols, arith.
+class IndexEval {
+public:
+  /// The expression of function argument `i` (a pointer symbol or a scalar symbol).
+  std::function<Expr(unsigned i)> funcArg;
+  /// Loop id of an scf.for whose induction variable is in scope; -1 if unknown.
+  llvm::DenseMap<mlir::Operation*, int> loopIds;
+
+  /// The expression of `v`, or failure after an error at the op that defines it.
+  mlir::FailureOr<Expr> eval(mlir::Value v);
+  void forget() { cache_.clear(); }
+
+private:
+  llvm::DenseMap<mlir::Value, Expr> cache_;
+};
+
+/// The symbol of function argument `i` while arguments are being discovered.
+std::string pointerSymbol(unsigned i);
+
+/// Recovers an SSA name from the source text at `loc` ("%x_ptr: index" -> "x_ptr"; "%A_addr
+/// = arith.constant" -> "A_addr"); nullopt when the location is not a file position.
+std::optional<std::string> sourceName(mlir::Location loc);
+/// A tensor argument name from an SSA name: without '%' and without the suffixes _ptr,
+/// _addr, _address, _start_address, _base.
+std::string argumentName(const std::string& ssaName);
+/// A name usable as a SpyreCode symbol: letters, digits and '_', not starting with a digit.
+std::string sanitizeName(const std::string& name);
+
+/// Discovers the kernel's arguments from its specialised functions (one per tile):
+/// pointer arguments and constant addresses that are the base of global memory views,
+/// their element types, shapes and roles; every other integer argument is a launch scalar
+/// unless `constants` fixes it. Errors are reported at the ops.
+mlir::LogicalResult discoverArguments(mlir::func::FuncOp original,
+                                      llvm::ArrayRef<mlir::func::FuncOp> tiles, KernelArgs& out);
+
+} // namespace chipless::sched
+
+#endif // DATAFLOW_LIB_SCHEDULER_KERNEL_H

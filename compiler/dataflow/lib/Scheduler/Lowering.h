@@ -1,0 +1,172 @@
+//===- Lowering.h - one tile's KTIR to a core schedule ---------*- C++ -*-===//
+//
+// Part of chipless. Private to the Dataflow Scheduler. Walks the specialised function of
+// one tile op by op and builds its CoreSchedule: every tensor value gets a place in the
+// scratchpad (TVal), every op the steps of the engines that compute it.
+//
+//   ktdp.load / ktdp.store           dma_in / dma_out descriptors (LowerMemory.cpp)
+//   elementwise arith, math, linalg,
+//   spyreop, linalg.generic          load unit streams -> SFU -> store unit, per corelet
+//   linalg.reduce                    sfu.acc.* across sticks, sfu.lane.* within a stick
+//   linalg.matmul                    PT-array tiles (LowerCompute.cpp)
+//   fill, splat, broadcast, dense    values in every lane (SFU registers), materialised
+//   constants                        only when a buffer is needed
+//   expand/collapse_shape,
+//   extract_slice, extract           views of a buffer
+//   scf.for / scf.if                 loop nodes; iter_args and results in buffers
+//   inter_tile_produce + reduce      ring collectives (LowerCollective.cpp)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DATAFLOW_LIB_SCHEDULER_LOWERING_H
+#define DATAFLOW_LIB_SCHEDULER_LOWERING_H
+
+#include "Kernel.h"
+#include "Schedule.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "support/spyre_arch.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace chipless::sched {
+
+/// A value in every lane of a stick: a constant, or the stick of a lane-uniform buffer.
+struct Scalar {
+  bool isConst = true;
+  double value = 0;
+  int buffer = -1;    ///< !isConst: the buffer holding the stick
+  int64_t offset = 0; ///< its byte offset in the buffer (a multiple of the stick)
+};
+
+/// Where a tensor value is: a strided view of a scratchpad buffer, or one value in every
+/// element (not materialised until something needs memory).
+struct TVal {
+  enum class Kind { Buffer, Uniform } kind = Kind::Buffer;
+  std::vector<int64_t> shape; ///< the tensor's shape (rank 0 allowed)
+  mlir::Type elem;            ///< element type in storage and on the SFU
+  // Buffer
+  int buffer = -1;
+  int64_t offset = 0;           ///< bytes into the buffer
+  std::vector<int64_t> strides; ///< bytes per step of each dimension (0: broadcast)
+  bool sparse = false;          ///< one element per stick, every lane of it equal
+  std::optional<double> pad;    ///< value of the lanes past each row's last element
+  // Uniform
+  Scalar scalar;
+
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+  int64_t elements() const;
+};
+
+/// Options of the lowering that come from the command line.
+struct LowerOptions {
+  bool doubleBuffer = true;
+};
+
+class Lowering {
+public:
+  Lowering(mlir::func::FuncOp func, int core, int numTiles, const KernelArgs& args,
+           const SpyreArch& arch, CoreSchedule& out, const LowerOptions& options);
+  /// Builds the schedule; false after reporting errors at the ops.
+  mlir::LogicalResult run();
+
+  // ---- shared helpers -----------------------------------------------------------------
+  int64_t stick() const { return arch_.chip.stick_bytes; }
+  int64_t esize(mlir::Type t) const;
+  int64_t lanes(mlir::Type t) const { return stick() / esize(t); }
+  /// A new buffer of `bytes`, for `what`.
+  int newBuffer(int64_t bytes, const std::string& what);
+  /// A dense value of `shape` in a new buffer (rows padded to whole sticks).
+  TVal newDense(llvm::ArrayRef<int64_t> shape, mlir::Type elem, const std::string& what);
+  /// A lane-uniform value of `shape`: one stick per element.
+  TVal newSparse(llvm::ArrayRef<int64_t> shape, mlir::Type elem, const std::string& what);
+  /// Canonical strides of a dense or sparse value of `shape`.
+  std::vector<int64_t> denseStrides(llvm::ArrayRef<int64_t> shape, mlir::Type elem) const;
+  std::vector<int64_t> sparseStrides(llvm::ArrayRef<int64_t> shape) const;
+  /// Bytes of a dense value (rows padded to whole sticks).
+  int64_t denseBytes(llvm::ArrayRef<int64_t> shape, mlir::Type elem) const;
+
+  /// Appends a step to the current node; returns it for the caller to fill.
+  Step& addStep(int engine, mlir::Location loc, const std::string& text);
+  /// A fresh op-group id (steps of one op never conflict with each other).
+  int newGroup() { return nextGroup_++; }
+  /// Scratchpad access of `bytes` bytes at `offset` of `buffer`.
+  static Access scratch(int buffer, int64_t offset, int64_t bytes, bool write);
+  /// The tensor value of `v`, or failure (reported) when it is not known.
+  mlir::FailureOr<TVal> value(mlir::Value v);
+  mlir::FailureOr<Expr> index(mlir::Value v) { return eval_.eval(v); }
+  void bind(mlir::Value v, const TVal& t) { values_[v] = t; }
+
+  /// Writes `t` into a buffer if it is uniform or not in the canonical dense layout.
+  mlir::FailureOr<TVal> materialize(const TVal& t, mlir::Location loc, const std::string& what);
+  /// Copies `src` into the dense value `dst` (same shape).
+  mlir::LogicalResult copyInto(const TVal& src, const TVal& dst, mlir::Location loc);
+  /// A lane-uniform stick holding `t`'s single element (a reduction result, or a
+  /// one-element tensor whose padding is known).
+  mlir::FailureOr<Scalar> scalarOf(const TVal& t, mlir::Location loc);
+
+  /// An elementwise SFU computation over `out`'s shape: dst = kind(operands...).
+  struct EwOperand {
+    TVal value;
+  };
+  mlir::LogicalResult elementwise(llvm::StringRef kind, llvm::ArrayRef<TVal> operands,
+                                  const TVal& out, mlir::Location loc, const std::string& text);
+
+  const SpyreArch& arch() const { return arch_; }
+  const KernelArgs& args() const { return args_; }
+  CoreSchedule& schedule() { return out_; }
+  int core() const { return core_; }
+  int numTiles() const { return numTiles_; }
+  mlir::func::FuncOp func() { return func_; }
+
+private:
+  friend class MemoryLowering;
+  mlir::LogicalResult lowerBlock(mlir::Block& block);
+  mlir::LogicalResult lowerOp(mlir::Operation* op);
+  mlir::LogicalResult lowerFor(mlir::scf::ForOp op);
+  mlir::LogicalResult lowerIf(mlir::scf::IfOp op);
+  mlir::LogicalResult lowerElementwise(mlir::Operation* op);
+  mlir::LogicalResult lowerGeneric(mlir::Operation* op);
+  mlir::LogicalResult lowerReduce(mlir::Operation* op);
+  mlir::LogicalResult lowerMatmul(mlir::Operation* op);
+  mlir::LogicalResult lowerLoad(mlir::Operation* op);
+  mlir::LogicalResult lowerStore(mlir::Operation* op);
+  mlir::LogicalResult lowerProduce(mlir::Operation* op);
+  mlir::LogicalResult lowerReduceDelivery(mlir::Operation* op);
+  mlir::LogicalResult lowerViewLike(mlir::Operation* op);
+  /// The value `op`'s result should be written to: an operand buffer that dies here, a
+  /// loop-carried buffer the result is yielded to, or a new buffer.
+  TVal resultBuffer(mlir::Operation* op, mlir::Value result, llvm::ArrayRef<TVal> operands,
+                    const std::string& what);
+  /// Whether `v` (and every view of it) has no use after `op` in its block, and lives in
+  /// `op`'s block (not carried around a loop).
+  bool diesAt(mlir::Value v, mlir::Operation* op);
+  /// Fill `t` (dense, in a buffer) with `s` on every element.
+  mlir::LogicalResult fill(const TVal& t, const Scalar& s, mlir::Location loc);
+
+  mlir::func::FuncOp func_;
+  int core_, numTiles_;
+  const KernelArgs& args_;
+  const SpyreArch& arch_;
+  CoreSchedule& out_;
+  LowerOptions options_;
+  IndexEval eval_;
+  Node* current_ = nullptr;
+  int nextLoop_ = 0, nextGroup_ = 0;
+  llvm::DenseMap<mlir::Value, TVal> values_;
+  /// Values a loop body yields into a loop-carried buffer: result -> destination.
+  llvm::DenseMap<mlir::Value, TVal> destinations_;
+  /// Futures of inter_tile_produce: the partial each tile contributes.
+  llvm::DenseMap<mlir::Value, TVal> futures_;
+  int collectives_ = 0;
+  std::optional<mlir::Location> currentLoc_;
+};
+
+} // namespace chipless::sched
+
+#endif // DATAFLOW_LIB_SCHEDULER_LOWERING_H

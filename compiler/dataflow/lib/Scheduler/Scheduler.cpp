@@ -1,0 +1,180 @@
+//===- Scheduler.cpp - the Dataflow Scheduler's stages, in order ----------===//
+//
+// Part of chipless. See dataflow/Scheduler/Scheduler.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dataflow/Scheduler/Scheduler.h"
+
+#include "Kernel.h"
+#include "Lowering.h"
+#include "Stages.h"
+#include "dataflow/Dialect/Dfir/DfirDialect.h"
+#include "dataflow/Dialect/Dfir/DfirOps.h"
+#include "ktir/Dialect/Ktdp/KtdpOps.h"
+#include "ktir/Dialect/Ktdp/KtdpTileSets.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+#include <sstream>
+
+using namespace mlir;
+
+namespace chipless::dataflow {
+
+namespace {
+
+std::string printed(Operation* op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}
+
+} // namespace
+
+FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& arch,
+                                                const SchedulerOptions& options) {
+  using namespace chipless::sched;
+  MLIRContext* ctx = ktir.getContext();
+  ctx->loadDialect<dfir::DfirDialect, arith::ArithDialect, scf::SCFDialect>();
+  auto dump = [&](const std::string& stage, const std::string& text) {
+    if (options.dump) options.dump(stage, text);
+  };
+
+  // The entry function.
+  func::FuncOp entry;
+  SmallVector<func::FuncOp> funcs(ktir.getOps<func::FuncOp>());
+  if (!options.entry.empty()) {
+    entry = ktir.lookupSymbol<func::FuncOp>(options.entry);
+    if (!entry)
+      return ktir.emitError() << "has no function '" << options.entry << "' (--entry)", failure();
+  } else if (funcs.size() == 1) {
+    entry = funcs.front();
+  } else {
+    return ktir.emitError() << "has " << funcs.size()
+                            << " functions; choose the kernel with --entry NAME",
+           failure();
+  }
+  if (entry.isExternal()) return entry.emitOpError("has no body"), failure();
+  if (entry.getNumResults() != 0)
+    return entry.emitOpError("returns values; a kernel writes its results through memory"),
+           failure();
+
+  // 1. Constants for integer arguments.
+  std::set<std::string> used;
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+    BlockArgument arg = entry.getArgument(i);
+    std::string name = sanitizeName(sourceName(arg.getLoc()).value_or(""));
+    auto it = options.constants.find(name);
+    if (it == options.constants.end()) it = options.constants.find("arg" + std::to_string(i));
+    if (it == options.constants.end()) continue;
+    if (!arg.getType().isIntOrIndex())
+      return emitError(arg.getLoc())
+                 << "--const " << it->first << ": the argument is not an integer",
+             failure();
+    used.insert(it->first);
+    OpBuilder b(ctx);
+    b.setInsertionPointToStart(&entry.getBody().front());
+    Value c =
+        b.create<arith::ConstantOp>(arg.getLoc(), b.getIntegerAttr(arg.getType(), it->second));
+    arg.replaceAllUsesWith(c);
+  }
+  for (const auto& [name, v] : options.constants)
+    if (!used.count(name))
+      return entry.emitOpError("has no integer argument named '") << name << "' (--const)",
+             failure();
+
+  // 2. One specialised copy per tile.
+  SmallVector<int64_t> grid = ktdp::getEnclosingGrid(entry).value_or(SmallVector<int64_t>{1});
+  if (!options.grid.empty()) grid.assign(options.grid.begin(), options.grid.end());
+  int64_t numTiles = 1;
+  for (int64_t d : grid) numTiles *= d;
+  if (numTiles < 1) return entry.emitOpError("has an empty grid"), failure();
+  if (numTiles > arch.chip.cores)
+    return entry.emitOpError("runs on a grid of ") << numTiles << " tiles, but the chip has "
+                                                   << arch.chip.cores << " cores (chip.cores)",
+           failure();
+  OwningOpRef<ModuleOp> spec = ModuleOp::create(entry.getLoc());
+  SmallVector<func::FuncOp> tiles;
+  for (int64_t t = 0; t < numTiles; ++t) {
+    auto clone = cast<func::FuncOp>(entry->clone());
+    clone.setSymName((entry.getSymName() + "_tile" + std::to_string(t)).str());
+    // Row-major coordinates of tile t.
+    SmallVector<int64_t> coords(grid.size());
+    int64_t rest = t;
+    for (size_t d = grid.size(); d-- > 0;) {
+      coords[d] = rest % grid[d];
+      rest /= grid[d];
+    }
+    SmallVector<ktdp::GetComputeTileIdOp> ids;
+    clone.walk([&](ktdp::GetComputeTileIdOp op) { ids.push_back(op); });
+    for (auto op : ids) {
+      OpBuilder b(op);
+      for (auto [k, r] : llvm::enumerate(op.getIds()))
+        r.replaceAllUsesWith(
+            b.create<arith::ConstantIndexOp>(op.getLoc(), k < coords.size() ? coords[k] : 0));
+      op.erase();
+    }
+    spec->push_back(clone);
+    tiles.push_back(clone);
+  }
+  {
+    PassManager pm(ctx);
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(*spec))) return failure();
+  }
+  dump("01-specialized.mlir", printed(*spec));
+
+  // 3. Arguments.
+  KernelArgs args;
+  if (failed(discoverArguments(entry, tiles, args))) return failure();
+  {
+    std::ostringstream os;
+    for (const auto& t : args.tensors) {
+      os << "tensor " << t.name << " " << dtypeName(t.dtype) << " [";
+      for (size_t i = 0; i < t.shape.size(); ++i) os << (i ? ", " : "") << t.shape[i];
+      os << "] " << (t.read && t.written ? "inout" : t.written ? "output" : "input");
+      if (t.funcArg >= 0)
+        os << "  <- argument " << t.funcArg << "\n";
+      else
+        os << "  <- constant addresses [" << t.constLo << ", " << t.constHi << ")\n";
+    }
+    for (const auto& s : args.scalars)
+      os << "scalar " << s.name << "  <- argument " << s.funcArg << "\n";
+    dump("02-arguments.txt", os.str());
+  }
+
+  // 4-6. Every core's schedule.
+  std::vector<CoreSchedule> cores(static_cast<size_t>(numTiles));
+  LowerOptions lowerOptions;
+  const int reserved = 0;
+  std::string scheduleText;
+  for (int64_t t = 0; t < numTiles; ++t) {
+    CoreSchedule& s = cores[static_cast<size_t>(t)];
+    Lowering lowering(tiles[static_cast<size_t>(t)], static_cast<int>(t),
+                      static_cast<int>(numTiles), args, arch, s, lowerOptions);
+    if (failed(lowering.run())) return failure();
+    s.number();
+    if (failed(allocateScratchpad(s, arch.planningScratchpadBytes(), arch.chip.stick_bytes, ctx)))
+      return failure();
+    if (failed(synchronize(s, arch.sync.tokens_per_core, reserved, ctx))) return failure();
+    scheduleText += s.dump() + "\n";
+  }
+  dump("03-schedule.txt", scheduleText);
+
+  // 7. The DataflowIR job.
+  OwningOpRef<ModuleOp> job = writeJob(ctx, entry.getSymName().str(), args, cores);
+  if (failed(verify(*job))) return failure();
+  dump("04-dataflow.mlir", printed(*job));
+  return job;
+}
+
+} // namespace chipless::dataflow

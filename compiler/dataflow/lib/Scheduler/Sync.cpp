@@ -1,0 +1,242 @@
+//===- Sync.cpp - token handshakes from data dependencies -----------------===//
+//
+// Part of chipless. Engines only meet through FIFOs and tokens. For every pair of steps
+// on different engines that touch the same bytes (scratchpad or global memory), one of
+// them writing, the later waits for the earlier:
+//
+//  * Within one pass of a region (the function body, or one iteration of a loop body) the
+//    edge P -> S lives at the lowest region holding both: the sender's engine sends a
+//    token after the child of that region containing P (after the whole loop, if P is in
+//    one), the waiter's engine waits before the child containing S (before the whole
+//    loop, if S is in one).
+//  * Around a loop (S in iteration i needs P of iteration i - 1, P at or after S in the
+//    body), the sender pre-sends one credit per item before the loop and the waiter takes
+//    the rest after it.
+//
+// Tokens are counting semaphores. Each channel (sender engine, waiting engine, and for
+// loop-carried edges the loop) has its own token, so a waiter takes the channel's tokens
+// in the order they were sent; when it needs a later one it takes every earlier one first
+// (cumulative waits). An engine that consumes a channel inside a loop first takes what was
+// sent before the loop, so passes never mix. DMA steps complete after they issue: a step
+// that others wait for signals its engine's own token and the engine waits for it before
+// it sends (in order, so the send means "done").
+//
+//===----------------------------------------------------------------------===//
+
+#include "Stages.h"
+#include "mlir/IR/Diagnostics.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+using namespace mlir;
+
+namespace chipless::sched {
+
+namespace {
+
+struct Edge {
+  Node* p;
+  Node* s;
+  Node* region; ///< lowest common region (a loop node; the root for the whole program)
+  bool carried; ///< loop-carried (around `region`)
+};
+
+Node* childOf(Node* region, Node* n) {
+  while (n->parent != region) n = n->parent;
+  return n;
+}
+
+Node* lowestCommon(Node* a, Node* b) {
+  std::set<Node*> up;
+  for (Node* x = a->parent; x; x = x->parent) up.insert(x);
+  for (Node* y = b->parent; y; y = y->parent)
+    if (up.count(y)) return y;
+  return nullptr;
+}
+
+bool mayOverlap(const Expr& alo, const Expr& ahi, const Expr& blo, const Expr& bhi,
+                const std::map<int, Range>& ranges) {
+  Expr d1 = ahi - blo, d2 = bhi - alo;
+  auto r1 = rangeOf(d1, ranges), r2 = rangeOf(d2, ranges);
+  if (r1 && r1->hi <= 0) return false;
+  if (r2 && r2->hi <= 0) return false;
+  return true;
+}
+
+/// Whether P's accesses (in the previous iteration of loop `loop` when `carried`) and S's
+/// accesses touch the same bytes with one writing.
+bool conflict(const CoreSchedule& s, const Node& loopNode, const Step& p, const Step& q,
+              bool carried) {
+  for (const Access& a : p.accesses)
+    for (const Access& b : q.accesses) {
+      if (!a.write && !b.write) continue;
+      if (a.space != b.space) continue;
+      if (a.space == Access::Space::Scratch) {
+        const Buffer& ba = s.buffers[static_cast<size_t>(a.buffer)];
+        const Buffer& bb = s.buffers[static_cast<size_t>(b.buffer)];
+        Expr alo = Expr(ba.addr) + a.lo, ahi = Expr(ba.addr + (ba.phases - 1) * ba.bytes) + a.hi;
+        Expr blo = Expr(bb.addr) + b.lo, bhi = Expr(bb.addr + (bb.phases - 1) * bb.bytes) + b.hi;
+        if (!mayOverlap(alo, ahi, blo, bhi, s.loopRanges)) continue;
+        // Two copies of one double-buffered buffer, one iteration apart: different copies.
+        if (carried && a.buffer == b.buffer && ba.phases > 1 && ba.phaseLoop == loopNode.loop)
+          continue;
+        return true;
+      }
+      if (a.arg != b.arg) continue;
+      Expr alo = a.lo, ahi = a.hi;
+      if (carried) {
+        std::string key = "v:" + std::to_string(loopNode.loop);
+        Expr prev = Expr::var(loopNode.loop) - loopNode.stride;
+        alo = alo.substitute(key, prev);
+        ahi = ahi.substitute(key, prev);
+      }
+      if (mayOverlap(alo, ahi, b.lo, b.hi, s.loopRanges)) return true;
+    }
+  return false;
+}
+
+void collectSteps(Node& n, std::vector<Node*>& out) {
+  if (!n.isLoop()) {
+    out.push_back(&n);
+    return;
+  }
+  for (auto& c : n.body) collectSteps(*c, out);
+}
+
+int indexIn(Node* region, Node* child) {
+  for (size_t i = 0; i < region->body.size(); ++i)
+    if (region->body[i].get() == child) return static_cast<int>(i);
+  return -1;
+}
+
+} // namespace
+
+LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens,
+                          MLIRContext* ctx) {
+  std::vector<Node*> steps;
+  collectSteps(s.root, steps);
+  std::vector<Edge> edges;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    for (size_t j = 0; j < steps.size(); ++j) {
+      if (i == j) continue;
+      Node* p = steps[i];
+      Node* q = steps[j];
+      const Step& ps = *p->step;
+      const Step& qs = *q->step;
+      if (ps.engine == qs.engine) continue;
+      // The steps of one op meet through FIFOs (an in-place op reads each stick before it
+      // writes it); in different iterations they are ordered like any others.
+      const bool sameOp = ps.group >= 0 && ps.group == qs.group;
+      Node* region = lowestCommon(p, q);
+      if (sameOp && p->pos < q->pos) continue;
+      if (p->pos < q->pos) {
+        if (conflict(s, *region, ps, qs, false)) edges.push_back({p, q, region, false});
+      } else if (region->loop >= 0) {
+        if (conflict(s, *region, ps, qs, true)) edges.push_back({p, q, region, true});
+      }
+    }
+  }
+
+  // Async steps others wait for signal their own completion.
+  for (const Edge& e : edges)
+    if (e.p->step->async) s.sync[e.p][e.p->step->engine].selfWait = true;
+
+  // Channels and their tokens.
+  int nextToken = 0;
+  std::map<std::tuple<int, int, Node*>, int> channelToken; // (from, to, loop or null)
+  auto tokenFor = [&](int from, int to, Node* loop) {
+    auto key = std::make_tuple(from, to, loop);
+    auto it = channelToken.find(key);
+    if (it != channelToken.end()) return it->second;
+    int t = nextToken++;
+    channelToken[key] = t;
+    return t;
+  };
+  for (auto& [node, perEngine] : s.sync)
+    for (auto& [engine, ops] : perEngine)
+      if (ops.selfWait && !s.selfToken.count(engine)) s.selfToken[engine] = nextToken++;
+
+  // Needs per (region, channel): child index of the waiter -> highest item needed.
+  struct Level {
+    std::set<int> items;          ///< child indices after which the sender sends
+    std::map<int, int> needs;     ///< waiter child index -> max item child index
+    std::set<int> consumedInside; ///< child loops where the waiter consumes deeper
+  };
+  struct Key {
+    Node* region;
+    int from, to;
+    bool carried;
+    bool operator<(const Key& o) const {
+      return std::tie(region, from, to, carried) < std::tie(o.region, o.from, o.to, o.carried);
+    }
+  };
+  std::map<Key, Level> levels;
+  for (const Edge& e : edges) {
+    Node* ap = childOf(e.region, e.p);
+    Node* as = childOf(e.region, e.s);
+    int from = e.p->step->engine, to = e.s->step->engine;
+    Level& lv = levels[{e.region, from, to, e.carried}];
+    int ip = indexIn(e.region, ap), is = indexIn(e.region, as);
+    lv.items.insert(ip);
+    auto& need = lv.needs[is];
+    need = std::max(need, ip);
+    if (!e.carried) {
+      // Every enclosing region consumes this channel inside the child holding the edge.
+      for (Node* inner = e.region; inner->parent; inner = inner->parent) {
+        Node* outer = inner->parent;
+        levels[{outer, from, to, false}].consumedInside.insert(indexIn(outer, inner));
+      }
+    }
+  }
+
+  for (auto& [key, lv] : levels) {
+    Node* region = key.region;
+    const int from = key.from, to = key.to;
+    std::vector<int> items(lv.items.begin(), lv.items.end());
+    if (items.empty() && lv.consumedInside.empty()) continue;
+    const int token = tokenFor(from, to, key.carried ? region : nullptr);
+    auto rank = [&](int child) { // number of items at or before child
+      return static_cast<int>(std::upper_bound(items.begin(), items.end(), child) - items.begin());
+    };
+    for (int item : items)
+      s.sync[region->body[static_cast<size_t>(item)].get()][from].after.push_back(token);
+    int consumed = 0;
+    const int total = static_cast<int>(items.size());
+    for (size_t j = 0; j < region->body.size(); ++j) {
+      const int child = static_cast<int>(j);
+      int want = consumed;
+      if (lv.consumedInside.count(child)) want = std::max(want, rank(child - 1));
+      auto it = lv.needs.find(child);
+      if (it != lv.needs.end())
+        want = std::max(want, key.carried ? rank(it->second) : rank(it->second));
+      if (key.carried) {
+        // Items of the previous iteration (or credits): the same ranks.
+      }
+      for (; consumed < want; ++consumed) s.sync[region->body[j].get()][to].before.push_back(token);
+    }
+    if (region->loop >= 0 && consumed < total)
+      for (; consumed < total; ++consumed) s.sync[region][to].bodyEnd.push_back(token);
+    if (key.carried) {
+      for (int k = 0; k < total; ++k) {
+        s.sync[region][from].sendBefore.push_back(token);
+        s.sync[region][to].waitAfter.push_back(token);
+      }
+    }
+  }
+
+  s.tokensUsed = nextToken;
+  if (nextToken + reservedTokens > tokensPerCore) {
+    emitError(UnknownLoc::get(ctx))
+        << "core " << s.core << " needs " << nextToken + reservedTokens
+        << " synchronisation tokens, but a core has " << tokensPerCore
+        << " (sync.tokens_per_core); the kernel has too many engine-to-engine dependencies for "
+           "one core";
+    return failure();
+  }
+  return success();
+}
+
+} // namespace chipless::sched

@@ -1,0 +1,120 @@
+//===- spyre_compile_main.cpp - spyre-compile: KTIR to SpyreCode ----------===//
+//
+// Part of chipless.
+//
+//   spyre-compile KERNEL.mlir [--entry FUNC] [--arch FILE] [--set k=v ...]
+//                 [--const NAME=VALUE ...] [--grid N,...] -o DIR [--dump-dir DIR]
+//
+// Parses the KTIR kernel, runs the Dataflow Scheduler (dataflow/Scheduler/Scheduler.h)
+// and the SpyreCode emitter, and writes the SpyreCode directory (job.plan + init.bin) to
+// DIR for `spyre-sim run DIR/job.plan`. --dump-dir writes every stage: the specialised
+// KTIR, the arguments, the core schedules, the DataflowIR job and the final assembly.
+// Errors name the file, line and column of the op and the reason; exit status 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dataflow/DfirRegistration.h"
+#include "dataflow/Emit/EmitSpyreCode.h"
+#include "dataflow/Scheduler/Scheduler.h"
+#include "ktir/KtirRegistration.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "support/atomic_file.h"
+#include "support/error.h"
+#include "support/spyrecode/directory.h"
+#include "support/spyrecode/disassembler.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <filesystem>
+
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("KERNEL.mlir"), cl::Required);
+static cl::opt<std::string> outputDir("o", cl::desc("output SpyreCode directory"),
+                                      cl::value_desc("DIR"), cl::Required);
+static cl::opt<std::string> entry("entry", cl::desc("the kernel function (default: the only one)"),
+                                  cl::value_desc("FUNC"));
+static cl::opt<std::string> archFile("arch",
+                                     cl::desc("architecture description (default "
+                                              "models/hw/spyre.yaml)"),
+                                     cl::value_desc("FILE"));
+static cl::list<std::string> sets("set", cl::desc("override one architecture parameter"),
+                                  cl::value_desc("key.path=value"));
+static cl::list<std::string> constants("const", cl::desc("fix an integer argument at compile time"),
+                                       cl::value_desc("NAME=VALUE"));
+static cl::list<int64_t>
+    grid("grid", cl::desc("override the kernel's grid (without one it runs on one tile)"),
+         cl::value_desc("N[,M...]"), cl::CommaSeparated);
+static cl::opt<std::string> dumpDir("dump-dir", cl::desc("write the IR after every stage here"),
+                                    cl::value_desc("DIR"));
+
+int main(int argc, char** argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "spyre-compile: compile a KTIR kernel into a SpyreCode directory\n");
+  using namespace chipless;
+  try {
+    SpyreArch arch = SpyreArch::load(archFile.empty() ? SpyreArch::defaultFile() : archFile,
+                                     std::vector<std::string>(sets.begin(), sets.end()));
+    dataflow::SchedulerOptions options;
+    options.entry = entry;
+    options.grid.assign(grid.begin(), grid.end());
+    for (const std::string& c : constants) {
+      size_t eq = c.find('=');
+      if (eq == std::string::npos || eq == 0) throw Error("--const " + c + ": expected NAME=VALUE");
+      try {
+        size_t used = 0;
+        int64_t v = std::stoll(c.substr(eq + 1), &used, 0);
+        if (used != c.size() - eq - 1) throw std::invalid_argument("trailing text");
+        options.constants[c.substr(0, eq)] = v;
+      } catch (const std::exception&) {
+        throw Error("--const " + c + ": the value is not an integer");
+      }
+    }
+    if (!dumpDir.empty()) {
+      std::filesystem::create_directories(std::string(dumpDir));
+      options.dump = [&](const std::string& name, const std::string& text) {
+        writeFileAtomically(std::string(dumpDir) + "/" + name, text);
+      };
+    }
+
+    mlir::DialectRegistry registry;
+    ktir::registerKtirDialects(registry);
+    dataflow::registerDfirDialects(registry);
+    mlir::MLIRContext context(registry);
+    llvm::SourceMgr sources;
+    mlir::SourceMgrDiagnosticHandler handler(sources, &context, llvm::errs());
+    auto buffer = llvm::MemoryBuffer::getFile(inputFile);
+    if (!buffer) throw Error(inputFile + ": cannot read: " + buffer.getError().message());
+    sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+    if (!module) return 1;
+    if (!dumpDir.empty()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      module->print(os);
+      writeFileAtomically(std::string(dumpDir) + "/00-ktir.mlir", text);
+    }
+    auto job = dataflow::scheduleKernel(*module, arch, options);
+    if (mlir::failed(job)) return 1;
+    mlir::dfir::JobOp jobOp = *(*job)->getOps<mlir::dfir::JobOp>().begin();
+    mlir::FailureOr<spyrecode::Job> emitted = dataflow::emitSpyreCode(jobOp, arch);
+    if (mlir::failed(emitted)) return 1;
+    spyrecode::writeJob(outputDir, *emitted);
+    if (!dumpDir.empty())
+      writeFileAtomically(std::string(dumpDir) + "/05-spyrecode.s",
+                          spyrecode::disassemble(*emitted));
+    return 0;
+  } catch (const std::exception& e) {
+    llvm::errs() << "spyre-compile: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,213 @@
+// The public KTIR samples (../shared/ktir-examples) compiled with spyre-compile and run on
+// the emulated chip: every output must match a reference computed here in fp32 from the
+// same inputs (within fp16 rounding). Inputs come from fixed seeds. The tests skip when
+// the samples folder is absent.
+#include "runtime/device.h"
+#include "runtime/prepared_job.h"
+#include "support/numerics.h"
+#include "support/spyrecode/directory.h"
+#include "tests/e2e/kernel_harness.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+namespace chipless::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Host arrays by argument name.
+using Tensors = std::map<std::string, NpyArray>;
+/// Expected outputs: values (row-major) by argument name.
+using Expected = std::map<std::string, std::vector<float>>;
+
+fs::path examplesDir() {
+  return fs::weakly_canonical(fs::path(CHIPLESS_SOURCE_DIR) / ".." / "shared" / "ktir-examples");
+}
+
+std::string shell(const std::string& command, int& status) {
+  std::string out;
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int raw = pclose(p);
+  status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return out;
+}
+
+/// One sample: how to compile it, which inputs it gets, what it must compute.
+struct Sample {
+  std::string file;
+  std::vector<std::string> flags;                    ///< extra spyre-compile options
+  std::function<void(Tensors&)> inputs;              ///< adjust the random inputs
+  std::function<Expected(const Tensors&)> reference; ///< expected outputs
+  double rtol = 1e-2, atol = 1e-3;                   ///< |got - ref| <= atol + rtol*|ref|
+  std::map<std::string, int64_t> scalars;            ///< launch scalars
+};
+
+class KtirExamples : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!fs::is_directory(examplesDir()))
+      GTEST_SKIP() << "KTIR samples not found at " << examplesDir();
+    work = fs::path(CHIPLESS_BINARY_DIR) / "test-tmp" /
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(work);
+    fs::create_directories(work);
+  }
+
+  /// Compiles, runs and checks `s`; returns the outputs for further checks.
+  Tensors run(const Sample& s) {
+    std::string cmd = std::string(CHIPLESS_BINARY_DIR) + "/bin/spyre-compile " +
+                      (examplesDir() / s.file).string() + " -o " + (work / "job").string() +
+                      " --dump-dir " + (work / "dump").string();
+    for (const auto& f : s.flags) cmd += " " + f;
+    int status = 0;
+    std::string log = shell(cmd, status);
+    EXPECT_EQ(status, 0) << cmd << "\n" << log;
+    if (status != 0) return {};
+    SpyreArch arch = archWith();
+    spyrecode::Job job = spyrecode::readJob((work / "job" / "job.plan").string());
+    Tensors inputs;
+    uint64_t seed = 1;
+    for (const auto& a : job.plan.args) {
+      if (a.role == spyrecode::ArgRole::Output) continue;
+      std::vector<int64_t> shape;
+      for (const auto& d : a.shape)
+        shape.push_back(std::holds_alternative<int64_t>(d)
+                            ? std::get<int64_t>(d)
+                            : s.scalars.at(std::get<std::string>(d)));
+      inputs[a.name] = randomArray(a.dtype, shape, seed++);
+    }
+    if (s.inputs) s.inputs(inputs);
+    auto device = runtime::Device::open(arch, {-1, false});
+    runtime::PreparedJob prepared(*device, (work / "job" / "job.plan").string());
+    runtime::LaunchArgs args;
+    args.inputs = inputs;
+    args.scalars = s.scalars;
+    runtime::LaunchOutput out = prepared.launch(args);
+    EXPECT_GT(out.device.cycles, 0);
+    Expected expected = s.reference(inputs);
+    for (const auto& [name, ref] : expected) {
+      auto it = out.outputs.find(name);
+      EXPECT_NE(it, out.outputs.end()) << "no output '" << name << "'";
+      if (it == out.outputs.end()) continue;
+      std::vector<float> got = floats(it->second);
+      EXPECT_EQ(got.size(), ref.size()) << name;
+      if (got.size() != ref.size()) continue;
+      size_t bad = 0, first = 0;
+      double worst = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        double err = std::fabs(static_cast<double>(got[i]) - ref[i]);
+        double tol = s.atol + s.rtol * std::fabs(ref[i]);
+        if (!(err <= tol)) {
+          if (bad++ == 0) first = i;
+        }
+        worst = std::max(worst, err);
+      }
+      EXPECT_EQ(bad, 0u) << s.file << ": output '" << name << "': " << bad << " of " << got.size()
+                         << " elements differ; first at " << first << ": got " << got[first]
+                         << ", expected " << ref[first] << " (largest error " << worst << ")";
+    }
+    return out.outputs;
+  }
+
+  fs::path work;
+};
+
+/// Rounds through fp16 as the device stores it.
+float h(float x) {
+  return halfToFloat(floatToHalf(x));
+}
+
+std::vector<float> in(const Tensors& t, const std::string& name) {
+  return floats(t.at(name));
+}
+
+// ---- step 1: elementwise, broadcasts -------------------------------------------------
+
+Expected addRows(const Tensors& t, int rows) {
+  std::vector<float> a = in(t, "A"), b = in(t, "B"), c(a.size(), 0.0f);
+  for (size_t i = 0; i < static_cast<size_t>(rows) * 64; ++i) c[i] = h(a[i] + b[i]);
+  return {{"C", c}};
+}
+
+TEST_F(KtirExamples, AddWithControlFlowOnItsSingleTile) {
+  // No grid attribute: one tile, which adds rows 0..2; the rest of C is never written.
+  run({"add-with-control-flow.mlir", {}, nullptr, [](const Tensors& t) { return addRows(t, 3); }});
+}
+
+TEST_F(KtirExamples, AddWithControlFlowOnThirtyTwoTiles) {
+  // The grid its comment describes: 32 tiles of 3 rows cover all 96 rows.
+  run({"add-with-control-flow.mlir", {"--grid 32"}, nullptr, [](const Tensors& t) {
+         return addRows(t, 96);
+       }});
+}
+
+TEST_F(KtirExamples, ScalarBroadcast) {
+  run({"scalar_broadcast.mlir", {}, nullptr, [](const Tensors& t) {
+         return Expected{{"out", std::vector<float>(4 * 64, in(t, "in")[0])}};
+       }});
+}
+
+TEST_F(KtirExamples, NestedYield) {
+  run({"nested_yield.ktir", {}, nullptr, [](const Tensors&) {
+         return Expected{{"out", std::vector<float>(4, 2.0f)}};
+       }});
+}
+
+// ---- step 2: reductions ---------------------------------------------------------------
+
+TEST_F(KtirExamples, ReduceGeneric) {
+  run({"reduce_generic.mlir", {}, nullptr, [](const Tensors& t) {
+         std::vector<float> x = in(t, "arg0");
+         float sum = 0;
+         for (float v : x) sum += v;
+         return Expected{{"arg0", std::vector<float>(4, h(sum))}};
+       }});
+}
+
+TEST_F(KtirExamples, ReduceMultiopMaxOfNegativeValues) {
+  // All values negative: padding lanes that held zeros would win a max.
+  run({"reduce_multiop.mlir",
+       {},
+       [](Tensors& t) {
+         std::vector<float> v = floats(t.at("arg0"));
+         for (float& x : v) x = -std::fabs(x) - 0.5f;
+         encodeFromFloat(DType::F16, v.data(), t.at("arg0").data.data(), v.size(),
+                         Fp16Format::Ieee);
+       },
+       [](const Tensors& t) {
+         std::vector<float> x = in(t, "arg0");
+         return Expected{{"arg0", std::vector<float>(8, *std::max_element(x.begin(), x.end()))}};
+       }});
+}
+
+TEST_F(KtirExamples, SoftmaxWide) {
+  Sample s{"softmax_wide.mlir", {}, nullptr, [](const Tensors& t) {
+             std::vector<float> x = in(t, "input"), y(x.size());
+             const size_t n = 262144;
+             for (size_t r = 0; r < 2; ++r) {
+               const float* row = x.data() + r * n;
+               float m = *std::max_element(row, row + n);
+               double sum = 0;
+               for (size_t i = 0; i < n; ++i) sum += std::exp(row[i] - m);
+               for (size_t i = 0; i < n; ++i)
+                 y[r * n + i] = static_cast<float>(std::exp(row[i] - m) / sum);
+             }
+             return Expected{{"output", y}};
+           }};
+  // Outputs are about 1/262144: compare relative to the row's largest value.
+  s.rtol = 2e-2;
+  s.atol = 2e-7;
+  run(s);
+}
+
+} // namespace
+} // namespace chipless::test
