@@ -38,7 +38,8 @@ void foldInt8(const FoldOperands& f) {
   std::vector<int32_t> w(static_cast<size_t>(f.k * f.n));
   for (int64_t i = 0; i < f.k; ++i)
     for (int64_t j = 0; j < f.n; ++j)
-      w[i * f.n + j] = static_cast<int8_t>(f.rhs[i * f.rhsStride + j]);
+      w[i * f.n + j] = static_cast<int8_t>(f.transposeRhs ? f.rhs[j * f.rhsStride + i]
+                                                          : f.rhs[i * f.rhsStride + j]);
   std::vector<uint32_t> s(static_cast<size_t>(f.n));
   for (int64_t r = 0; r < f.rows; ++r) {
     std::fill(s.begin(), s.end(), 0u);
@@ -79,8 +80,10 @@ void foldMatmul(const FoldOperands& f) {
   float split[3];
   for (int64_t i = 0; i < f.k; ++i)
     for (int64_t j = 0; j < f.n; ++j) {
-      const uint8_t* p = f.rhs + i * f.rhsStride;
-      float x = f.type == DType::BF16 ? loadBf16(p + 2 * j) : loadF32(p + 4 * j);
+      const int64_t esize = f.type == DType::BF16 ? 2 : 4;
+      const uint8_t* p = f.transposeRhs ? f.rhs + j * f.rhsStride + i * esize
+                                        : f.rhs + i * f.rhsStride + j * esize;
+      float x = f.type == DType::BF16 ? loadBf16(p) : loadF32(p);
       splitBf16(x, pieces, split);
       for (int q = 0; q < pieces; ++q) w[q][i * f.n + j] = split[q];
     }

@@ -21,6 +21,9 @@ struct FoldOperands {
   DType type;         ///< BF16, F32 or I8
   bool accumulate;    ///< add to the results already there
   int fp32Passes;     ///< 1, 3 or 6 (F32 only)
+  /// mxu.matmul.nt: the weights are stored transposed, weight (i, j) is element i of the row
+  /// at rhs + j * rhsStride (n rows of k elements).
+  bool transposeRhs = false;
 };
 
 /// Performs the fold on host memory. Results are little-endian f32 (i32 for I8).

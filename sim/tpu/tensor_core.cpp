@@ -539,7 +539,10 @@ void TensorCore::vectorAlu(const Op& op) {
       const uint32_t* x = nsrc > (sel ? 1 : 0) ? vreg(src[sel ? 1 : 0] + i) : nullptr;
       const uint32_t* y = nsrc > (sel ? 2 : 1) ? vreg(src[sel ? 2 : 1] + i) : nullptr;
       const uint32_t* cond = sel ? vreg(src[0] + i) : nullptr;
-      valu(op.op, type, d, x, y, cond, scalar, arch.vpu.sublanes, arch.vpu.lanes);
+      if (op.op == Opcode::VIota)
+        iota(type, d, op.operands[1].imm == 1, i, arch.vpu.sublanes, arch.vpu.lanes);
+      else
+        valu(op.op, type, d, x, y, cond, scalar, arch.vpu.sublanes, arch.vpu.lanes);
     }
     if (staged) std::copy(tmp.begin(), tmp.end(), vreg(vd));
   }
@@ -580,8 +583,9 @@ void TensorCore::mxuMatmul(const Op& op) {
     fault("k = " + std::to_string(k) + " must be 1.." + std::to_string(R) + " (mxu.rows)");
   if (n < 1 || n > C)
     fault("n = " + std::to_string(n) + " must be 1.." + std::to_string(C) + " (mxu.cols)");
+  const bool transposed = op.op == Opcode::MxuMatmulNT;
   if (lhsStride == -1) lhsStride = k * esize;
-  if (rhsStride == -1) rhsStride = n * esize;
+  if (rhsStride == -1) rhsStride = (transposed ? k : n) * esize;
   if (outStride == -1) outStride = n * 4;
   if (lhs % esize || rhs % esize || lhsStride % esize || rhsStride % esize || out % 4 ||
       outStride % 4)
@@ -591,7 +595,9 @@ void TensorCore::mxuMatmul(const Op& op) {
   if (sem < -1 || sem >= sems_.size())
     fault("semaphore " + std::to_string(sem) + " out of range (0.." +
           std::to_string(sems_.size() - 1) + ")");
-  const StridedBlock lhsB{lhs, k * esize, lhsStride, rows}, rhsB{rhs, n * esize, rhsStride, k},
+  const StridedBlock lhsB{lhs, k * esize, lhsStride, rows},
+      rhsB = transposed ? StridedBlock{rhs, k * esize, rhsStride, n}
+                        : StridedBlock{rhs, n * esize, rhsStride, k},
       outB{out, n * 4, outStride, rows};
   if (rows == 0) {
     if (sem >= 0) sems_.send(static_cast<int>(sem), local_);
@@ -644,7 +650,7 @@ void TensorCore::mxuMatmul(const Op& op) {
   if (!system_.timingOnly()) {
     uint8_t* mem = vmem_.get();
     foldMatmul({mem + lhs, lhsStride, mem + rhs, rhsStride, mem + out, outStride, rows, k, n, type,
-                acc != 0, arch.fp32Passes()});
+                acc != 0, arch.fp32Passes(), transposed});
   }
   if (sem >= 0) sems_.send(static_cast<int>(sem), done);
   async(done);

@@ -252,6 +252,25 @@ void valu(Opcode op, DType type, uint32_t* d, const uint32_t* a, const uint32_t*
     }
     return;
   }
+  case Opcode::VCvt:
+    for (int k = 0; k < n; ++k) {
+      if (fl) {
+        d[k] = bits(static_cast<float>(i(a[k])));
+      } else {
+        const float x = f(a[k]);
+        int32_t v = 0;
+        if (std::isnan(x))
+          v = 0;
+        else if (x >= 2147483648.0f)
+          v = std::numeric_limits<int32_t>::max();
+        else if (x <= -2147483648.0f)
+          v = std::numeric_limits<int32_t>::min();
+        else
+          v = static_cast<int32_t>(x); // truncates toward zero
+        d[k] = u(v);
+      }
+    }
+    return;
   default:
     break;
   }
@@ -267,6 +286,15 @@ void valu(Opcode op, DType type, uint32_t* d, const uint32_t* a, const uint32_t*
     else
       for (int k = 0; k < n; ++k) d[k] = u(unaryI(op, i(a[k])));
   }
+}
+
+void iota(DType type, uint32_t* d, bool sublaneAxis, int64_t index, int sublanes, int lanes) {
+  for (int r = 0; r < sublanes; ++r)
+    for (int k = 0; k < lanes; ++k) {
+      const int64_t v = sublaneAxis ? index * sublanes + r : k;
+      d[r * lanes + k] =
+          type == DType::F32 ? bits(static_cast<float>(v)) : u(static_cast<int32_t>(v));
+    }
 }
 
 } // namespace chipless::sim::tpu

@@ -25,4 +25,8 @@ bool isTranscendental(tpuprog::Opcode op);
 void valu(tpuprog::Opcode op, DType type, uint32_t* d, const uint32_t* a, const uint32_t* b,
           const uint32_t* c, double scalar, int sublanes, int lanes);
 
+/// viota on register `index` (0..n-1) of the operation: every element its lane index
+/// (`sublaneAxis` false) or its row index index*sublanes + r, as f32 or i32.
+void iota(DType type, uint32_t* d, bool sublaneAxis, int64_t index, int sublanes, int lanes);
+
 } // namespace chipless::sim::tpu

@@ -9,6 +9,7 @@
 namespace chipless::tpuprog {
 
 const std::vector<std::string> kMemSpaces = {"vmem", "smem"};
+const std::vector<std::string> kIotaAxes = {"lanes", "sublanes"};
 
 const char* slotName(Slot s) {
   switch (s) {
@@ -170,24 +171,28 @@ std::vector<OpcodeInfo> buildTable() {
   valu(Opcode::VMaxSublanes, "vmax.sublanes", vUnary(), kArith,
        "for each lane of va+i: the max over its sublanes, in every sublane of vd+i");
 
+  const std::vector<OperandDecl> fold = {req("mxu", K::Expr),
+                                         req("lhs", K::Expr),
+                                         req("rows", K::Expr),
+                                         req("k", K::Expr),
+                                         opt("lhs_stride", K::Expr, -1),
+                                         req("rhs", K::Expr),
+                                         req("n", K::Expr),
+                                         opt("rhs_stride", K::Expr, -1),
+                                         req("out", K::Expr),
+                                         opt("out_stride", K::Expr, -1),
+                                         opt("acc", K::Expr, 0),
+                                         opt("sem", K::Expr, -1)};
+  const uint32_t foldTypes = dt(DType::BF16) | dt(DType::F32) | dt(DType::I8);
   t.push_back(
-      {Opcode::MxuMatmul,
-       "mxu.matmul",
-       Slot::Mxu,
-       DtypeRule::Required,
-       dt(DType::BF16) | dt(DType::F32) | dt(DType::I8),
-       {req("mxu", K::Expr), req("lhs", K::Expr), req("rows", K::Expr), req("k", K::Expr),
-        opt("lhs_stride", K::Expr, -1), req("rhs", K::Expr), req("n", K::Expr),
-        opt("rhs_stride", K::Expr, -1), req("out", K::Expr), opt("out_stride", K::Expr, -1),
-        opt("acc", K::Expr, 0), opt("sem", K::Expr, -1)},
-       0,
-       true,
+      {Opcode::MxuMatmul, "mxu.matmul", Slot::Mxu, DtypeRule::Required, foldTypes, fold, 0, true,
        "one fold on MXU mxu: load the k x n weights (k <= mxu.rows, n <= mxu.cols; row i at "
        "VMEM rhs + i*rhs_stride) into the array, stream rows activation rows of k elements "
        "(row r at lhs + r*lhs_stride) through it and write the rows x n results as f32 (i32 "
        "for i8) to out + r*out_stride, adding to what is there when acc != 0. Strides default "
        "to packed rows. Signals semaphore sem when the last result is written"});
 
+  auto dmaStart = t.size();
   std::vector<OperandDecl> dma = {req("dst", K::Expr),
                                   req("src", K::Expr),
                                   req("bytes", K::Expr),
@@ -232,6 +237,23 @@ std::vector<OpcodeInfo> buildTable() {
                "every chip c: dst (bytes) = the element-wise sum over all chips of block c of "
                "src (nchips blocks of bytes), by the ring algorithm; semaphore sem as for "
                "ici.allreduce"});
+  (void)dmaStart;
+
+  // Opcodes added after the first release of the table (appended, so the numbers above stay).
+  t.push_back({Opcode::MxuMatmulNT, "mxu.matmul.nt", Slot::Mxu, DtypeRule::Required, foldTypes,
+               fold, 0, true,
+               "one fold as mxu.matmul, with the weights loaded transposed: the rhs block holds n "
+               "rows of k elements (row j at VMEM rhs + j*rhs_stride) and weight (i, j) is "
+               "element i of row j, so the fold computes lhs x rhs^T. Used for A x B^T without "
+               "transposing B in memory (attention scores Q K^T)"});
+  valu(Opcode::VIota, "viota",
+       {req("vd", K::VReg), {"axis", K::Enum, false, 0, kIotaAxes}, opt("n", K::Expr, 1)}, kArith,
+       "vd+i: every element holds its lane index 0..lanes-1 (axis=lanes) or its row index "
+       "i*sublanes "
+       "+ r (axis=sublanes); f32 holds the index as a float. For masks and index arithmetic");
+  valu(Opcode::VCvt, "vcvt", vUnary(), kArith,
+       "vd+i = va+i converted to the suffix type: f32 from i32 (rounded to nearest even), i32 "
+       "from f32 (truncated toward zero, saturated to the i32 range, NaN gives 0)");
   return t;
 }
 

@@ -99,6 +99,12 @@ enum class Opcode : uint16_t {
   IciAllReduce,
   IciAllGather,
   IciReduceScatter,
+  // Added after the first release of the table, so earlier opcode numbers stay the same:
+  // MXU slot
+  MxuMatmulNT, ///< a fold whose weights are read transposed (rhs holds n rows of k)
+  // vector ALU slot
+  VIota, ///< lane or row indices
+  VCvt,  ///< f32 <-> i32 conversion
   Count
 };
 
@@ -171,5 +177,6 @@ bool parseVReg(std::string_view s, int64_t& out);
 
 /// Enum operand word lists.
 extern const std::vector<std::string> kMemSpaces; ///< vmem, smem
+extern const std::vector<std::string> kIotaAxes;  ///< lanes, sublanes
 
 } // namespace chipless::tpuprog

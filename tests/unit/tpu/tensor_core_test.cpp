@@ -433,5 +433,98 @@ TEST(TensorCore, TimingOnlyGivesTheSameCycles) {
   EXPECT_TRUE(to.outputs.empty());
 }
 
+// ---- operations added for the graph compiler (compiler/tpu) ----------------------------------
+
+TEST(TensorCore, TransposedWeightFoldComputesABTransposed) {
+  // C [16, 96] = A [16, 64] x B^T with B [96, 64] stored row-major: the weights are B's rows.
+  const char* text = R"(
+.kernel foldnt
+.input  A bf16 [16, 64]
+.input  B bf16 [96, 64]
+.output C f32 [16, 96]
+.program cores=0
+    dma.in dst=0, src=@A, bytes=2048, sem=0
+    dma.in dst=4096, src=@B, bytes=12288, sem=0
+    sem.wait 0, count=2
+    mxu.matmul.nt.bf16 mxu=1, lhs=0, rows=16, k=64, rhs=4096, n=96, out=65536, sem=1
+    sem.wait 1
+    dma.out dst=@C, src=65536, bytes=6144, sem=2
+    sem.wait 2
+.end
+)";
+  NpyArray a = randomF32({16, 64}, 40), b = randomF32({96, 64}, 41);
+  TpuRun r = runTpu(text, {{"A", a}, {"B", b}}, tpuArch());
+  std::vector<float> x = values(roundedToBf16(a)), y = values(roundedToBf16(b));
+  std::vector<float> c = values(r.outputs.at("C"));
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 96; ++j) {
+      double ref = 0;
+      for (int p = 0; p < 64; ++p) ref += double(x[i * 64 + p]) * y[j * 64 + p];
+      ASSERT_NEAR(c[i * 96 + j], ref, 1e-4 * (1 + std::fabs(ref))) << i << "," << j;
+    }
+  // The same timing as an untransposed fold: 2R + C + T - 2.
+  EXPECT_EQ(r.stats.get("chip[0].core[0].mxu[1].busy_cycles"), 2 * 128 + 128 + 16 - 2);
+  EXPECT_EQ(r.stats.get("chip[0].core[0].mxu[1].flops"), 2.0 * 16 * 64 * 96);
+}
+
+TEST(TensorCore, IotaAndConversions) {
+  const char* text = R"(
+.kernel iota
+.output Y i32 [5, 16, 128]
+.program cores=0
+    viota.i32 v0, lanes, n=2
+    viota.i32 v2, sublanes, n=2
+    viota.f32 v4, sublanes, n=2
+    vsplat.f32 v6, 2.75, n=2
+    vmul.f32 v6, v6, v4, n=2
+    vneg.f32 v8, v6, n=2
+    vcvt.i32 v6, v6, n=2
+    vcvt.i32 v8, v8, n=2
+    vcvt.f32 v10, v2, n=2
+    vcvt.i32 v10, v10, n=2
+    vst.i32 v0, 0, n=4
+    vst.i32 v6, 16384, n=4
+    vst.i32 v10, 32768, n=2
+    dma.out dst=@Y, src=0, bytes=40960, sem=0
+    sem.wait 0
+.end
+)";
+  TpuRun r = runTpu(text, {}, tpuArch());
+  const NpyArray& y = r.outputs.at("Y");
+  ASSERT_EQ(y.dtype, DType::I32);
+  const int32_t* v = reinterpret_cast<const int32_t*>(y.data.data());
+  for (int row = 0; row < 16; ++row)
+    for (int l = 0; l < 128; ++l) {
+      const int i = row * 128 + l;
+      EXPECT_EQ(v[i], l);                                         // lane index
+      EXPECT_EQ(v[2048 + i], row);                                // row index over 2 registers
+      EXPECT_EQ(v[4096 + i], static_cast<int32_t>(row * 2.75f));  // f32 -> i32 truncates
+      EXPECT_EQ(v[6144 + i], -static_cast<int32_t>(row * 2.75f)); // toward zero
+      EXPECT_EQ(v[8192 + i], row);                                // i32 -> f32 -> i32
+    }
+}
+
+TEST(TensorCore, ConversionsSaturateAndMapNanToZero) {
+  const char* text = R"(
+.kernel cvt
+.output Y i32 [8, 128]
+.program cores=0
+    vsplat.f32 v0, 1e20
+    vsplat.f32 v1, -1e20
+    vsplat.f32 v2, nan
+    vcvt.i32 v0, v0, n=3
+    vadd.i32 v3, v0, v1
+    vadd.i32 v3, v3, v2
+    vst.i32 v3, 0
+    dma.out dst=@Y, src=0, bytes=4096, sem=0
+    sem.wait 0
+.end
+)";
+  TpuRun r = runTpu(text, {}, tpuArch());
+  const int32_t* v = reinterpret_cast<const int32_t*>(r.outputs.at("Y").data.data());
+  // INT32_MAX + INT32_MIN + 0 = -1 (wrapping i32 adds).
+  for (int i = 0; i < 1024; ++i) ASSERT_EQ(v[i], -1) << i;
+}
+
 } // namespace
 } // namespace chipless::test
