@@ -209,5 +209,100 @@ TEST_F(KtirExamples, SoftmaxWide) {
   run(s);
 }
 
+// ---- step 3: matmuls and ring collectives ---------------------------------------------
+
+/// Replaces input `name` by normal values times `scale` (weights stay small, so sums of
+/// products stay well inside fp16).
+void scaled(Tensors& t, const std::string& name, float scale, uint64_t seed) {
+  NpyArray& a = t.at(name);
+  a = randomArray(a.dtype, a.shape, seed, scale);
+}
+
+/// x + swiglu(x @ Wg, x @ Wu) @ Wd for x [m, k], Wg/Wu [k, f], Wd [f, k].
+std::vector<float> ffn(const Tensors& t, int m, int k, int f) {
+  std::vector<float> x = in(t, "x"), wg = in(t, "w_gate"), wu = in(t, "w_up"), wd = in(t, "w_down");
+  std::vector<float> out(static_cast<size_t>(m * k));
+  for (int r = 0; r < m; ++r) {
+    std::vector<float> fused(static_cast<size_t>(f));
+    for (int j = 0; j < f; ++j) {
+      double g = 0, u = 0;
+      for (int i = 0; i < k; ++i) {
+        g += x[r * k + i] * wg[i * f + j];
+        u += x[r * k + i] * wu[i * f + j];
+      }
+      fused[j] = static_cast<float>(g / (1 + std::exp(-g)) * u);
+    }
+    for (int i = 0; i < k; ++i) {
+      double o = 0;
+      for (int j = 0; j < f; ++j) o += fused[j] * wd[j * k + i];
+      out[r * k + i] = static_cast<float>(x[r * k + i] + o);
+    }
+  }
+  return out;
+}
+
+void ffnInputs(Tensors& t, float scale) {
+  scaled(t, "w_gate", scale, 11);
+  scaled(t, "w_up", scale, 12);
+  scaled(t, "w_down", scale, 13);
+}
+
+TEST_F(KtirExamples, FfnSwiglu) {
+  Sample s{"ffn_swiglu.mlir",
+           {},
+           [](Tensors& t) { ffnInputs(t, 0.125f); },
+           [](const Tensors& t) {
+             return Expected{{"out", ffn(t, 1, 64, 128)}};
+           }};
+  s.rtol = 2e-2;
+  s.atol = 1e-2;
+  run(s);
+}
+
+TEST_F(KtirExamples, FfnSwigluFourCoresWithDistributedWeightsAndAllReduce) {
+  Sample s{"ffn_swiglu_4core.mlir",
+           {},
+           [](Tensors& t) { ffnInputs(t, 0.0625f); },
+           [](const Tensors& t) {
+             return Expected{{"out", ffn(t, 4, 256, 1024)}};
+           }};
+  s.rtol = 2e-2;
+  s.atol = 1e-2;
+  run(s);
+}
+
+/// Column sums of `in` [4, 128] times `times`.
+Expected ringSum(const Tensors& t, float times) {
+  std::vector<float> x = in(t, "in"), out(128, 0.0f);
+  for (size_t c = 0; c < 128; ++c) {
+    double sum = 0;
+    for (size_t r = 0; r < 4; ++r) sum += x[r * 128 + c];
+    out[c] = static_cast<float>(sum * times);
+  }
+  return {{"out", out}};
+}
+
+TEST_F(KtirExamples, RingReduce) {
+  Sample s{"ring_reduce.mlir", {}, nullptr, [](const Tensors& t) { return ringSum(t, 1); }};
+  s.atol = 1e-2;
+  run(s);
+}
+
+TEST_F(KtirExamples, RingReduceInnerLoopWithTheTripCountAtLaunch) {
+  Sample s{
+      "ring_reduce_inner_loop.mlir", {}, nullptr, [](const Tensors& t) { return ringSum(t, 3); }};
+  s.scalars = {{"n_iters", 3}};
+  s.atol = 3e-2;
+  run(s);
+}
+
+TEST_F(KtirExamples, RingReduceInnerLoopWithTheTripCountFixed) {
+  Sample s{"ring_reduce_inner_loop.mlir", {"--const n_iters=5"}, nullptr, [](const Tensors& t) {
+             return ringSum(t, 5);
+           }};
+  s.atol = 5e-2;
+  run(s);
+}
+
 } // namespace
 } // namespace chipless::test

@@ -81,6 +81,7 @@ FailureOr<Expr> IndexEval::eval(Value v) {
   if (auto it = cache_.find(v); it != cache_.end()) return it->second;
   Expr result;
   if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (auto f = fixed.find(v); f != fixed.end()) return f->second;
     Operation* owner = arg.getOwner()->getParentOp();
     if (isa<func::FuncOp>(owner)) {
       result = funcArg(arg.getArgNumber());

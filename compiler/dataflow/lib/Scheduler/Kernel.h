@@ -70,6 +70,8 @@ public:
   std::function<Expr(unsigned i)> funcArg;
   /// Loop id of an scf.for whose induction variable is in scope; -1 if unknown.
   llvm::DenseMap<mlir::Operation*, int> loopIds;
+  /// Region arguments with a known value (the group id of inter_tile_produce).
+  llvm::DenseMap<mlir::Value, Expr> fixed;
 
   /// The expression of `v`, or failure after an error at the op that defines it.
   mlir::FailureOr<Expr> eval(mlir::Value v);

@@ -1,22 +1,236 @@
 //===- LowerCollective.cpp - inter-tile exchanges on the ring -------------===//
 //
-// Part of chipless. See Lowering.h.
+// Part of chipless. See Lowering.h. `ktdp.inter_tile_produce` names this tile's partial;
+// the delivery op moves it over the ring, one step of the core's ring engine that runs a
+// whole protocol with the other cores of the group (each core's schedule is built
+// separately, but every core of a group runs the same protocol on the same sizes):
+//
+//  * all-reduce (consumers == producers): the ring algorithm of models/kernels/allreduce.s.
+//    The result buffer R starts as a copy of the partial; after a READY handshake with its
+//    successor, each core does G-1 reduce-scatter steps (send chunk (j - t) mod G to the
+//    successor with op = add) and G-1 all-gather steps (chunk (j + 1 - t) mod G, op = none),
+//    waiting for its predecessor's chunk after every step. Empty chunks send a bare token.
+//  * reduce to one consumer: the consumer copies its partial into R and tells every
+//    producer READY; each producer adds its partial into the consumer's R.
+//
+// Two token ids at the top of every core's bank are reserved for the protocols: READY
+// (from the core that will receive) and ARRIVE (data landed). Each is only ever sent by one
+// kind of sender to one waiting engine (the ring engine), so counts stay in step.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "dataflow/Dialect/Dfir/DfirOps.h"
 #include "ktir/Dialect/Ktdp/KtdpOps.h"
+#include "ktir/Dialect/Ktdp/KtdpTileSets.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 using namespace mlir;
 
 namespace chipless::sched {
 
-LogicalResult Lowering::lowerProduce(Operation* op) {
-  return op->emitOpError("is not supported by the Dataflow Scheduler yet");
+namespace {
+
+/// Groups `g` of a future's group set (searched over 0..numTiles-1).
+std::vector<int64_t> groupsOf(ktdp::TileFutureType type, int64_t numTiles) {
+  std::vector<int64_t> out;
+  for (int64_t g = 0; g < numTiles; ++g)
+    if (ktdp::containsPoint(type.getGroupSet(), {g}, {})) out.push_back(g);
+  return out;
 }
 
-LogicalResult Lowering::lowerReduceDelivery(Operation* op) {
-  return op->emitOpError("is not supported by the Dataflow Scheduler yet");
+std::vector<int64_t> membersOf(IntegerSet set, int64_t group, int64_t numTiles) {
+  auto v = ktdp::enumerateTiles(set, {group}, numTiles);
+  return {v.begin(), v.end()};
+}
+
+/// add, max or min from a delivery combiner (linalg named op, arith op or generic body).
+std::string combinerOf(Region& region) {
+  Block& b = region.front();
+  auto yield = b.getTerminator();
+  if (yield->getNumOperands() != 1) return "";
+  Operation* def = yield->getOperand(0).getDefiningOp();
+  if (!def) return "";
+  if (isa<linalg::AddOp, arith::AddFOp, arith::AddIOp>(def)) return "add";
+  if (isa<linalg::MaxOp, arith::MaximumFOp, arith::MaxNumFOp>(def)) return "max";
+  if (isa<linalg::MinOp, arith::MinimumFOp, arith::MinNumFOp>(def)) return "min";
+  return "";
+}
+
+std::string locationKey(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+double identityFor(const std::string& kind) {
+  return kind == "max" ? -INFINITY : kind == "min" ? INFINITY : 0.0;
+}
+
+} // namespace
+
+LogicalResult Lowering::lowerProduce(Operation* o) {
+  auto op = cast<ktdp::InterTileProduceOp>(o);
+  auto type = cast<ktdp::TileFutureType>(op.getFuture().getType());
+  if (type.getNumPartials() != 1)
+    return op.emitOpError("contributes several partials; only one is supported");
+  Block& body = op.getBody().front();
+  auto yield = body.getTerminator();
+  for (int64_t g : groupsOf(type, numTiles_)) {
+    auto producers = membersOf(op.getProducerTilesPerGroup().getValue(), g, numTiles_);
+    if (!llvm::is_contained(producers, core_)) continue;
+    if (futures_.count(op.getFuture()))
+      return op.emitOpError("makes this tile produce for several groups; not supported");
+    if (body.getNumArguments() > 0) eval_.fixed[body.getArgument(0)] = Expr(g);
+    if (failed(lowerBlock(body))) return failure();
+    auto t = value(yield->getOperand(0));
+    if (failed(t)) return failure();
+    auto m = materialize(*t, op.getLoc(), "partial");
+    if (failed(m)) return failure();
+    futures_[op.getFuture()] = *m;
+  }
+  return success();
+}
+
+LogicalResult Lowering::lowerReduceDelivery(Operation* o) {
+  auto op = cast<ktdp::InterTileReduceOp>(o);
+  if (op.getProducerDependencyPerConsumer())
+    return op.emitOpError("has producer_dependency_per_consumer; not supported yet");
+  if (op.getNumResults() != 1) return op.emitOpError("delivers several results; not supported");
+  auto produce = op.getFuture().getDefiningOp<ktdp::InterTileProduceOp>();
+  if (!produce) return op.emitOpError("reduces a future that is not produced in this function");
+  std::string kind = combinerOf(op.getCombiner());
+  if (kind.empty())
+    return op.emitOpError("has a combiner that is not an add, max or min (the ring reduces "
+                          "with those as data arrives)");
+  for (Value id : op.getIdentity()) {
+    auto t = value(id);
+    if (failed(t)) return failure();
+    if (t->kind != TVal::Kind::Uniform || !t->scalar.isConst ||
+        t->scalar.value != identityFor(kind))
+      return op.emitOpError("has an identity that is not the combiner's neutral element");
+  }
+  auto type = cast<ktdp::TileFutureType>(op.getFuture().getType());
+  auto resType = cast<RankedTensorType>(op.getResult(0).getType());
+  std::vector<int64_t> resShape(resType.getShape().begin(), resType.getShape().end());
+  Type elem = resType.getElementType();
+  for (int64_t g : groupsOf(type, numTiles_)) {
+    auto producers = membersOf(produce.getProducerTilesPerGroup().getValue(), g, numTiles_);
+    auto consumers = membersOf(op.getConsumerTilesPerGroup().getValue(), g, numTiles_);
+    bool isProducer = llvm::is_contained(producers, core_);
+    bool isConsumer = llvm::is_contained(consumers, core_);
+    if (!isProducer && !isConsumer) continue;
+    const bool allReduce = consumers == producers;
+    if (!allReduce && consumers.size() != 1)
+      return op.emitOpError("delivers to a set of consumers that is neither the producers nor "
+                            "one tile");
+    auto pit = futures_.find(op.getFuture());
+    if (pit == futures_.end()) return op.emitOpError("internal error: no partial for this tile");
+    const TVal partial = pit->second;
+    // The result lies in the scratchpad as the partial does: same bytes, same order.
+    if (partial.elements() != [&] {
+          int64_t n = 1;
+          for (int64_t d : resShape) n *= d;
+          return n;
+        }())
+      return op.emitOpError("returns a tensor with another number of elements than the partial");
+    const int64_t bytes = out_.buffers[static_cast<size_t>(partial.buffer)].bytes;
+    const int64_t lanesPer = lanes(elem);
+    if (denseBytes(resShape, elem) != bytes ||
+        (partial.shape.empty() ? 1 : partial.shape.back()) % lanesPer != 0 ||
+        (resShape.empty() ? 1 : resShape.back()) % lanesPer != 0) {
+      if (partial.shape != resShape)
+        return op.emitOpError("reshapes the partial into rows that are padded differently; "
+                              "not supported");
+    }
+    TVal result = newDense(resShape, elem, "inter_tile_reduce");
+    // Other cores write into R: it lives at an address every core agrees on.
+    out_.buffers[static_cast<size_t>(result.buffer)].exchange = locationKey(op.getLoc());
+    const int stickBytes = static_cast<int>(stick());
+    const int64_t sticks = bytes / stickBytes;
+    const int G = static_cast<int>(producers.size());
+    const int j =
+        static_cast<int>(std::find(producers.begin(), producers.end(), core_) - producers.begin());
+    const int ready = arch_.sync.tokens_per_core - 2, arrive = arch_.sync.tokens_per_core - 1;
+    usesRing_ = true;
+    const int pbuf = partial.buffer, rbuf = result.buffer;
+    const int me = core_;
+    std::string text =
+        (allReduce ? "all-reduce " : "reduce to " + std::to_string(consumers[0]) + " ") + kind +
+        " over cores";
+    for (int64_t p : producers) text += " " + std::to_string(p);
+    Step& s = addStep(Engines::ring(), op.getLoc(), text);
+    s.accesses.push_back(scratch(pbuf, 0, bytes, false));
+    s.accesses.push_back(scratch(rbuf, 0, bytes, true));
+    std::string opName = kind;
+    Type dtype = elem;
+    if (allReduce) {
+      const int next = static_cast<int>(producers[static_cast<size_t>((j + 1) % G)]);
+      const int prev = static_cast<int>(producers[static_cast<size_t>((j + G - 1) % G)]);
+      s.emit = [=](ProgramWriter& w, int) {
+        auto chunk = [&](int c) {
+          int64_t lo = static_cast<int64_t>(c) * sticks / G,
+                  hi = static_cast<int64_t>(c + 1) * sticks / G;
+          return std::make_pair(lo * stickBytes, (hi - lo) * stickBytes);
+        };
+        auto send = [&](int c, bool reduce) {
+          auto [off, n] = chunk(c);
+          if (n == 0) {
+            w.b.create<dfir::TokenSendOp>(w.loc, w.c(arrive), w.c(next));
+            return;
+          }
+          Value at = w.get(w.addr(rbuf, Expr(off)));
+          w.b.create<dfir::RingSendOp>(w.loc, w.c(next), at, at, w.c(n), StringAttr(),
+                                       reduce ? w.str(opName) : StringAttr(), w.c(arrive), Value(),
+                                       TypeAttr::get(dtype));
+        };
+        // R = partial; then tell the predecessor that R may receive.
+        w.b.create<dfir::RingSendOp>(w.loc, w.c(me), w.get(w.addr(pbuf)), w.get(w.addr(rbuf)),
+                                     w.c(bytes), StringAttr(), StringAttr(), Value(), Value(),
+                                     TypeAttr::get(dtype));
+        if (G == 1) return;
+        w.b.create<dfir::TokenSendOp>(w.loc, w.c(ready), w.c(prev));
+        w.b.create<dfir::TokenWaitOp>(w.loc, w.c(ready));
+        for (int t = 0; t < G - 1; ++t) {
+          send(((j - t) % G + G) % G, true);
+          w.b.create<dfir::TokenWaitOp>(w.loc, w.c(arrive));
+        }
+        for (int t = 0; t < G - 1; ++t) {
+          send(((j + 1 - t) % G + G) % G, false);
+          w.b.create<dfir::TokenWaitOp>(w.loc, w.c(arrive));
+        }
+      };
+    } else {
+      const int root = static_cast<int>(consumers[0]);
+      std::vector<int64_t> others;
+      for (int64_t p : producers)
+        if (p != root) others.push_back(p);
+      s.emit = [=](ProgramWriter& w, int) {
+        if (me == root) {
+          w.b.create<dfir::RingSendOp>(w.loc, w.c(me), w.get(w.addr(pbuf)), w.get(w.addr(rbuf)),
+                                       w.c(bytes), StringAttr(), StringAttr(), Value(), Value(),
+                                       TypeAttr::get(dtype));
+          for (int64_t p : others) w.b.create<dfir::TokenSendOp>(w.loc, w.c(ready), w.c(p));
+          for (size_t k = 0; k < others.size(); ++k)
+            w.b.create<dfir::TokenWaitOp>(w.loc, w.c(arrive));
+          return;
+        }
+        w.b.create<dfir::TokenWaitOp>(w.loc, w.c(ready));
+        // R is an exchange buffer: at the same address on every core.
+        w.b.create<dfir::RingSendOp>(w.loc, w.c(root), w.get(w.addr(pbuf)), w.get(w.addr(rbuf)),
+                                     w.c(bytes), StringAttr(), w.str(opName), w.c(arrive), Value(),
+                                     TypeAttr::get(dtype));
+      };
+    }
+    if (isConsumer) bind(op.getResult(0), result);
+  }
+  return success();
 }
 
 } // namespace chipless::sched

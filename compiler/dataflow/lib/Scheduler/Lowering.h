@@ -123,6 +123,8 @@ public:
   int core() const { return core_; }
   int numTiles() const { return numTiles_; }
   mlir::func::FuncOp func() { return func_; }
+  /// Whether the schedule runs ring protocols (which reserve two tokens).
+  bool usesRing() const { return usesRing_; }
 
 private:
   friend class MemoryLowering;
@@ -164,6 +166,7 @@ private:
   /// Futures of inter_tile_produce: the partial each tile contributes.
   llvm::DenseMap<mlir::Value, TVal> futures_;
   int collectives_ = 0;
+  bool usesRing_ = false;
   std::optional<mlir::Location> currentLoc_;
 };
 

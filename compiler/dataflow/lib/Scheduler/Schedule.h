@@ -61,6 +61,9 @@ struct Buffer {
   // Lifetime in schedule positions, filled by the allocator.
   int first = -1, last = -1;
   std::optional<mlir::Location> loc; ///< the op that created it, for messages
+  /// Not empty: other cores write into it (ring exchanges); every core places the buffers
+  /// of one exchange (this key) at the same address.
+  std::string exchange;
 };
 
 /// Bytes a step reads or writes.

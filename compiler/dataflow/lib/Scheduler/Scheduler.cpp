@@ -155,16 +155,39 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
   // 4-6. Every core's schedule.
   std::vector<CoreSchedule> cores(static_cast<size_t>(numTiles));
   LowerOptions lowerOptions;
-  const int reserved = 0;
-  std::string scheduleText;
+  bool ring = false;
   for (int64_t t = 0; t < numTiles; ++t) {
     CoreSchedule& s = cores[static_cast<size_t>(t)];
     Lowering lowering(tiles[static_cast<size_t>(t)], static_cast<int>(t),
                       static_cast<int>(numTiles), args, arch, s, lowerOptions);
     if (failed(lowering.run())) return failure();
+    ring |= lowering.usesRing();
     s.number();
-    if (failed(allocateScratchpad(s, arch.planningScratchpadBytes(), arch.chip.stick_bytes, ctx)))
-      return failure();
+  }
+  // Exchange buffers (written by other cores) sit at the same address on every core, at
+  // the top of the planning budget.
+  const int64_t stick = arch.chip.stick_bytes;
+  std::map<std::string, int64_t> exchangeBytes;
+  for (const CoreSchedule& s : cores)
+    for (const Buffer& b : s.buffers)
+      if (!b.exchange.empty())
+        exchangeBytes[b.exchange] = std::max(exchangeBytes[b.exchange], b.bytes);
+  int64_t budget = arch.planningScratchpadBytes() / stick * stick;
+  std::map<std::string, int64_t> exchangeAddr;
+  for (const auto& [key, bytes] : exchangeBytes) {
+    budget -= (bytes + stick - 1) / stick * stick;
+    exchangeAddr[key] = budget;
+  }
+  if (budget < 0)
+    return entry.emitOpError("exchanges more data over the ring than the scratchpad holds"),
+           failure();
+  for (CoreSchedule& s : cores)
+    for (Buffer& b : s.buffers)
+      if (!b.exchange.empty()) b.fixedAddr = exchangeAddr[b.exchange];
+  const int reserved = ring ? 2 : 0;
+  std::string scheduleText;
+  for (CoreSchedule& s : cores) {
+    if (failed(allocateScratchpad(s, budget, stick, ctx))) return failure();
     if (failed(synchronize(s, arch.sync.tokens_per_core, reserved, ctx))) return failure();
     scheduleText += s.dump() + "\n";
   }
