@@ -21,18 +21,22 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Support/ToolUtilities.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/spyrecode/directory.h"
 #include "support/spyrecode/disassembler.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <filesystem>
+#include <optional>
 
 namespace cl = llvm::cl;
 
@@ -52,6 +56,12 @@ static cl::list<std::string> constants("const", cl::desc("fix an integer argumen
 static cl::list<int64_t>
     grid("grid", cl::desc("override the kernel's grid (without one it runs on one tile)"),
          cl::value_desc("N[,M...]"), cl::CommaSeparated);
+static cl::opt<bool> verifyDiagnostics(
+    "verify-diagnostics",
+    cl::desc("check that the errors are those the file's expected-error comments name"));
+static cl::opt<bool> splitInputFile("split-input-file",
+                                    cl::desc("compile each '// -----' chunk of the file alone"));
+static cl::opt<bool> timing("timing", cl::desc("print the time every stage takes"));
 static cl::opt<std::string> dumpDir("dump-dir", cl::desc("write the IR after every stage here"),
                                     cl::value_desc("DIR"));
 
@@ -66,6 +76,10 @@ int main(int argc, char** argv) {
     dataflow::SchedulerOptions options;
     options.entry = entry;
     options.grid.assign(grid.begin(), grid.end());
+    if (timing)
+      options.timing = [](const std::string& stage, double seconds) {
+        llvm::errs() << llvm::format("  %-24s %8.3f s\n", stage.c_str(), seconds);
+      };
     for (const std::string& c : constants) {
       size_t eq = c.find('=');
       if (eq == std::string::npos || eq == 0) throw Error("--const " + c + ": expected NAME=VALUE");
@@ -88,31 +102,56 @@ int main(int argc, char** argv) {
     mlir::DialectRegistry registry;
     ktir::registerKtirDialects(registry);
     dataflow::registerDfirDialects(registry);
-    mlir::MLIRContext context(registry);
-    llvm::SourceMgr sources;
-    mlir::SourceMgrDiagnosticHandler handler(sources, &context, llvm::errs());
     auto buffer = llvm::MemoryBuffer::getFile(inputFile);
     if (!buffer) throw Error(inputFile + ": cannot read: " + buffer.getError().message());
-    sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-    mlir::OwningOpRef<mlir::ModuleOp> module =
-        mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
-    if (!module) return 1;
-    if (!dumpDir.empty()) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      module->print(os);
-      writeFileAtomically(std::string(dumpDir) + "/00-ktir.mlir", text);
-    }
-    auto job = dataflow::scheduleKernel(*module, arch, options);
-    if (mlir::failed(job)) return 1;
-    mlir::dfir::JobOp jobOp = *(*job)->getOps<mlir::dfir::JobOp>().begin();
-    mlir::FailureOr<spyrecode::Job> emitted = dataflow::emitSpyreCode(jobOp, arch);
-    if (mlir::failed(emitted)) return 1;
-    spyrecode::writeJob(outputDir, *emitted);
-    if (!dumpDir.empty())
-      writeFileAtomically(std::string(dumpDir) + "/05-spyrecode.s",
-                          spyrecode::disassemble(*emitted));
-    return 0;
+
+    // One kernel (a chunk of the file with --split-input-file): parse, schedule, emit.
+    auto compile = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
+                       llvm::raw_ostream&) -> mlir::LogicalResult {
+      mlir::MLIRContext context(registry);
+      context.printOpOnDiagnostic(false);
+      llvm::SourceMgr sources;
+      sources.AddNewSourceBuffer(std::move(chunk), llvm::SMLoc());
+      std::optional<mlir::SourceMgrDiagnosticVerifierHandler> verifier;
+      std::optional<mlir::SourceMgrDiagnosticHandler> handler;
+      if (verifyDiagnostics)
+        verifier.emplace(sources, &context);
+      else
+        handler.emplace(sources, &context, llvm::errs());
+      auto result = [&]() -> mlir::LogicalResult {
+        mlir::OwningOpRef<mlir::ModuleOp> module =
+            mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+        if (!module) return mlir::failure();
+        if (!dumpDir.empty()) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          module->print(os);
+          writeFileAtomically(std::string(dumpDir) + "/00-ktir.mlir", text);
+        }
+        auto job = dataflow::scheduleKernel(*module, arch, options);
+        if (mlir::failed(job)) return mlir::failure();
+        mlir::dfir::JobOp jobOp = *(*job)->getOps<mlir::dfir::JobOp>().begin();
+        auto start = std::chrono::steady_clock::now();
+        mlir::FailureOr<spyrecode::Job> emitted = dataflow::emitSpyreCode(jobOp, arch);
+        if (mlir::failed(emitted)) return mlir::failure();
+        spyrecode::writeJob(outputDir, *emitted);
+        if (timing)
+          llvm::errs() << llvm::format(
+              "  %-24s %8.3f s\n", static_cast<const char*>("emit SpyreCode"),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        if (!dumpDir.empty())
+          writeFileAtomically(std::string(dumpDir) + "/05-spyrecode.s",
+                              spyrecode::disassemble(*emitted));
+        return mlir::success();
+      }();
+      // With -verify-diagnostics, success means: exactly the expected diagnostics.
+      if (verifyDiagnostics) return verifier->verify();
+      return result;
+    };
+    mlir::LogicalResult ok =
+        splitInputFile ? mlir::splitAndProcessBuffer(std::move(*buffer), compile, llvm::outs())
+                       : compile(std::move(*buffer), llvm::outs());
+    return mlir::failed(ok) ? 1 : 0;
   } catch (const std::exception& e) {
     llvm::errs() << "spyre-compile: error: " << e.what() << "\n";
     return 1;

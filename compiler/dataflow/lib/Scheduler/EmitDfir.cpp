@@ -98,7 +98,7 @@ std::string bodyText(dfir::ProgramOp program) {
   std::string text;
   llvm::raw_string_ostream os(text);
   OpPrintingFlags flags;
-  flags.skipRegions(false);
+  flags.useLocalScope(); // number values within the program, not the whole job
   for (Operation& op : program.getBody().front()) op.print(os, flags);
   return text;
 }

@@ -162,16 +162,34 @@ Value ProgramWriter::atom(const Atom& a) {
   }
 }
 
+Value ProgramWriter::constant(int64_t v) {
+  for (Block* block = b.getInsertionBlock(); block;) {
+    auto it = constants_.find({block, v});
+    if (it != constants_.end()) return it->second;
+    Operation* parent = block->getParentOp();
+    if (!parent || isa<dfir::ProgramOp>(parent)) break;
+    block = parent->getBlock();
+  }
+  // New constants go to the start of the program, where every block sees them.
+  Block* top = b.getInsertionBlock();
+  while (top->getParentOp() && !isa<dfir::ProgramOp>(top->getParentOp()))
+    top = top->getParentOp()->getBlock();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(top);
+  Value c = b.create<arith::ConstantIndexOp>(loc, v);
+  constants_[{top, v}] = c;
+  return c;
+}
+
 Value ProgramWriter::get(const Expr& e) {
   Value sum;
   for (const auto& [a, coef] : e.terms()) {
     Value v = atom(*a);
-    if (coef != 1) v = b.create<arith::MulIOp>(loc, v, b.create<arith::ConstantIndexOp>(loc, coef));
+    if (coef != 1) v = b.create<arith::MulIOp>(loc, v, constant(coef));
     sum = sum ? b.create<arith::AddIOp>(loc, sum, v).getResult() : v;
   }
-  if (!sum) return b.create<arith::ConstantIndexOp>(loc, e.constant());
-  if (e.constant() != 0)
-    sum = b.create<arith::AddIOp>(loc, sum, b.create<arith::ConstantIndexOp>(loc, e.constant()));
+  if (!sum) return constant(e.constant());
+  if (e.constant() != 0) sum = b.create<arith::AddIOp>(loc, sum, constant(e.constant()));
   return sum;
 }
 

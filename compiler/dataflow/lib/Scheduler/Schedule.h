@@ -162,6 +162,9 @@ public:
 
 private:
   mlir::Value atom(const Atom& a);
+  mlir::Value constant(int64_t v);
+  /// Index constants already made, per block (visible in nested blocks too).
+  std::map<std::pair<mlir::Block*, int64_t>, mlir::Value> constants_;
 };
 
 } // namespace chipless::sched

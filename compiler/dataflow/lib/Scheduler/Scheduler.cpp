@@ -21,6 +21,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <set>
 #include <sstream>
 
@@ -46,6 +47,12 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
   ctx->loadDialect<dfir::DfirDialect, arith::ArithDialect, scf::SCFDialect>();
   auto dump = [&](const std::string& stage, const std::string& text) {
     if (options.dump) options.dump(stage, text);
+  };
+  auto clock = std::chrono::steady_clock::now();
+  auto lap = [&](const char* stage) {
+    auto now = std::chrono::steady_clock::now();
+    if (options.timing) options.timing(stage, std::chrono::duration<double>(now - clock).count());
+    clock = now;
   };
 
   // The entry function.
@@ -131,11 +138,13 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
     pm.addPass(createCSEPass());
     if (failed(pm.run(*spec))) return failure();
   }
-  dump("01-specialized.mlir", printed(*spec));
+  lap("specialise");
+  if (options.dump) dump("01-specialized.mlir", printed(*spec));
 
   // 3. Arguments.
   KernelArgs args;
   if (failed(discoverArguments(entry, tiles, args))) return failure();
+  lap("arguments");
   {
     std::ostringstream os;
     for (const auto& t : args.tensors) {
@@ -164,6 +173,7 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
     ring |= lowering.usesRing();
     s.number();
   }
+  lap("lower");
   // Exchange buffers (written by other cores) sit at the same address on every core, at
   // the top of the planning budget.
   const int64_t stick = arch.chip.stick_bytes;
@@ -189,14 +199,17 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
   for (CoreSchedule& s : cores) {
     if (failed(allocateScratchpad(s, budget, stick, ctx))) return failure();
     if (failed(synchronize(s, arch.sync.tokens_per_core, reserved, ctx))) return failure();
-    scheduleText += s.dump() + "\n";
+    if (options.dump) scheduleText += s.dump() + "\n";
   }
+  lap("allocate+synchronise");
   dump("03-schedule.txt", scheduleText);
 
   // 7. The DataflowIR job.
   OwningOpRef<ModuleOp> job = writeJob(ctx, entry.getSymName().str(), args, cores);
+  lap("write dataflow");
   if (failed(verify(*job))) return failure();
-  dump("04-dataflow.mlir", printed(*job));
+  lap("verify");
+  if (options.dump) dump("04-dataflow.mlir", printed(*job));
   return job;
 }
 

@@ -140,6 +140,68 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
     }
   }
 
+  // Edges implied by others: within one region, P -> S is not needed when S already
+  // follows P through other edges and program order (engines run their steps in order; a
+  // DMA step others depend on waits for its own completion before anything that follows).
+  {
+    std::map<Node*, std::vector<size_t>> byRegion;
+    for (size_t k = 0; k < edges.size(); ++k)
+      if (!edges[k].carried && edges[k].p->parent == edges[k].region &&
+          edges[k].s->parent == edges[k].region)
+        byRegion[edges[k].region].push_back(k);
+    std::vector<bool> removed(edges.size(), false);
+    for (auto& [region, ks] : byRegion) {
+      // Successors of a step: its edges and the next step of its engine in this body.
+      std::map<Node*, std::vector<std::pair<Node*, size_t>>> succ;
+      std::map<int, Node*> lastOnEngine;
+      for (auto& child : region->body) {
+        if (child->isLoop()) {
+          lastOnEngine.clear(); // a loop in between: keep it simple, no order through it
+          continue;
+        }
+        int e = child->step->engine;
+        if (lastOnEngine.count(e)) succ[lastOnEngine[e]].push_back({child.get(), SIZE_MAX});
+        lastOnEngine[e] = child.get();
+      }
+      // Within one op, a corelet's store unit writes only after its load unit read (FIFOs).
+      std::map<std::pair<int, int>, Node*> loads; // (group, corelet) -> load step
+      for (auto& child : region->body) {
+        if (child->isLoop() || child->step->group < 0) continue;
+        int e = child->step->engine, l = Engines::coreletOf(e);
+        if (l < 0) continue;
+        if (e == Engines::load(l)) loads[{child->step->group, l}] = child.get();
+        if (e == Engines::store(l)) {
+          auto it = loads.find({child->step->group, l});
+          if (it != loads.end()) succ[it->second].push_back({child.get(), SIZE_MAX});
+        }
+      }
+      for (size_t k : ks) succ[edges[k].p].push_back({edges[k].s, k});
+      for (size_t k : ks) {
+        // Is S reachable from P without edge k?
+        std::vector<Node*> work = {edges[k].p};
+        std::set<Node*> seen;
+        bool found = false;
+        while (!work.empty() && !found) {
+          Node* n = work.back();
+          work.pop_back();
+          for (auto [next, via] : succ[n]) {
+            if (via == k || (via != SIZE_MAX && removed[via])) continue;
+            if (next == edges[k].s) {
+              found = true;
+              break;
+            }
+            if (next->pos < edges[k].s->pos && seen.insert(next).second) work.push_back(next);
+          }
+        }
+        if (found) removed[k] = true;
+      }
+    }
+    std::vector<Edge> kept;
+    for (size_t k = 0; k < edges.size(); ++k)
+      if (!removed[k]) kept.push_back(edges[k]);
+    edges.swap(kept);
+  }
+
   // Async steps others wait for signal their own completion.
   for (const Edge& e : edges)
     if (e.p->step->async) s.sync[e.p][e.p->step->engine].selfWait = true;

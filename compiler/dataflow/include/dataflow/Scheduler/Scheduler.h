@@ -45,6 +45,8 @@ struct SchedulerOptions {
   std::vector<int64_t> grid;
   /// Called with a stage's name ("01-specialized.mlir") and its text, when set.
   std::function<void(const std::string&, const std::string&)> dump;
+  /// Called with a stage's name and the seconds it took, when set.
+  std::function<void(const std::string&, double)> timing;
 };
 
 /// Compiles `ktir` into a module holding one dfir.job named after the entry function.

@@ -1,0 +1,146 @@
+// Constructs the Dataflow Scheduler does not compile: an error at the op, with the reason.
+// RUN: spyre-compile %s -o %t --split-input-file --verify-diagnostics
+
+func.func @product_reduction(%x_ptr: index) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant dense<1.0> : tensor<1xf16>
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [1, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<1x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<1x64xf16> -> !ktdp.access_tile<1x64xindex>
+  %d = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
+  // expected-error @+1 {{has a combiner that is not add, max or min}}
+  %p = linalg.reduce ins(%d : tensor<1x64xf16>) outs(%one : tensor<1xf16>) dimensions = [1]
+    (%in: f16, %acc: f16) {
+      %m = arith.mulf %in, %acc : f16
+      linalg.yield %m : f16
+    }
+  %x = tensor.extract %p[%c0] : tensor<1xf16>
+  %s = tensor.splat %x : tensor<1x64xf16>
+  ktdp.store %s, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
+  return
+}
+
+// -----
+
+func.func @matmul_k_not_whole_sticks(%a_ptr: index, %b_ptr: index) {
+  %c0 = arith.constant 0 : index
+  %va = ktdp.construct_memory_view %a_ptr, sizes: [4, 48], strides: [48, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<4x48xf16>
+  %vb = ktdp.construct_memory_view %b_ptr, sizes: [48, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<48x64xf16>
+  %ta = ktdp.construct_access_tile %va[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 47 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<4x48xf16> -> !ktdp.access_tile<4x48xindex>
+  %tb = ktdp.construct_access_tile %vb[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 47 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<48x64xf16> -> !ktdp.access_tile<48x64xindex>
+  %a = ktdp.load %ta : !ktdp.access_tile<4x48xindex> -> tensor<4x48xf16>
+  %b = ktdp.load %tb : !ktdp.access_tile<48x64xindex> -> tensor<48x64xf16>
+  %e = tensor.empty() : tensor<4x64xf16>
+  // expected-error @+1 {{has K = 48 and N = 64; the PT array needs both to be multiples of the 64 elements in a stick}}
+  %c = linalg.matmul ins(%a, %b : tensor<4x48xf16>, tensor<48x64xf16>) outs(%e : tensor<4x64xf16>) -> tensor<4x64xf16>
+  %vc = ktdp.construct_memory_view %a_ptr, sizes: [4, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<4x64xf16>
+  %tc = ktdp.construct_access_tile %vc[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<4x64xf16> -> !ktdp.access_tile<4x64xindex>
+  ktdp.store %c, %tc : tensor<4x64xf16>, !ktdp.access_tile<4x64xindex>
+  return
+}
+
+// -----
+
+func.func @widen(%x_ptr: index) {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [1, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<1x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<1x64xf16> -> !ktdp.access_tile<1x64xindex>
+  %d = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
+  // expected-error @+1 {{converts element types}}
+  %w = arith.extf %d : tensor<1x64xf16> to tensor<1x64xf32>
+  %h = arith.truncf %w : tensor<1x64xf32> to tensor<1x64xf16>
+  ktdp.store %h, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 1 of type 'f32' is not supported: only pointer and integer arguments can be bound at launch}}
+func.func @float_argument(%x_ptr: index, %eps: f32) {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [1, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<1x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<1x64xf16> -> !ktdp.access_tile<1x64xindex>
+  %d = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
+  %s = tensor.splat %eps : tensor<1x64xf32>
+  %h = arith.truncf %s : tensor<1x64xf32> to tensor<1x64xf16>
+  %a = arith.addf %d, %h : tensor<1x64xf16>
+  ktdp.store %a, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{runs on a grid of 64 tiles, but the chip has 32 cores (chip.cores)}}
+func.func @too_many_tiles(%x_ptr: index) attributes {grid = [64]} {
+  return
+}
+
+// -----
+
+func.func @too_large(%x_ptr: index) {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [1024, 1024], strides: [1024, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<1024x1024xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1023 >= 0, d1 >= 0, -d1 + 1023 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<1024x1024xf16> -> !ktdp.access_tile<1024x1024xindex>
+  // expected-error @+1 {{needs 2097152 bytes of scratchpad for ktdp.load}}
+  %d = ktdp.load %t : !ktdp.access_tile<1024x1024xindex> -> tensor<1024x1024xf16>
+  %e = math.exp %d : tensor<1024x1024xf16>
+  ktdp.store %e, %t : tensor<1024x1024xf16>, !ktdp.access_tile<1024x1024xindex>
+  return
+}
+
+// -----
+
+func.func @index_carried(%x_ptr: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [4, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<4x64xf16>
+  // expected-error @+1 {{carries a non-tensor value ('index') around the loop; only tensors can be loop-carried}}
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %c0) -> (index) {
+    %t = ktdp.construct_access_tile %v[%a, %c0] {
+      access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+      access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+    } : memref<4x64xf16> -> !ktdp.access_tile<1x64xindex>
+    %d = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
+    %e = math.exp %d : tensor<1x64xf16>
+    ktdp.store %e, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
+    %next = arith.addi %a, %c1 : index
+    scf.yield %next : index
+  }
+  return
+}
