@@ -304,5 +304,45 @@ TEST_F(KtirExamples, RingReduceInnerLoopWithTheTripCountFixed) {
   run(s);
 }
 
+// ---- step 4: distributed views, gathers, pages ----------------------------------------
+
+/// [A0 | A1] along `axis` (0: rows, 1: columns) of two [64, s0] halves.
+Expected joined(const Tensors& t, int64_t s0, int axis) {
+  std::vector<float> a0 = in(t, "a0"), a1 = in(t, "a1"), b;
+  if (axis == 0) {
+    b = a0;
+    b.insert(b.end(), a1.begin(), a1.end());
+  } else {
+    for (int64_t r = 0; r < 64; ++r) {
+      b.insert(b.end(), a0.begin() + r * s0, a0.begin() + (r + 1) * s0);
+      b.insert(b.end(), a1.begin() + r * s0, a1.begin() + (r + 1) * s0);
+    }
+  }
+  return {{"b", b}};
+}
+
+TEST_F(KtirExamples, DistributedViewCopyDynamicRoutedAtRunTime) {
+  // s0 = 16: one 32-wide tile straddles both partitions; s0 = 32: two tiles, one each.
+  for (int64_t s0 : {16, 32}) {
+    Sample s{"distributed-view-copy-dynamic.mlir",
+             {"--const s0_in=" + std::to_string(s0)},
+             nullptr,
+             [s0](const Tensors& t) { return joined(t, s0, 1); }};
+    s.rtol = s.atol = 0;
+    run(s);
+  }
+}
+
+TEST_F(KtirExamples, DistributedViewCopyRowMergeDynamic) {
+  for (int64_t s0 : {16, 32}) {
+    Sample s{"distributed-view-copy-rowmerge-dynamic.mlir",
+             {"--const s0_in=" + std::to_string(s0)},
+             nullptr,
+             [s0](const Tensors& t) { return joined(t, s0, 0); }};
+    s.rtol = s.atol = 0;
+    run(s);
+  }
+}
+
 } // namespace
 } // namespace chipless::test

@@ -39,19 +39,22 @@ struct ViewDesc {
   bool distributed = false;
 };
 
-/// One DMA dimension: count, memory stride and scratchpad stride in bytes.
+/// One DMA dimension: count (an expression when the tile's position in a distributed view
+/// is only known at run time), memory stride and scratchpad stride in bytes.
 struct Dim {
-  int64_t count;
+  Expr count;
   int64_t mem, sp;
 };
 
 /// A transfer between a partition and a value's buffer.
 struct Piece {
   std::string arg;
-  Expr mem;              ///< byte offset in the argument of the first run
-  int64_t sp = 0;        ///< byte offset in the buffer of the first run
-  int64_t run = 0;       ///< bytes per run
-  std::vector<Dim> dims; ///< innermost first
+  Expr mem;                   ///< byte offset in the argument of the first run
+  Expr sp;                    ///< byte offset in the buffer of the first run
+  Expr run;                   ///< bytes per run
+  std::vector<Dim> dims;      ///< innermost first
+  bool dynamic = false;       ///< routed at run time: counts may be 0
+  int64_t spLo = 0, spHi = 0; ///< the buffer bytes it may touch
 };
 
 } // namespace
@@ -133,8 +136,31 @@ FailureOr<ViewDesc> MemoryLowering::view(Value v) {
       r.strides.push_back(*e);
     }
   }
-  if (auto set = mv.getCoordinateSet()) {
-    ktdp::SetBounds b = ktdp::getSetBounds(set->getValue());
+  if (auto setAttr = mv.getCoordinateSet()) {
+    IntegerSet set = setAttr->getValue();
+    // The set's symbols bind, left to right, to the view's dynamic sizes.
+    if (set.getNumSymbols() > 0) {
+      SmallVector<AffineExpr> syms;
+      for (Value size : mv.getSizes()) {
+        auto e = l_.index(size);
+        if (failed(e)) return failure();
+        if (!e->isConst())
+          return mv.emitOpError("has a coordinate_set that depends on sizes not known when the "
+                                "kernel is compiled; partitions are chosen at compile time (fix "
+                                "the scalars with --const)"),
+                 failure();
+        syms.push_back(getAffineConstantExpr(e->constant(), mv.getContext()));
+      }
+      if (syms.size() != set.getNumSymbols())
+        return mv.emitOpError("has a coordinate_set with ")
+                   << set.getNumSymbols() << " symbols but " << syms.size() << " dynamic sizes",
+               failure();
+      SmallVector<AffineExpr> dims;
+      for (unsigned d = 0; d < set.getNumDims(); ++d)
+        dims.push_back(getAffineDimExpr(d, mv.getContext()));
+      set = set.replaceDimsAndSymbols(dims, syms, set.getNumDims(), 0);
+    }
+    ktdp::SetBounds b = ktdp::getSetBounds(set);
     if (b.isBox) {
       r.hasBox = true;
       for (unsigned d = 0; d < b.lower.size(); ++d) {
@@ -219,75 +245,105 @@ FailureOr<std::vector<Piece>> MemoryLowering::pieces(Operation* op, Value tileVa
              failure();
 
   const int64_t es = l_.esize(value.elem);
+  // The bytes of the whole value in its buffer (what a run-time routed piece may touch).
+  int64_t vlo = value.offset, vhi = value.offset + l_.stick();
+  for (unsigned j = 0; j < rank && j < value.strides.size(); ++j) {
+    int64_t span = (value.shape[j] - 1) * value.strides[j];
+    (span < 0 ? vlo : vhi) += span;
+  }
+  vhi += es;
   std::vector<Piece> out;
   for (const Region& r : desc->parts) {
-    // The tile's box in view coordinates, intersected with the partition.
-    std::vector<int64_t> a(rank), b(rank); // tensor-dim sub-box [a, b)
-    std::vector<Expr> first(rank);         // view coordinate of the sub-box's first element
-    bool empty = false;
+    // The tile's box in view coordinates, intersected with the partition: [a, a + count)
+    // in tensor coordinates, from view coordinate `first` of the partition.
+    std::vector<Expr> a(rank), count(rank), first(rank);
+    bool empty = false, dynamic = false;
     for (unsigned j = 0; j < rank; ++j) {
       unsigned v = perm[j];
       Expr start = base[v] + Expr(lo[v]);
-      if (desc->distributed) {
-        if (!start.isConst())
-          return op->emitOpError("accesses a distributed view at a position that is not known "
-                                 "when the kernel is compiled; partitions are chosen at "
-                                 "compile time (fix the scalars with --const)"),
-                 failure();
-        int64_t s = start.constant(), e = s + ext[v] - 1;
-        int64_t is = std::max(s, r.coordLo[v]), ie = std::min(e, r.coordHi[v]);
-        if (is > ie) {
-          empty = true;
-          break;
-        }
-        a[j] = is - s;
-        b[j] = ie - s + 1;
-        first[v] = Expr(is - r.coordLo[v]);
-      } else {
-        a[j] = 0;
-        b[j] = ext[v];
+      if (!desc->distributed) {
+        a[j] = Expr(0);
+        count[j] = Expr(ext[v]);
         first[v] = start;
+        continue;
       }
+      Expr end = start + Expr(ext[v] - 1);
+      Expr is = max(start, Expr(r.coordLo[v])), ie = min(end, Expr(r.coordHi[v]));
+      if (is.isConst() && ie.isConst() && is.constant() > ie.constant()) {
+        empty = true;
+        break;
+      }
+      a[j] = is - start;
+      count[j] = ie - is + Expr(1);
+      if (!count[j].isConst()) {
+        // Routed at run time: no elements when the tile misses the partition.
+        dynamic = true;
+        count[j] = max(count[j], Expr(0));
+      }
+      first[v] = is - Expr(r.coordLo[v]);
     }
     if (empty) continue;
     Piece p;
     p.arg = r.arg;
+    p.dynamic = dynamic;
     Expr elem = r.base;
     for (unsigned v = 0; v < rank; ++v) elem = elem + first[v] * r.strides[v];
     p.mem = elem * Expr(es);
-    p.sp = value.offset;
-    for (unsigned j = 0; j < rank; ++j) p.sp += a[j] * value.strides[j];
+    p.sp = Expr(value.offset);
+    for (unsigned j = 0; j < rank; ++j) p.sp = p.sp + a[j] * Expr(value.strides[j]);
     // DMA dimensions, innermost first.
     std::vector<Dim> dims;
     for (unsigned j = rank; j-- > 0;) {
-      int64_t count = b[j] - a[j];
-      if (count == 1) continue;
+      if (count[j].isConst() && count[j].constant() == 1) continue;
       auto ms = r.strides[perm[j]].asConst();
       if (!ms)
         return op->emitOpError("accesses a view whose strides are not known when the kernel "
                                "is compiled (fix the scalars with --const)"),
                failure();
-      dims.push_back({count, *ms * es, value.strides[j]});
+      dims.push_back({count[j], *ms * es, value.strides[j]});
     }
     // The innermost run: contiguous on both sides, then merged outwards.
-    p.run = es;
+    p.run = Expr(es);
     size_t k = 0;
-    while (k < dims.size() && dims[k].mem == p.run && dims[k].sp == p.run) {
-      p.run *= dims[k].count;
+    bool first0 = true;
+    while (k < dims.size() && p.run.isConst() && dims[k].mem == p.run.constant() &&
+           dims[k].sp == p.run.constant() && (first0 || dims[k].count.isConst())) {
+      p.run = p.run * dims[k].count;
+      first0 = false;
       ++k;
+      if (!p.run.isConst()) break;
     }
     std::vector<Dim> rest(dims.begin() + static_cast<long>(k), dims.end());
     // Merge adjacent dimensions that chain.
     std::vector<Dim> merged;
     for (const Dim& d : rest) {
-      if (!merged.empty() && d.mem == merged.back().mem * merged.back().count &&
-          d.sp == merged.back().sp * merged.back().count) {
-        merged.back().count *= d.count;
+      if (!merged.empty() && merged.back().count.isConst() && d.count.isConst() &&
+          d.mem == merged.back().mem * merged.back().count.constant() &&
+          d.sp == merged.back().sp * merged.back().count.constant()) {
+        merged.back().count = Expr(merged.back().count.constant() * d.count.constant());
         continue;
       }
       merged.push_back(d);
     }
+    // A run whose length may be zero: keep it one element long and count it as a
+    // dimension of 0 or 1 instead (DMA runs are never empty).
+    if (!p.run.isConst()) {
+      Expr n = p.run;
+      p.run = Expr(es);
+      merged.insert(merged.begin(), Dim{floorDiv(n, Expr(es)), es, es});
+    }
     p.dims = merged;
+    if (dynamic) {
+      p.spLo = vlo;
+      p.spHi = vhi;
+    } else {
+      p.spLo = p.sp.constant();
+      p.spHi = p.sp.constant() + p.run.constant();
+      for (const Dim& d : p.dims) {
+        int64_t span = (d.count.constant() - 1) * d.sp;
+        (span < 0 ? p.spLo : p.spHi) += span;
+      }
+    }
     out.push_back(p);
   }
   if (out.empty()) return op->emitOpError("accesses no element of its distributed view"), failure();
@@ -298,25 +354,13 @@ namespace {
 
 /// The byte range a piece touches in memory: [lo, hi).
 std::pair<Expr, Expr> memRange(const Piece& p) {
-  Expr lo = p.mem, hi = p.mem + Expr(p.run);
+  Expr lo = p.mem, hi = p.mem + p.run;
   for (const Dim& d : p.dims) {
-    int64_t span = (d.count - 1) * d.mem;
-    if (span < 0)
-      lo = lo + Expr(span);
+    Expr span = (d.count - Expr(1)) * Expr(d.mem);
+    if (d.mem < 0)
+      lo = lo + span;
     else
-      hi = hi + Expr(span);
-  }
-  return {lo, hi};
-}
-
-std::pair<int64_t, int64_t> spRange(const Piece& p) {
-  int64_t lo = p.sp, hi = p.sp + p.run;
-  for (const Dim& d : p.dims) {
-    int64_t span = (d.count - 1) * d.sp;
-    if (span < 0)
-      lo += span;
-    else
-      hi += span;
+      hi = hi + span;
   }
   return {lo, hi};
 }
@@ -328,21 +372,23 @@ LogicalResult MemoryLowering::transfer(Operation* op, bool load, const std::vect
   const int64_t stickBytes = l_.stick();
   const int group = l_.newGroup();
   for (const Piece& p : ps) {
-    bool whole = p.run % stickBytes == 0 && p.sp % stickBytes == 0 &&
-                 (p.mem.alignment() == 0 || p.mem.alignment() % stickBytes == 0);
+    auto aligned = [&](const Expr& e) {
+      return e.isConst() ? e.constant() % stickBytes == 0
+                         : (e.alignment() == 0 || e.alignment() % stickBytes == 0);
+    };
+    bool whole = !p.dynamic && p.run.isConst() && p.run.constant() % stickBytes == 0 &&
+                 aligned(p.sp) && aligned(p.mem);
     for (const Dim& d : p.dims) whole &= d.mem % stickBytes == 0 && d.sp % stickBytes == 0;
     std::string text = std::string(load ? (whole ? "dma.load" : "dma.loadb")
                                         : (whole ? "dma.store" : "dma.storeb")) +
                        " " + p.arg + "+" + p.mem.str() + " <-> buf" + std::to_string(value.buffer) +
-                       "+" + std::to_string(p.sp) + " run " + std::to_string(p.run);
+                       "+" + p.sp.str() + " run " + p.run.str();
     for (const Dim& d : p.dims)
-      text += " x" + std::to_string(d.count) + "(" + std::to_string(d.mem) + "," +
-              std::to_string(d.sp) + ")";
+      text += " x" + d.count.str() + "(" + std::to_string(d.mem) + "," + std::to_string(d.sp) + ")";
     Step& s = l_.addStep(load ? Engines::dmaIn() : Engines::dmaOut(), op->getLoc(), text);
     s.async = true;
     s.group = group;
-    auto [slo, shi] = spRange(p);
-    s.accesses.push_back(Lowering::scratch(value.buffer, slo, shi - slo, load));
+    s.accesses.push_back(Lowering::scratch(value.buffer, p.spLo, p.spHi - p.spLo, load));
     auto [mlo, mhi] = memRange(p);
     Access g;
     g.space = Access::Space::Global;
@@ -359,8 +405,7 @@ LogicalResult MemoryLowering::transfer(Operation* op, bool load, const std::vect
       std::function<void(size_t, Expr, Expr)> nest = [&](size_t k, Expr memOff, Expr spOff) {
         if (k < outer.size()) {
           const Dim& d = outer[outer.size() - 1 - k];
-          Value lb = w.c(0), ub = w.c(d.count), one = w.c(1);
-          auto loop = w.b.create<scf::ForOp>(w.loc, lb, ub, one);
+          auto loop = w.b.create<scf::ForOp>(w.loc, w.c(0), w.get(d.count), w.c(1));
           OpBuilder::InsertionGuard guard(w.b);
           w.b.setInsertionPoint(loop.getBody()->getTerminator());
           int var = -1000 - static_cast<int>(k);
@@ -371,10 +416,10 @@ LogicalResult MemoryLowering::transfer(Operation* op, bool load, const std::vect
         }
         Value sp = w.get(w.addr(buffer, spOff));
         Value mem = w.get(Expr::sym(p.arg) + memOff);
-        Value bytes = w.c(p.run);
+        Value bytes = w.get(p.run);
         Value n[3] = {}, ms[3] = {}, ss[3] = {};
         for (size_t i = 0; i < inner.size(); ++i) {
-          n[i] = w.c(inner[i].count);
+          n[i] = w.get(inner[i].count);
           ms[i] = w.c(inner[i].mem);
           ss[i] = w.c(inner[i].sp);
         }
@@ -392,17 +437,22 @@ LogicalResult MemoryLowering::transfer(Operation* op, bool load, const std::vect
           w.b.create<dfir::DmaStoreBytesOp>(w.loc, sp, mem, bytes, n[0], ms[0], ss[0], n[1], ms[1],
                                             ss[1], n[2], ms[2], ss[2], doneV);
       };
-      nest(0, p.mem, Expr(p.sp));
-      // Descriptors in loops each signal `done`: all but one token are taken here, the
-      // last one by whoever waits for the step.
+      // Descriptors in loops each signal `done`; the step takes all but the last token.
       if (done >= 0 && !outer.empty()) {
-        int64_t total = 1;
-        for (const Dim& d : outer) total *= d.count;
-        auto loop = w.b.create<scf::ForOp>(w.loc, w.c(0), w.c(total - 1), w.c(1));
-        OpBuilder::InsertionGuard guard(w.b);
-        w.b.setInsertionPoint(loop.getBody()->getTerminator());
-        w.b.create<dfir::TokenWaitOp>(w.loc, w.c(done));
+        Expr total(1);
+        for (const Dim& d : outer) total = total * d.count;
+        // With a trip count that may be zero, a last empty descriptor carries the token.
+        nest(0, p.mem, p.sp);
+        auto loop = w.b.create<scf::ForOp>(w.loc, w.c(0), w.get(total), w.c(1));
+        {
+          OpBuilder::InsertionGuard guard(w.b);
+          w.b.setInsertionPoint(loop.getBody()->getTerminator());
+          w.b.create<dfir::TokenWaitOp>(w.loc, w.c(done));
+        }
+        w.b.create<dfir::TokenSendOp>(w.loc, w.c(done), Value());
+        return;
       }
+      nest(0, p.mem, p.sp);
     };
   }
   return success();
