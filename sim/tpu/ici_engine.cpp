@@ -89,7 +89,9 @@ void IciEngine::deliver(int seq, int phase, int step, int from, Cycles arrival,
 
 void IciEngine::thread() {
   while (true) {
-    while (queue_.empty()) wait(queued_ | system_.abortEvent());
+    // Idle: wait on one event (not an or-list, which a deleted kernel context would leak);
+    // an abort has nothing to cancel while the queue is empty.
+    while (queue_.empty()) wait(queued_);
     CollectiveRequest r = queue_.front();
     queue_.pop_front();
     if (system_.aborting()) {
