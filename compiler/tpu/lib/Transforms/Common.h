@@ -1,0 +1,73 @@
+//===- Common.h - helpers shared by the TPU compiler's passes ---*- C++ -*-===//
+//
+// Part of chipless. Internal to compiler/tpu/lib.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPUC_TRANSFORMS_COMMON_H
+#define TPUC_TRANSFORMS_COMMON_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "support/dtype.h"
+#include "support/tpuprog/isa.h"
+#include "tpuc/Dialect/TpuOps.h"
+
+#include <optional>
+#include <string>
+
+namespace chipless::tpuc {
+
+/// The graph's function: the module's only func.func (null if there is not exactly one).
+mlir::func::FuncOp graphFunction(mlir::ModuleOp module);
+
+/// The plan name of argument i / result i: its `graph.name` attribute, else "arg<i>" /
+/// "result<i>".
+std::string argumentName(mlir::func::FuncOp f, unsigned i);
+std::string resultName(mlir::func::FuncOp f, unsigned i);
+
+/// The DType of a tensor element type (bf16, f32, i8, i32), or nullopt.
+std::optional<DType> dtypeOf(mlir::Type elementType);
+
+/// "file:line:col" of a location (or its printed form).
+std::string locString(mlir::Location loc);
+
+/// Ops that only describe a tensor's layout (a view of their source): tensor.expand_shape,
+/// tensor.collapse_shape, tensor.extract_slice, linalg.transpose.
+bool isViewOp(mlir::Operation* op);
+/// Ops that only provide initial or constant values: tensor.empty, arith.constant,
+/// linalg.fill of a constant.
+bool isInitOp(mlir::Operation* op);
+/// Ops that compute: linalg.matmul, linalg.batch_matmul, linalg.generic.
+bool isComputeOp(mlir::Operation* op);
+bool isMatmul(mlir::Operation* op);
+
+/// How a reduction combines (the op yielding `combine(x, acc)` in a reduction's body).
+struct Combiner {
+  tpuprog::Opcode op = tpuprog::Opcode::VAdd; ///< VAdd, VMax or VMin
+  mlir::Value operand;                        ///< the value combined into the accumulator
+  mlir::Operation* combineOp = nullptr;
+};
+/// The combiner of a reduction body yielding `yielded`, accumulating into block argument
+/// `acc`; nullopt (with `why`) when the body is not `yield combine(f(inputs), acc)`.
+std::optional<Combiner> reductionCombiner(mlir::Value yielded, mlir::BlockArgument acc,
+                                          std::string& why);
+
+/// The constant a value is (arith.constant scalar or splat tensor, linalg.fill of one), or
+/// nullopt.
+std::optional<double> constantValue(mlir::Value v);
+
+/// The attribute names the passes write.
+constexpr const char* kTargetAttr = "tpu.target";
+constexpr const char* kNameAttr = "graph.name";
+constexpr const char* kResultsAttr = "tpu.results";
+constexpr const char* kMxuAttr = "tpu.mxu";
+constexpr const char* kVmemAttr = "tpu.vmem";
+constexpr const char* kCoresAttr = "tpu.cores";
+constexpr const char* kScratchAttr = "tpu.scratch_bytes";
+
+} // namespace chipless::tpuc
+
+#endif // TPUC_TRANSFORMS_COMMON_H

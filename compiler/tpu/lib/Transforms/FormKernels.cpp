@@ -1,0 +1,338 @@
+//===- FormKernels.cpp - tpu-form-kernels: fuse ops into tpu.kernel -------===//
+//
+// Part of chipless. Walks the graph's compute ops in order and groups them into kernels:
+//
+// - a linalg.matmul / linalg.batch_matmul starts a kernel (its operands are read from HBM);
+// - a linalg.generic joins the current kernel when its iteration space is the kernel's space
+//   [batch..., M, N] (element-wise, or a reduction over N) or the kernel's column space
+//   [batch..., M] (element-wise on reduction results), and each operand is a value of the
+//   kernel accessed element for element (or, for a column value, broadcast along N), a
+//   constant, or a tensor from HBM that is contiguous along N (possibly broadcast over rows);
+// - any other generic starts a kernel of its own.
+//
+// Values a kernel computes and anything outside uses become the kernel's results (written
+// to HBM). View ops (reshapes, transposes, slices) stay outside kernels: they describe how a
+// later kernel reads a tensor. Returned values that are not results of a compute op (function
+// arguments, views, constants, a value returned twice) get a copy kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "tpuc/Passes.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <set>
+
+using namespace mlir;
+
+namespace chipless::tpuc {
+
+namespace {
+
+struct Group {
+  Operation* root = nullptr;
+  SmallVector<Operation*> ops;
+  SmallVector<int64_t> space; ///< [batch..., M, N]
+};
+
+/// How a generic sits in a kernel's space.
+enum class Place { Full, Column, None };
+
+struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FormKernelsPass)
+  StringRef getArgument() const override { return "tpu-form-kernels"; }
+  void getDependentDialects(DialectRegistry& registry) const override {
+    registry.insert<TpuDialect, linalg::LinalgDialect, tensor::TensorDialect>();
+  }
+  StringRef getDescription() const override {
+    return "Group the graph's ops into tpu.kernel ops: a matmul or generic root with the "
+           "element-wise ops and reductions over N that follow it fused";
+  }
+
+  std::vector<Group> groups;
+  llvm::DenseMap<Value, int> groupOf; ///< values computed by a group
+  llvm::DenseMap<Value, bool> column; ///< in-group values that are per-row (column) values
+
+  static SmallVector<int64_t> loops(linalg::GenericOp g) {
+    return SmallVector<int64_t>(g.getStaticLoopRanges());
+  }
+  static bool reduces(linalg::GenericOp g) {
+    auto it = g.getIteratorTypesArray();
+    return !it.empty() && it.back() == utils::IteratorType::reduction;
+  }
+
+  /// Where generic g would sit in a kernel of `space`.
+  static Place placeIn(linalg::GenericOp g, ArrayRef<int64_t> space) {
+    SmallVector<int64_t> l = loops(g);
+    if (ArrayRef<int64_t>(l) == space) return Place::Full;
+    if (!reduces(g) && ArrayRef<int64_t>(l) == space.drop_back()) return Place::Column;
+    return Place::None;
+  }
+
+  /// Whether `map` (over `rank` loops) reads element for element / broadcasts a column along
+  /// the last loop.
+  static bool isIdentity(AffineMap map, unsigned rank) {
+    if (map.getNumResults() != rank) return false;
+    for (unsigned i = 0; i < rank; ++i)
+      if (map.getDimPosition(i) != i) return false;
+    return true;
+  }
+  static bool isColumnBroadcast(AffineMap map, unsigned rank) {
+    if (map.getNumResults() != rank - 1) return false;
+    for (unsigned i = 0; i + 1 < rank; ++i)
+      if (map.getDimPosition(i) != i) return false;
+    return true;
+  }
+
+  /// Operands of g the body reads: inputs, and inits whose block argument is used (element-wise
+  /// ops reading their output tensor).
+  static SmallVector<OpOperand*> readOperands(linalg::GenericOp g) {
+    SmallVector<OpOperand*> r;
+    for (OpOperand* in : g.getDpsInputOperands()) r.push_back(in);
+    if (!reduces(g))
+      for (OpOperand& init : g.getDpsInitsMutable())
+        if (!g.getMatchingBlockArgument(&init).use_empty()) r.push_back(&init);
+    return r;
+  }
+
+  /// Whether generic g can join group `grp` (index) at `place`; `why` says what prevents it.
+  bool fits(linalg::GenericOp g, int grp, Place place, std::string& why) {
+    const unsigned rank = g.getNumLoops();
+    for (OpOperand* operand : readOperands(g)) {
+      Value x = operand->get();
+      AffineMap map = g.getMatchingIndexingMap(operand);
+      if (constantValue(x)) continue;
+      auto it = groupOf.find(x);
+      if (it != groupOf.end() && it->second == grp) {
+        const bool col = column.lookup(x);
+        if (place == Place::Full) {
+          if (!col && isIdentity(map, rank)) continue;
+          if (col && isColumnBroadcast(map, rank)) continue;
+        } else if (col && isIdentity(map, rank)) {
+          continue;
+        }
+        why = "operand " + std::to_string(operand->getOperandNumber()) +
+              " is a value of the kernel read through another indexing map";
+        return false;
+      }
+      // From HBM: contiguous along N (the last loop), or broadcast over rows.
+      if (place == Place::Column) {
+        why = "a per-row operation reads a tensor from HBM";
+        return false;
+      }
+      if (map.getNumResults() == 0 ||
+          !map.getResult(map.getNumResults() - 1).isFunctionOfDim(rank - 1) ||
+          map.getDimPosition(map.getNumResults() - 1) != rank - 1) {
+        why = "operand " + std::to_string(operand->getOperandNumber()) +
+              " is read from HBM broadcast along (or not contiguous in) the innermost dimension";
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void runOnOperation() override {
+    ModuleOp m = getOperation();
+    func::FuncOp f = graphFunction(m);
+    if (!f) {
+      m.emitError("expected one func.func (run tpu-verify-graph first)");
+      return signalPassFailure();
+    }
+    Block& body = f.getBody().front();
+    addCopies(f);
+
+    // Group.
+    SmallVector<Operation*> opsInOrder;
+    for (Operation& op : body) opsInOrder.push_back(&op);
+    int current = -1;
+    for (Operation* op : opsInOrder) {
+      if (isMatmul(op)) {
+        startGroup(op,
+                   SmallVector<int64_t>(cast<ShapedType>(op->getResult(0).getType()).getShape()));
+        current = static_cast<int>(groups.size()) - 1;
+        continue;
+      }
+      auto g = dyn_cast<linalg::GenericOp>(op);
+      if (!g) continue;
+      std::string why;
+      if (current >= 0) {
+        Place place = placeIn(g, groups[static_cast<size_t>(current)].space);
+        if (place != Place::None && fits(g, current, place, why)) {
+          join(g, current, place);
+          continue;
+        }
+      }
+      startGroup(g, loops(g));
+      current = static_cast<int>(groups.size()) - 1;
+      groups.back().ops.clear();
+      why.clear();
+      if (!fits(g, current, Place::Full, why)) {
+        g.emitError() << "cannot be compiled: " << why
+                      << " (supported only for values computed in the same kernel)";
+        return signalPassFailure();
+      }
+      join(g, current, Place::Full);
+    }
+    for (size_t i = 0; i < groups.size(); ++i) buildKernel(f, static_cast<int>(i));
+    // Drop init ops nothing uses any more.
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (Operation& op : llvm::make_early_inc_range(body))
+        if (isInitOp(&op) && op.use_empty()) {
+          op.erase();
+          changed = true;
+        }
+    }
+  }
+
+  void startGroup(Operation* root, SmallVector<int64_t> space) {
+    Group grp;
+    grp.root = root;
+    grp.space = std::move(space);
+    grp.ops.push_back(root);
+    groups.push_back(grp);
+    for (Value r : root->getResults()) {
+      groupOf[r] = static_cast<int>(groups.size()) - 1;
+      column[r] = false;
+    }
+  }
+
+  void join(linalg::GenericOp g, int grp, Place place) {
+    Group& group = groups[static_cast<size_t>(grp)];
+    if (group.ops.empty() || group.ops.back() != g.getOperation()) group.ops.push_back(g);
+    const bool col = place == Place::Column || reduces(g);
+    for (Value r : g->getResults()) {
+      groupOf[r] = grp;
+      column[r] = col;
+    }
+  }
+
+  /// An identity linalg.generic copying `v` (before `before`).
+  static Value copyOf(OpBuilder& b, Location loc, Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    Value empty = b.create<tensor::EmptyOp>(loc, t.getShape(), t.getElementType());
+    AffineMap id = b.getMultiDimIdentityMap(t.getRank());
+    SmallVector<utils::IteratorType> iters(t.getRank(), utils::IteratorType::parallel);
+    auto g = b.create<linalg::GenericOp>(
+        loc, TypeRange{t}, ValueRange{v}, ValueRange{empty}, ArrayRef<AffineMap>{id, id}, iters,
+        [](OpBuilder& nb, Location l, ValueRange args) { nb.create<linalg::YieldOp>(l, args[0]); });
+    return g.getResult(0);
+  }
+
+  void addCopies(func::FuncOp f) {
+    auto ret = cast<func::ReturnOp>(f.getBody().front().getTerminator());
+    OpBuilder b(ret);
+    llvm::DenseSet<Value> seen;
+    for (OpOperand& operand : ret->getOpOperands()) {
+      Value v = operand.get();
+      Operation* def = v.getDefiningOp();
+      const bool direct = def && isComputeOp(def) && !seen.contains(v);
+      seen.insert(v);
+      if (!direct) operand.set(copyOf(b, ret.getLoc(), v));
+    }
+  }
+
+  static std::string kernelName(int index, const Group& g) {
+    std::string kind;
+    if (isa<linalg::MatmulOp>(g.root))
+      kind = "matmul";
+    else if (isa<linalg::BatchMatmulOp>(g.root))
+      kind = "batch_matmul";
+    else {
+      bool reduction = false;
+      for (Operation* op : g.ops)
+        if (auto gen = dyn_cast<linalg::GenericOp>(op)) reduction |= reduces(gen);
+      kind = reduction ? "rowwise" : "elementwise";
+    }
+    return "k" + std::to_string(index) + "_" + kind;
+  }
+
+  void buildKernel(func::FuncOp f, int index) {
+    Group& grp = groups[static_cast<size_t>(index)];
+    llvm::SmallPtrSet<Operation*, 16> inGroup(grp.ops.begin(), grp.ops.end());
+    // Results: values of the group used outside it.
+    SmallVector<Value> results;
+    for (Operation* op : grp.ops)
+      for (Value r : op->getResults())
+        for (Operation* user : r.getUsers())
+          if (!inGroup.contains(user)) {
+            results.push_back(r);
+            break;
+          }
+    for (Value r : results)
+      if (column.lookup(r)) {
+        r.getDefiningOp()->emitError()
+            << "the result of this reduction is used outside its kernel (by '"
+            << (*r.getUsers().begin())->getName()
+            << "'); only element-wise uses in the same kernel are supported";
+        return signalPassFailure();
+      }
+    Operation* last = grp.ops.back();
+    OpBuilder b(f.getContext());
+    b.setInsertionPointAfter(last);
+    SmallVector<Type> types;
+    for (Value r : results) types.push_back(r.getType());
+    auto kernel = b.create<KernelOp>(grp.root->getLoc(), types, kernelName(index, grp));
+    Block* kb = new Block();
+    kernel.getBody().push_back(kb);
+    OpBuilder kbld = OpBuilder::atBlockEnd(kb);
+    auto yield = kbld.create<YieldOp>(kernel.getLoc(), ValueRange(results));
+    // Move the ops in; clone the init ops they use.
+    IRMapping inits;
+    for (Operation* op : grp.ops) {
+      op->moveBefore(yield);
+      for (OpOperand& operand : op->getOpOperands()) {
+        Operation* def = operand.get().getDefiningOp();
+        if (!def || !isInitOp(def) || kernel->isAncestor(def)) continue;
+        if (!inits.contains(operand.get())) {
+          OpBuilder ib(op);
+          // linalg.fill's operands (the constant, the empty tensor) come along.
+          for (Value sub : def->getOperands())
+            if (Operation* sd = sub.getDefiningOp(); sd && isInitOp(sd) && !inits.contains(sub))
+              inits.map(sub, ib.clone(*sd)->getResult(0));
+          Operation* c = ib.clone(*def, inits);
+          for (auto [o, n] : llvm::zip(def->getResults(), c->getResults())) inits.map(o, n);
+        }
+        operand.set(inits.lookup(operand.get()));
+      }
+    }
+    for (auto [i, r] : llvm::enumerate(results))
+      r.replaceUsesWithIf(kernel.getResult(static_cast<unsigned>(i)),
+                          [&](OpOperand& use) { return !kernel->isAncestor(use.getOwner()); });
+    // Ops before the kernel that use its results (views) move after it.
+    SmallVector<Operation*> toMove;
+    llvm::DenseSet<Value> produced(kernel->getResults().begin(), kernel->getResults().end());
+    Block* fb = kernel->getBlock();
+    SmallVector<Operation*> before;
+    for (Operation& op : *fb) {
+      if (&op == kernel.getOperation()) break;
+      before.push_back(&op);
+    }
+    for (Operation* op : before) {
+      bool uses = false;
+      for (Value v : op->getOperands()) uses |= produced.contains(v);
+      if (!uses) continue;
+      toMove.push_back(op);
+      for (Value r : op->getResults()) produced.insert(r);
+    }
+    Operation* after = kernel;
+    for (Operation* op : toMove) {
+      op->moveAfter(after);
+      after = op;
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createFormKernelsPass() {
+  return std::make_unique<FormKernelsPass>();
+}
+
+} // namespace chipless::tpuc
