@@ -18,6 +18,11 @@ namespace chipless::tpuc {
 /// register rows (vpu.sublanes each), so the emitter never reads past them.
 constexpr int kMaxRegisterBlock = 8;
 
+/// The largest register block (a power of two <= kMaxRegisterBlock) worth using for units of
+/// `rows` rows: no larger than the rows need. Buffers hold `rows` rounded up to a multiple of
+/// that many register rows.
+int maxRegisterBlock(int64_t rows, int sublanes);
+
 /// Chooses the unit size, the RHS panel scheme and the VMEM layout of `kernel` (its inputs,
 /// outputs and matmul must be filled in) for `arch`, by an estimate of the kernel's cycles on
 /// that chip; `cores` TensorCores share the units. Throws CompileError (at kernel.where) when

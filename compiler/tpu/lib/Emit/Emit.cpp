@@ -744,10 +744,9 @@ private:
   void chooseRegisterBlock() {
     prog_ = planPasses(k_, L_);
     if (prog_.passes.empty()) return;
-    const int64_t groups = ceilDiv(std::min(p_.rowsPerUnit, k_.m), S_);
+    const int uMax = maxRegisterBlock(p_.rowsPerUnit, static_cast<int>(S_));
     for (int U : {8, 4, 2, 1}) {
-      if (U > 1 && U / 2 >= groups) continue;
-      if (U > kMaxRegisterBlock) continue;
+      if (U > uMax || p_.bufferRows % (int64_t{U} * S_) != 0) continue;
       for (bool hoist : {true, false}) {
         if (feasible(U, hoist)) {
           U_ = U;

@@ -50,7 +50,8 @@ Layout layout(const KernelSpec& k, const TpuArch& arch, int64_t rows, bool resid
   MemoryPlan& p = l.plan;
   const int64_t lanes = arch.vpu.lanes, align = bufferAlignment(arch);
   p.rowsPerUnit = rows;
-  p.bufferRows = roundUp(rows, int64_t{kMaxRegisterBlock} * arch.vpu.sublanes);
+  p.bufferRows =
+      roundUp(rows, int64_t{maxRegisterBlock(rows, arch.vpu.sublanes)} * arch.vpu.sublanes);
   const int64_t np = roundUp(k.n, lanes);
   int64_t off = 0;
   auto place = [&](int64_t bytes) {
@@ -135,6 +136,13 @@ double vpuCyclesPerRegister(const KernelSpec& k, const TpuArch& arch) {
 
 } // namespace
 
+int maxRegisterBlock(int64_t rows, int sublanes) {
+  const int64_t groups = ceilDiv(rows, sublanes);
+  int u = kMaxRegisterBlock;
+  while (u > 1 && u / 2 >= groups) u /= 2;
+  return u;
+}
+
 double estimateCycles(const KernelSpec& k, const MemoryPlan& p, const TpuArch& arch, int cores) {
   const double bw = arch.hbmBytesPerCycle(), lat = arch.hbmLatencyCycles();
   const int64_t upb = ceilDiv(k.m, p.rowsPerUnit), units = k.batchCount() * upb;
@@ -164,21 +172,29 @@ double estimateCycles(const KernelSpec& k, const MemoryPlan& p, const TpuArch& a
       const double exposed = std::max(0.0, panelLoad - (p.panelSlots - 1) * panelFolds);
       mxu += static_cast<double>(mm.groups * ceilDiv(mm.kChunks, p.panelChunks)) * exposed;
     }
-    firstBytes = rows * static_cast<double>(mm.lhs.runBytes) +
-                 static_cast<double>(p.panelBytes) * (p.rhsResident ? 1 : 1);
+    firstBytes = rows * static_cast<double>(mm.lhs.runBytes) + static_cast<double>(p.panelBytes);
   }
   const double vregs = std::ceil(rows / arch.vpu.sublanes) * (np / arch.vpu.lanes);
   const double vpu = vregs * vpuCyclesPerRegister(k, arch);
   // The chip's HBM is shared by the active cores.
   const double hbmUnit = unitBytes * activeCores / bw;
   const double unit = std::max({mxu, vpu, hbmUnit});
-  double total = perCore * unit;
+  // The first unit starts when its inputs and first panel have landed; with a resident RHS its
+  // last group cannot start before the whole RHS has (the cores load their copies together).
+  const double start = lat + firstBytes * activeCores / bw;
+  double firstUnit = start + unit;
+  if (k.matmul && p.rhsResident)
+    firstUnit = std::max(firstUnit, start + rhsBytes * activeCores / bw +
+                                        unit / static_cast<double>(k.matmul->groups));
+  double total = firstUnit + static_cast<double>(perCore - 1) * unit;
   const double allBytes =
       units * unitBytes + (p.rhsResident ? rhsBytes * static_cast<double>(activeCores) : 0);
-  total = std::max(total, allBytes / bw);
-  // Exposed start (first inputs and panel) and end (last outputs), and a bubble per unit.
-  total += lat + firstBytes / bw + rows * outBytes / std::max(rows, 1.0) / bw;
-  total += perCore * (k.matmul ? arch.mxu.rows + arch.mxu.cols : 64);
+  total = std::max(total, start + allBytes / bw);
+  // The last unit's outputs drain after it, and each unit boundary costs the MXUs a weight
+  // load and a drain (R + C) or the vector unit a pipeline start.
+  total += outBytes * activeCores / bw;
+  total += static_cast<double>(perCore) *
+           (k.matmul ? 2.0 * arch.mxu.rows + arch.mxu.cols : arch.vpu.latency_cycles + 64.0);
   return total;
 }
 

@@ -290,7 +290,8 @@ struct AllocHbmPass : PassWrapper<AllocHbmPass, OperationPass<ModuleOp>> {
               back = backwardView(op, *back, why);
               if (failed(back)) break;
             }
-            if (succeeded(back)) {
+            // Only layouts a kernel can write: rows contiguous along N.
+            if (succeeded(back) && back->strides.back() == 1) {
               view = *back;
               root = u;
               done = true;

@@ -51,11 +51,13 @@ public:
       }
     if (!root) return kernel_.emitError("kernel has no compute op"), failure();
     spec_.where = where(root);
-    if (auto g = dyn_cast<linalg::GenericOp>(root))
-      space_.assign(g.getStaticLoopRanges().begin(), g.getStaticLoopRanges().end());
-    else
-      space_.assign(cast<ShapedType>(root->getResult(0).getType()).getShape().begin(),
-                    cast<ShapedType>(root->getResult(0).getType()).getShape().end());
+    if (auto g = dyn_cast<linalg::GenericOp>(root)) {
+      SmallVector<int64_t> loops = g.getStaticLoopRanges();
+      space_.assign(loops.begin(), loops.end());
+    } else {
+      auto shape = cast<ShapedType>(root->getResult(0).getType()).getShape();
+      space_.assign(shape.begin(), shape.end());
+    }
     const size_t r = space_.size();
     if (r == 1) {
       spec_.m = 1;
@@ -305,9 +307,18 @@ private:
       }
     }
     Block& body = g.getRegion().front();
-    for (Operation& op : body.without_terminator())
-      if (failed(bodyOp(op, scalar))) return failure();
     auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    // A reduction's combining ops become the Reduce values, not element-wise ops.
+    llvm::SmallPtrSet<Operation*, 4> combiners;
+    if (reduction)
+      for (unsigned i = 0; i < g.getNumResults(); ++i) {
+        std::string why;
+        if (std::optional<Combiner> c = reductionCombiner(
+                yield.getOperand(i), g.getMatchingBlockArgument(g.getDpsInitOperand(i)), why))
+          combiners.insert(c->combineOp);
+      }
+    for (Operation& op : body.without_terminator())
+      if (!combiners.contains(&op) && failed(bodyOp(op, scalar))) return failure();
     for (unsigned i = 0; i < g.getNumResults(); ++i) {
       Value yielded = yield.getOperand(i);
       int id;
