@@ -29,9 +29,11 @@ int64_t TensorArgument::elements() const {
   return n;
 }
 
-const TensorArgument* KernelArgs::constantTensor(Type elemType, int64_t c) const {
+const TensorArgument* KernelArgs::constantTensor(Type elemType, int64_t c, int space) const {
   for (const auto& t : tensors)
-    if (t.funcArg < 0 && t.elemType == elemType && c >= t.constLo && c < t.constHi) return &t;
+    if (t.funcArg < 0 && t.space == space && t.elemType == elemType && c >= t.constLo &&
+        c < t.constHi)
+      return &t;
   return nullptr;
 }
 
@@ -305,6 +307,7 @@ struct ViewUse {
   std::vector<int64_t> strides, sizes;
   bool read = false, written = false;
   Location constLoc; ///< constant base: where the constant is defined
+  int space = -1;    ///< -1 global, else the tile whose scratchpad it views
 };
 
 /// Which ops read and write through `view` (through access tiles, distributed views and
@@ -371,13 +374,17 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
   std::set<int> pointers;
   // Names of constant addresses, from the original function (specialisation merges and
   // moves constants, and with them their locations).
-  std::map<int64_t, std::string> constantNames;
+  std::map<std::pair<int, int64_t>, std::string> constantNames;
   original.walk([&](ktdp::ConstructMemoryViewOp view) {
     auto c = view.getBase().getDefiningOp<arith::ConstantOp>();
     if (!c) return;
     auto i = dyn_cast<IntegerAttr>(c.getValue());
     if (!i) return;
-    if (auto n = sourceName(c.getLoc())) constantNames.emplace(i.getInt(), *n);
+    auto space = dyn_cast<ktdp::MemorySpaceAttrInterface>(view.getMemorySpace());
+    int where = -1;
+    if (space && !space.isGlobal()) where = static_cast<int>(space.getOwnerTileId().value_or(-2));
+    if (auto n = sourceName(c.getLoc()))
+      constantNames.emplace(std::make_pair(where, i.getInt()), *n);
   });
   for (func::FuncOp f : tiles) {
     IndexEval eval;
@@ -396,7 +403,18 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
     f.walk([&](ktdp::ConstructMemoryViewOp view) {
       if (failedWalk) return;
       auto space = dyn_cast<ktdp::MemorySpaceAttrInterface>(view.getMemorySpace());
-      if (!space || !space.isGlobal()) return; // ct_local: a scratchpad view
+      int where = -1;
+      if (!space) return;
+      if (!space.isGlobal()) {
+        std::optional<int64_t> owner = space.getOwnerTileId();
+        if (!owner) {
+          view.emitOpError("views the executing tile's own scratchpad (ct_local without "
+                           "ct_id); the scheduler supports scratchpad views of a named tile");
+          failedWalk = true;
+          return;
+        }
+        where = static_cast<int>(*owner);
+      }
       auto base = eval.eval(view.getBase());
       if (failed(base)) {
         failedWalk = true;
@@ -406,11 +424,12 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
                   -1,    0,
                   0,     {},
                   {},    false,
-                  false, view.getLoc()};
+                  false, view.getLoc(),
+                  where};
       Expr rest = *base;
       for (const auto& [atom, coef] : base->terms()) {
         if (atom->kind != Atom::Kind::Sym || atom->sym.rfind("%arg", 0) != 0) continue;
-        if (coef != 1 || use.pointer >= 0) {
+        if (coef != 1 || use.pointer >= 0 || where >= 0) {
           view.emitOpError("has a base address that is not pointer + offset");
           failedWalk = true;
           return;
@@ -504,7 +523,9 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
     for (bool grew = true; grew;) {
       grew = false;
       for (size_t j = 0; j < constant.size(); ++j) {
-        if (done[j] || constant[j]->elemType != constant[i]->elemType) continue;
+        if (done[j] || constant[j]->elemType != constant[i]->elemType ||
+            constant[j]->space != constant[i]->space)
+          continue;
         if (constant[j]->lo < hi && constant[j]->hi > lo) {
           group.push_back(constant[j]);
           lo = std::min(lo, constant[j]->lo);
@@ -516,8 +537,10 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
     }
     TensorArgument t;
     t.elemType = constant[i]->elemType;
+    t.space = constant[i]->space;
     std::string ssa = "t" + std::to_string(lo);
-    if (auto it = constantNames.find(constant[i]->lo); it != constantNames.end())
+    if (auto it = constantNames.find({constant[i]->space, constant[i]->lo});
+        it != constantNames.end())
       ssa = it->second;
     else if (auto n = sourceName(constant[i]->constLoc))
       ssa = *n;

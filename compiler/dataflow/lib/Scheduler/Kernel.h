@@ -41,6 +41,9 @@ struct TensorArgument {
   int funcArg = -1;    ///< the pointer argument it binds, or -1 (constant addresses)
   int64_t constLo = 0; ///< constant addresses: the element address of byte 0
   int64_t constHi = 0; ///< one past the footprint
+  /// -1: global memory. >= 0: the contents of tile N's scratchpad view (ct_local), which
+  /// the host provides like any input (docs/ktir.md).
+  int space = -1;
   int64_t elements() const;
 };
 
@@ -59,7 +62,7 @@ struct KernelArgs {
   std::map<int, std::string> scalarArg;
 
   /// The tensor argument holding constant element address `c` of type `elemType`.
-  const TensorArgument* constantTensor(mlir::Type elemType, int64_t c) const;
+  const TensorArgument* constantTensor(mlir::Type elemType, int64_t c, int space = -1) const;
 };
 
 /// Evaluates `index` and integer values of a KTIR function as schedule expressions:

@@ -64,7 +64,13 @@ public:
   explicit MemoryLowering(Lowering& l) : l_(l) {}
 
   FailureOr<ViewDesc> view(Value v);
-  FailureOr<std::vector<Piece>> pieces(Operation* op, Value tile, const TVal& value);
+  /// The transfers of `value` through access tile `tile`; with `chunkStart`, `value` is the
+  /// chunk of the tile's tensor that starts there (strip-mining).
+  FailureOr<std::vector<Piece>> pieces(Operation* op, Value tile, const TVal& value,
+                                       ArrayRef<Expr> chunkStart = {});
+  /// A gather (load) or scatter (store) through an indirect access tile.
+  LogicalResult indirect(Operation* op, bool load, ktdp::ConstructIndirectAccessTileOp tile,
+                         const TVal& value, ArrayRef<Expr> chunkStart = {});
   LogicalResult transfer(Operation* op, bool load, const std::vector<Piece>& pieces,
                          const TVal& value);
 
@@ -96,10 +102,10 @@ FailureOr<ViewDesc> MemoryLowering::view(Value v) {
     return failure();
   }
   auto space = dyn_cast<ktdp::MemorySpaceAttrInterface>(mv.getMemorySpace());
-  if (!space || !space.isGlobal())
-    return mv.emitOpError("is a view of a tile's scratchpad (ct_local); loads and stores "
-                          "through scratchpad views are not supported yet"),
-           failure();
+  // A view of tile N's scratchpad: its contents are a tensor argument the host provides
+  // (docs/ktir.md); it is read from device memory, in the view's own layout.
+  int where = -1;
+  if (space && !space.isGlobal()) where = static_cast<int>(space.getOwnerTileId().value_or(-2));
   Region r;
   r.elem = cast<MemRefType>(mv.getType()).getElementType();
   auto base = l_.index(mv.getBase());
@@ -120,7 +126,7 @@ FailureOr<ViewDesc> MemoryLowering::view(Value v) {
       return mv.emitOpError("has a base address that is neither a pointer argument plus an "
                             "offset nor a constant"),
              failure();
-    arg = l_.args().constantTensor(r.elem, base->constant());
+    arg = l_.args().constantTensor(r.elem, base->constant(), where);
     if (!arg)
       return mv.emitOpError("internal error: no tensor argument holds this address"), failure();
     rest = Expr(base->constant() - arg->constLo);
@@ -175,7 +181,7 @@ FailureOr<ViewDesc> MemoryLowering::view(Value v) {
 }
 
 FailureOr<std::vector<Piece>> MemoryLowering::pieces(Operation* op, Value tileValue,
-                                                     const TVal& value) {
+                                                     const TVal& value, ArrayRef<Expr> chunkStart) {
   auto tile = tileValue.getDefiningOp<ktdp::ConstructAccessTileOp>();
   if (!tile) {
     if (tileValue.getDefiningOp<ktdp::ConstructIndirectAccessTileOp>())
@@ -239,10 +245,17 @@ FailureOr<std::vector<Piece>> MemoryLowering::pieces(Operation* op, Value tileVa
   AffineMap order = tile.getAccessTileOrder();
   std::vector<unsigned> perm(rank); // tensor dim j <- view dim perm[j]
   for (unsigned j = 0; j < rank; ++j) perm[j] = order.getDimPosition(j);
-  for (unsigned j = 0; j < rank && j < value.shape.size(); ++j)
-    if (value.shape[j] != ext[perm[j]])
+  // A chunk of the tile (strip-mining): tensor dims [chunkStart, chunkStart + shape).
+  std::vector<Expr> cstart(rank, Expr(0));
+  for (unsigned j = 0; j < rank && j < chunkStart.size(); ++j) cstart[j] = chunkStart[j];
+  for (unsigned j = 0; j < rank && j < value.shape.size(); ++j) {
+    if (chunkStart.empty() && value.shape[j] != ext[perm[j]])
       return op->emitOpError("moves a tensor whose shape does not match its access tile"),
              failure();
+    lo[perm[j]] = 0;
+    base[perm[j]] = base[perm[j]] + Expr(*box.lower[perm[j]]) + cstart[j];
+    ext[perm[j]] = value.shape[j];
+  }
 
   const int64_t es = l_.esize(value.elem);
   // The bytes of the whole value in its buffer (what a run-time routed piece may touch).
@@ -459,6 +472,328 @@ LogicalResult MemoryLowering::transfer(Operation* op, bool load, const std::vect
 }
 
 //===----------------------------------------------------------------------===//
+// Gathers and scatters
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+Expr affineToExpr(AffineExpr e, ArrayRef<Expr> dims) {
+  switch (e.getKind()) {
+  case AffineExprKind::Constant:
+    return Expr(cast<AffineConstantExpr>(e).getValue());
+  case AffineExprKind::DimId:
+    return dims[cast<AffineDimExpr>(e).getPosition()];
+  case AffineExprKind::SymbolId:
+    return Expr(0);
+  default:
+    break;
+  }
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  Expr a = affineToExpr(bin.getLHS(), dims), b = affineToExpr(bin.getRHS(), dims);
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return a + b;
+  case AffineExprKind::Mul:
+    return a * b;
+  case AffineExprKind::FloorDiv:
+    return floorDiv(a, b);
+  case AffineExprKind::CeilDiv:
+    return ceilDiv(a, b);
+  default:
+    return mod(a, b);
+  }
+}
+
+} // namespace
+
+LogicalResult MemoryLowering::indirect(Operation* op, bool load,
+                                       ktdp::ConstructIndirectAccessTileOp tile, const TVal& value,
+                                       ArrayRef<Expr> chunkStart) {
+  auto desc = view(tile.getView());
+  if (failed(desc)) return failure();
+  if (desc->distributed || desc->parts.size() != 1)
+    return tile.emitOpError("gathers from a distributed view; not supported"), failure();
+  const Region& r = desc->parts.front();
+  if (!tile.getSymbolOperands().empty())
+    return tile.emitOpError("has a variables_space_set with symbols; not supported"), failure();
+  ktdp::SetBounds box = ktdp::getSetBounds(tile.getVariablesSpaceSet().getValue());
+  if (!box.isBox)
+    return tile.emitOpError("has a variables_space_set that is not a constant box"), failure();
+  const unsigned nvars = static_cast<unsigned>(box.lower.size());
+  std::vector<int64_t> vlo(nvars), vext(nvars);
+  for (unsigned v = 0; v < nvars; ++v) {
+    vlo[v] = *box.lower[v];
+    vext[v] = *box.upper[v] - *box.lower[v] + 1;
+  }
+  AffineMap order = tile.getVariablesSpaceOrder();
+  std::vector<unsigned> perm(nvars); // tensor dim j <- variable perm[j]
+  for (unsigned j = 0; j < nvars; ++j) perm[j] = order.getDimPosition(j);
+  // The chunk: tensor dims [chunkStart, chunkStart + value.shape).
+  std::vector<Expr> cstart(nvars, Expr(0));
+  for (unsigned j = 0; j < nvars && j < chunkStart.size(); ++j) cstart[j] = chunkStart[j];
+  for (unsigned j = 0; j < nvars; ++j) {
+    if (chunkStart.empty() && value.shape[j] != vext[perm[j]])
+      return op->emitOpError("moves a tensor whose shape does not match its access tile"),
+             failure();
+    vext[perm[j]] = value.shape[j];
+  }
+  // Variables: one loop or descriptor dimension each (ids -3000 - v), from the chunk.
+  std::vector<Expr> vars;
+  std::map<int, Range> ranges;
+  std::vector<Expr> varStart(nvars);
+  for (unsigned v = 0; v < nvars; ++v) vars.push_back(Expr::var(-3000 - static_cast<int>(v)));
+  for (unsigned j = 0; j < nvars; ++j) {
+    unsigned v = perm[j];
+    varStart[v] = Expr(vlo[v]) + cstart[j];
+  }
+  // Subscripts over (captured variables..., intermediate variables...).
+  std::vector<Expr> dimsIn;
+  for (Value c : tile.getCapturedVariables()) {
+    auto e = l_.index(c);
+    if (failed(e)) return failure();
+    dimsIn.push_back(*e);
+  }
+  // Variable v runs over [varStart, varStart + vext): the subscripts see varStart + var.
+  for (unsigned v = 0; v < nvars; ++v)
+    dimsIn.push_back(vext[v] == 1 ? varStart[v] : varStart[v] + vars[v]);
+  for (unsigned v = 0; v < nvars; ++v) ranges[-3000 - static_cast<int>(v)] = Range{0, vext[v] - 1};
+  for (const auto& [k, rg] : l_.schedule().loopRanges) ranges[k] = rg;
+
+  const int64_t es = l_.esize(value.elem);
+  const unsigned rank = static_cast<unsigned>(r.strides.size());
+  struct Sub {
+    bool indirect = false;
+    Expr direct;             ///< direct: the coordinate
+    std::vector<Expr> index; ///< indirect: subscripts into the index view
+    TVal indexValue;         ///< indirect: the index values in the scratchpad
+    std::vector<int64_t> indexLo;
+  };
+  std::vector<Sub> subs(rank);
+  auto maps = tile.getPerDimSubscriptMaps();
+  for (unsigned d = 0; d < rank; ++d) {
+    AffineMap m = cast<AffineMapAttr>(maps[d]).getValue();
+    Sub& sub = subs[d];
+    sub.indirect = tile.isIndirectDim(d);
+    if (!sub.indirect) {
+      sub.direct = affineToExpr(m.getResult(0), dimsIn);
+      continue;
+    }
+    for (AffineExpr e : m.getResults()) sub.index.push_back(affineToExpr(e, dimsIn));
+    // Load the part of the index view the subscripts reach.
+    Value idxView = tile.getIndirectViewForDim(d);
+    auto idesc = view(idxView);
+    if (failed(idesc)) return failure();
+    if (idesc->distributed)
+      return tile.emitOpError("reads indices through a distributed view; not supported"), failure();
+    Type ie = cast<MemRefType>(idxView.getType()).getElementType();
+    if (!ie.isInteger(32))
+      return tile.emitOpError("reads indices of type ")
+                 << ie << "; engines read i32 indices (ld.scalar.i32)",
+             failure();
+    std::vector<int64_t> ilo, iext;
+    for (const Expr& e : sub.index) {
+      auto rg = rangeOf(e, ranges);
+      if (!rg)
+        return tile.emitOpError("has index subscripts whose range is not known when the kernel "
+                                "is compiled"),
+               failure();
+      ilo.push_back(rg->lo);
+      iext.push_back(rg->hi - rg->lo + 1);
+    }
+    sub.indexValue = l_.newDense(iext, ie, "gather indices");
+    sub.indexLo = ilo;
+    const Region& ir = idesc->parts.front();
+    // One piece: the box [ilo, ilo + iext) of the index view, row-major.
+    Piece p;
+    p.arg = ir.arg;
+    Expr elem = ir.base;
+    for (size_t k = 0; k < ilo.size(); ++k) elem = elem + Expr(ilo[k]) * ir.strides[k];
+    p.mem = elem * Expr(4);
+    p.sp = Expr(sub.indexValue.offset);
+    std::vector<Dim> dims;
+    for (size_t k = ilo.size(); k-- > 0;) {
+      if (iext[k] == 1) continue;
+      auto ms = ir.strides[k].asConst();
+      if (!ms)
+        return tile.emitOpError("has an index view with strides not known at compile time"),
+               failure();
+      dims.push_back({Expr(iext[k]), *ms * 4, sub.indexValue.strides[k]});
+    }
+    p.run = Expr(4);
+    size_t k = 0;
+    while (k < dims.size() && dims[k].mem == p.run.constant() && dims[k].sp == p.run.constant()) {
+      p.run = p.run * dims[k].count;
+      ++k;
+    }
+    p.dims.assign(dims.begin() + static_cast<long>(k), dims.end());
+    p.spLo = sub.indexValue.offset;
+    p.spHi = sub.indexValue.offset +
+             l_.schedule().buffers[static_cast<size_t>(sub.indexValue.buffer)].bytes;
+    if (failed(transfer(op, true, {p}, sub.indexValue))) return failure();
+  }
+
+  // Which variables the indices depend on, and which only move a direct coordinate.
+  std::vector<bool> inIndex(nvars, false);
+  for (unsigned v = 0; v < nvars; ++v)
+    for (const Sub& sub : subs)
+      if (sub.indirect)
+        for (const Expr& e : sub.index)
+          inIndex[v] = inIndex[v] || e.uses(-3000 - static_cast<int>(v));
+  // A variable that moves exactly one direct coordinate by one: a descriptor dimension
+  // (memory stride = that dimension's stride); the innermost such one with stride 1 and a
+  // contiguous buffer dimension becomes the run.
+  auto directOnly = [&](unsigned v, unsigned& dimOut) -> bool {
+    if (inIndex[v]) return false;
+    int users = 0;
+    for (unsigned d = 0; d < rank; ++d) {
+      if (subs[d].indirect) continue;
+      int64_t c = subs[d].direct.coefficient("v:" + std::to_string(-3000 - static_cast<int>(v)));
+      bool uses = subs[d].direct.uses(-3000 - static_cast<int>(v));
+      if (!uses) continue;
+      if (c != 1) return false;
+      // Only linearly (not inside a quotient or remainder).
+      Expr rest = subs[d].direct - vars[v];
+      if (rest.uses(-3000 - static_cast<int>(v))) return false;
+      ++users;
+      dimOut = d;
+    }
+    return users == 1;
+  };
+  struct GDim {
+    unsigned var;
+    int64_t count, mem, sp;
+  };
+  std::vector<GDim> descDims; // innermost first
+  std::vector<unsigned> loopVars;
+  int64_t run = es;
+  bool runSet = false;
+  for (unsigned j = nvars; j-- > 0;) {
+    unsigned v = perm[j], d = 0;
+    if (vext[v] == 1) continue;
+    auto ms = directOnly(v, d) ? r.strides[d].asConst() : std::nullopt;
+    if (ms && !runSet && j == nvars - 1 && *ms == 1 && value.strides[j] == es) {
+      run = es * vext[v];
+      runSet = true;
+      continue;
+    }
+    runSet = true;
+    if (ms && descDims.size() < 3) {
+      descDims.push_back({v, vext[v], *ms * es, value.strides[j]});
+      continue;
+    }
+    loopVars.insert(loopVars.begin(), v);
+  }
+  // Tensor dim of each variable.
+  std::vector<unsigned> dimOfVar(nvars);
+  for (unsigned j = 0; j < nvars; ++j) dimOfVar[perm[j]] = j;
+
+  int64_t descriptors = 1;
+  for (unsigned v : loopVars) descriptors *= vext[v];
+  std::string text = std::string(load ? "gather " : "scatter ") + r.arg + ": " +
+                     std::to_string(descriptors) + " descriptors of " + std::to_string(run) +
+                     " bytes";
+  Step& s = l_.addStep(load ? Engines::dmaIn() : Engines::dmaOut(), op->getLoc(), text);
+  s.async = true;
+  s.group = l_.newGroup();
+  int64_t vbytes = l_.schedule().buffers[static_cast<size_t>(value.buffer)].bytes;
+  s.accesses.push_back(Lowering::scratch(value.buffer, 0, vbytes, load));
+  for (const Sub& sub : subs)
+    if (sub.indirect)
+      s.accesses.push_back(Lowering::scratch(
+          sub.indexValue.buffer, 0,
+          l_.schedule().buffers[static_cast<size_t>(sub.indexValue.buffer)].bytes, false));
+  Access g;
+  g.space = Access::Space::Global;
+  g.arg = r.arg;
+  g.lo = Expr(0);
+  g.hi = Expr(int64_t(1) << 50); // anywhere in the argument
+  g.write = !load;
+  s.accesses.push_back(g);
+  const std::string arg = r.arg;
+  const int vbuf = value.buffer;
+  const int64_t voff = value.offset;
+  std::vector<int64_t> vstrides = value.strides;
+  std::vector<Expr> strides = r.strides;
+  Expr rbase = r.base;
+  s.emit = [=](ProgramWriter& w, int done) {
+    std::function<void(size_t)> nest = [&](size_t k) {
+      if (k < loopVars.size()) {
+        unsigned v = loopVars[k];
+        auto loop = w.b.create<scf::ForOp>(w.loc, w.c(0), w.c(vext[v]), w.c(1));
+        OpBuilder::InsertionGuard guard(w.b);
+        w.b.setInsertionPoint(loop.getBody()->getTerminator());
+        w.vars[-3000 - static_cast<int>(v)] = loop.getInductionVar();
+        nest(k + 1);
+        w.vars.erase(-3000 - static_cast<int>(v));
+        return;
+      }
+      // Variables in the descriptor start at 0 here.
+      std::vector<std::pair<std::string, Expr>> zero;
+      for (const GDim& gd : descDims)
+        zero.push_back({"v:" + std::to_string(-3000 - static_cast<int>(gd.var)), Expr(0)});
+      if (run != es) {
+        unsigned vin = perm[nvars - 1];
+        zero.push_back({"v:" + std::to_string(-3000 - static_cast<int>(vin)), Expr(0)});
+      }
+      auto at0 = [&](Expr e) {
+        for (const auto& [key, val] : zero) e = e.substitute(key, val);
+        return e;
+      };
+      Expr elem = rbase;
+      for (unsigned d = 0; d < rank; ++d) {
+        const Sub& sub = subs[d];
+        Expr coord;
+        if (sub.indirect) {
+          Expr addr = Expr(sub.indexValue.offset);
+          for (size_t i = 0; i < sub.index.size(); ++i)
+            addr =
+                addr + (at0(sub.index[i]) - Expr(sub.indexLo[i])) * Expr(sub.indexValue.strides[i]);
+          Value idx = w.b.create<dfir::LdScalarOp>(w.loc, w.b.getI32Type(),
+                                                   w.get(w.addr(sub.indexValue.buffer, addr)));
+          int id = -4000 - static_cast<int>(d);
+          w.vars[id] = idx;
+          coord = Expr::var(id);
+        } else {
+          coord = at0(sub.direct);
+        }
+        elem = elem + coord * strides[d];
+      }
+      Expr sp(voff);
+      for (unsigned v : loopVars)
+        sp = sp + Expr::var(-3000 - static_cast<int>(v)) * Expr(vstrides[dimOfVar[v]]);
+      Value spv = w.get(w.addr(vbuf, sp));
+      Value mem = w.get(Expr::sym(arg) + elem * Expr(es));
+      Value n[3] = {}, ms[3] = {}, ss[3] = {};
+      for (size_t i = 0; i < descDims.size(); ++i) {
+        n[i] = w.c(descDims[i].count);
+        ms[i] = w.c(descDims[i].mem);
+        ss[i] = w.c(descDims[i].sp);
+      }
+      Value doneV = done >= 0 ? w.c(done) : Value();
+      if (load)
+        w.b.create<dfir::DmaLoadBytesOp>(w.loc, spv, mem, w.c(run), n[0], ms[0], ss[0], n[1], ms[1],
+                                         ss[1], n[2], ms[2], ss[2], doneV);
+      else
+        w.b.create<dfir::DmaStoreBytesOp>(w.loc, spv, mem, w.c(run), n[0], ms[0], ss[0], n[1],
+                                          ms[1], ss[1], n[2], ms[2], ss[2], doneV);
+      for (unsigned d = 0; d < rank; ++d) w.vars.erase(-4000 - static_cast<int>(d));
+    };
+    nest(0);
+    if (done >= 0 && descriptors > 1) {
+      // Every descriptor signalled `done`: take them all, leave one for the step's waiter.
+      auto loop = w.b.create<scf::ForOp>(w.loc, w.c(0), w.c(descriptors), w.c(1));
+      {
+        OpBuilder::InsertionGuard guard(w.b);
+        w.b.setInsertionPoint(loop.getBody()->getTerminator());
+        w.b.create<dfir::TokenWaitOp>(w.loc, w.c(done));
+      }
+      w.b.create<dfir::TokenSendOp>(w.loc, w.c(done), Value());
+    }
+  };
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ktdp.load and ktdp.store
 //===----------------------------------------------------------------------===//
 
@@ -500,11 +835,87 @@ std::optional<double> padFor(Value loaded) {
 
 } // namespace
 
+/// A tile too large for the scratchpad that is only loaded to be stored again is copied in
+/// chunks of its outer dimensions, one loop iteration each (strip-mining); the chunk
+/// size comes from the planning budget.
+FailureOr<bool> Lowering::copyInChunks(Operation* op) {
+  auto load = cast<ktdp::LoadOp>(op);
+  auto type = cast<RankedTensorType>(load.getResult().getType());
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  Type elem = type.getElementType();
+  const int64_t threshold = arch_.planningScratchpadBytes() / 4;
+  if (shape.size() < 2 || denseBytes(shape, elem) <= threshold) return false;
+  if (!load.getResult().hasOneUse()) return false;
+  auto store = dyn_cast<ktdp::StoreOp>(*load.getResult().getUsers().begin());
+  if (!store || store->getBlock() != op->getBlock()) return false;
+  // The first dimension k where a chunk [1.., c, d(k+1)..] with c dividing d(k) fits.
+  size_t k = 0;
+  int64_t c = 0;
+  for (; k < shape.size(); ++k) {
+    for (int64_t cand = shape[k]; cand >= 1; --cand) {
+      if (shape[k] % cand != 0) continue;
+      std::vector<int64_t> chunk(shape.size(), 1);
+      chunk[k] = cand;
+      for (size_t j = k + 1; j < shape.size(); ++j) chunk[j] = shape[j];
+      if (denseBytes(chunk, elem) <= threshold) {
+        c = cand;
+        break;
+      }
+    }
+    if (c) break;
+  }
+  if (!c) return false;
+  std::vector<int64_t> chunkShape(shape.size(), 1);
+  chunkShape[k] = c;
+  for (size_t j = k + 1; j < shape.size(); ++j) chunkShape[j] = shape[j];
+  // Loops over dimensions 0..k-1 and over the chunks of dimension k.
+  Node* saved = current_;
+  std::vector<Expr> start(shape.size(), Expr(0));
+  for (size_t j = 0; j <= k; ++j) {
+    int64_t trips = j < k ? shape[j] : shape[j] / c;
+    if (trips == 1) continue;
+    auto node = std::make_unique<Node>();
+    node->kind = Node::Kind::Loop;
+    node->loop = nextLoop_++;
+    node->lb = Expr(0);
+    node->ub = Expr(trips);
+    node->stride = Expr(1);
+    node->text = "chunks of a copy";
+    out_.loopRanges[node->loop] = Range{0, trips - 1};
+    start[j] = Expr::var(node->loop) * Expr(j < k ? 1 : c);
+    current_->body.push_back(std::move(node));
+    current_ = current_->body.back().get();
+  }
+  TVal chunk = newDense(chunkShape, elem, "copy chunk");
+  MemoryLowering m(*this);
+  auto move = [&](Operation* o, Value tile, bool isLoad) -> LogicalResult {
+    if (auto ind = tile.getDefiningOp<ktdp::ConstructIndirectAccessTileOp>())
+      return m.indirect(o, isLoad, ind, chunk, start);
+    auto ps = m.pieces(o, tile, chunk, start);
+    if (failed(ps)) return failure();
+    return m.transfer(o, isLoad, *ps, chunk);
+  };
+  if (failed(move(op, load.getAccessTile(), true)) ||
+      failed(move(store, store.getAccessTile(), false)))
+    return failure();
+  current_ = saved;
+  handled_.insert(store);
+  return true;
+}
+
 LogicalResult Lowering::lowerLoad(Operation* op) {
   auto load = cast<ktdp::LoadOp>(op);
   auto type = cast<RankedTensorType>(load.getResult().getType());
+  auto chunked = copyInChunks(op);
+  if (failed(chunked)) return failure();
+  if (*chunked) return success();
   TVal t = newDense(type.getShape(), type.getElementType(), "ktdp.load");
   MemoryLowering m(*this);
+  if (auto ind = load.getAccessTile().getDefiningOp<ktdp::ConstructIndirectAccessTileOp>()) {
+    if (failed(m.indirect(op, true, ind, t))) return failure();
+    bind(load.getResult(), t);
+    return success();
+  }
   auto ps = m.pieces(op, load.getAccessTile(), t);
   if (failed(ps)) return failure();
   // Rows that end inside a stick: the rest of the stick holds a known value, so that
@@ -534,6 +945,11 @@ LogicalResult Lowering::lowerStore(Operation* op) {
     t = *m;
   }
   MemoryLowering m(*this);
+  if (auto ind = store.getAccessTile().getDefiningOp<ktdp::ConstructIndirectAccessTileOp>()) {
+    if (t.sparse || t.strides.empty() || t.strides.back() != esize(t.elem))
+      return op->emitOpError("scatters a value that is not laid out in whole rows");
+    return m.indirect(op, false, ind, t);
+  }
   auto ps = m.pieces(op, store.getAccessTile(), t);
   if (failed(ps)) return failure();
   return m.transfer(op, false, *ps, t);

@@ -260,7 +260,7 @@ bool isLazy(Operation* op) {
 } // namespace
 
 LogicalResult Lowering::lowerOp(Operation* op) {
-  if (isLazy(op)) return success();
+  if (isLazy(op) || handled_.contains(op)) return success();
   currentLoc_ = op->getLoc();
   if (auto loop = dyn_cast<scf::ForOp>(op)) return lowerFor(loop);
   if (auto branch = dyn_cast<scf::IfOp>(op)) return lowerIf(branch);

@@ -28,6 +28,7 @@
 #include "support/spyre_arch.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <map>
 #include <optional>
@@ -137,6 +138,7 @@ private:
   mlir::LogicalResult lowerReduce(mlir::Operation* op);
   mlir::LogicalResult lowerMatmul(mlir::Operation* op);
   mlir::LogicalResult lowerLoad(mlir::Operation* op);
+  mlir::FailureOr<bool> copyInChunks(mlir::Operation* op);
   mlir::LogicalResult lowerStore(mlir::Operation* op);
   mlir::LogicalResult lowerProduce(mlir::Operation* op);
   mlir::LogicalResult lowerReduceDelivery(mlir::Operation* op);
@@ -167,6 +169,7 @@ private:
   llvm::DenseMap<mlir::Value, TVal> futures_;
   int collectives_ = 0;
   bool usesRing_ = false;
+  llvm::DenseSet<mlir::Operation*> handled_; ///< ops already lowered with an earlier one
   std::optional<mlir::Location> currentLoc_;
 };
 

@@ -154,7 +154,9 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
       if (t.funcArg >= 0)
         os << "  <- argument " << t.funcArg << "\n";
       else
-        os << "  <- constant addresses [" << t.constLo << ", " << t.constHi << ")\n";
+        os << "  <- constant addresses [" << t.constLo << ", " << t.constHi << ")"
+           << (t.space >= 0 ? " of tile " + std::to_string(t.space) + "'s scratchpad view" : "")
+           << "\n";
     }
     for (const auto& s : args.scalars)
       os << "scalar " << s.name << "  <- argument " << s.funcArg << "\n";

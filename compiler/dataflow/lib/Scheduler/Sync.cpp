@@ -126,7 +126,15 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
       Node* q = steps[j];
       const Step& ps = *p->step;
       const Step& qs = *q->step;
-      if (ps.engine == qs.engine) continue;
+      if (ps.engine == qs.engine) {
+        // One engine runs its steps in order, but a DMA completes after it issues: a later
+        // step of the same engine that reads what it wrote (a gather reading its indices)
+        // needs it complete.
+        if (ps.async && p->pos < q->pos && (ps.group < 0 || ps.group != qs.group) &&
+            conflict(s, *lowestCommon(p, q), ps, qs, false))
+          s.sync[p][ps.engine].selfWait = true;
+        continue;
+      }
       // The steps of one op meet through FIFOs (an in-place op reads each stick before it
       // writes it); in different iterations they are ordered like any others.
       const bool sameOp = ps.group >= 0 && ps.group == qs.group;
