@@ -230,7 +230,7 @@ void Chip::collectStats(Stats& s, const LaunchResult& r) const {
       busy[static_cast<int>(e->unit())] += k.busy;
     }
   double ringBytes = 0, ringBusy = 0;
-  Ring& ring = const_cast<Ring&>(ring_);
+  const Ring& ring = ring_;
   for (int st = 0; st < ring.stops(); ++st)
     for (RingDir d : {RingDir::Cw, RingDir::Ccw}) {
       const Timeline& l = ring.link(st, d);
@@ -243,7 +243,7 @@ void Chip::collectStats(Stats& s, const LaunchResult& r) const {
     }
   s.set("chip.ring.bytes", ringBytes, "bytes", "summed over links (a byte counts once per hop)");
   double dramBytes = 0;
-  Dram& dram = const_cast<Dram&>(dram_);
+  const Dram& dram = dram_;
   for (int ch = 0; ch < dram.channels(); ++ch) {
     const Timeline& t = dram.channel(ch);
     std::string p = "chip.dram.channel[" + std::to_string(ch) + "].";

@@ -15,6 +15,7 @@ public:
 
   int channels() const { return static_cast<int>(channels_.size()); }
   Timeline& channel(int c) { return channels_[c]; }
+  const Timeline& channel(int c) const { return channels_[c]; }
   /// Adds the bytes of [addr, addr+len) that each channel serves to perChannel[c].
   void split(uint64_t addr, uint64_t len, std::vector<double>& perChannel) const;
   /// Clears channel counters at the start of a launch.

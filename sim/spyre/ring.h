@@ -29,6 +29,9 @@ public:
   void appendPath(int a, int b, RingDir d, std::vector<Timeline*>& path);
   /// The link leaving stop `from` in direction d.
   Timeline& link(int from, RingDir d) { return d == RingDir::Cw ? cw_[from] : ccw_[from]; }
+  const Timeline& link(int from, RingDir d) const {
+    return d == RingDir::Cw ? cw_[from] : ccw_[from];
+  }
   /// "ring cw 3>4": how traces and stats name a link.
   std::string linkName(int from, RingDir d) const;
   /// Short description of a stop ("core 3", "dram 1").
