@@ -12,6 +12,7 @@
 #include "mlir/IR/Diagnostics.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace mlir;
 
@@ -70,47 +71,82 @@ LogicalResult allocateScratchpad(CoreSchedule& s, int64_t budget, int64_t stick,
       }
     }
   }
-  // First fit, in order of first use.
-  std::vector<size_t> order;
-  for (size_t i = 0; i < s.buffers.size(); ++i)
-    if (s.buffers[i].first >= 0) order.push_back(i);
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return s.buffers[a].first < s.buffers[b].first; });
-  std::vector<size_t> placed;
-  for (size_t i : order) {
-    Buffer& b = s.buffers[i];
-    const int64_t size = b.bytes * b.phases;
-    if (b.fixedAddr >= 0) {
-      b.addr = b.fixedAddr;
-      placed.push_back(i);
-      continue;
-    }
-    std::vector<std::pair<int64_t, int64_t>> taken;
-    for (size_t j : placed) {
-      const Buffer& o = s.buffers[j];
-      if (o.last < b.first || o.first > b.last) continue;
-      taken.push_back({o.addr, o.addr + o.bytes * o.phases});
-    }
-    std::sort(taken.begin(), taken.end());
-    int64_t addr = 0;
-    for (auto [lo, hi] : taken) {
-      if (addr + size <= lo) break;
-      addr = std::max(addr, (hi + stick - 1) / stick * stick);
-    }
-    if (addr + size > budget) {
-      int64_t live = 0;
-      for (auto [lo, hi] : taken) live += hi - lo;
-      InFlightDiagnostic d = emitError(b.loc ? *b.loc : UnknownLoc::get(ctx));
-      d << "needs " << size << " bytes of scratchpad for " << b.name << " while " << live
-        << " bytes are live on core " << s.core << ", over the planning budget of " << budget
-        << " bytes (scratchpad.bytes - reserved_bytes, less planning_margin); tiles that large "
-           "need strip-mining the scheduler does not do for this op";
-      return failure();
-    }
-    b.addr = addr;
-    placed.push_back(i);
+  // Double buffering: a buffer used only within one iteration of a loop gets two copies,
+  // one per parity of the iteration, so the next iteration's producer need not wait for
+  // this iteration's consumers. Dropped when the copies do not fit.
+  std::vector<const Node*> loopOf(s.buffers.size(), nullptr);
+  for (size_t i = 0; i < s.buffers.size(); ++i) {
+    const Buffer& b = s.buffers[i];
+    if (b.first < 0 || b.fixedAddr >= 0 || !b.exchange.empty()) continue;
+    const Node* innermost = nullptr;
+    for (const Node* loop : loops)
+      if (loop->pos <= b.first && b.last <= loop->end && loop->text != "scf.if" &&
+          (!innermost || loop->depth > innermost->depth))
+        innermost = loop;
+    // Not live across its iterations: the lifetime stays inside the body.
+    if (innermost && (b.first > innermost->pos || b.last < innermost->end)) loopOf[i] = innermost;
   }
-  return success();
+  auto place = [&](bool doubled) -> std::optional<size_t> {
+    for (size_t i = 0; i < s.buffers.size(); ++i) {
+      Buffer& b = s.buffers[i];
+      b.addr = -1;
+      b.phases = 1;
+      b.phaseLoop = -1;
+      if (doubled && loopOf[i]) {
+        b.phases = 2;
+        b.phaseLoop = loopOf[i]->loop;
+        b.phase = floorDiv(Expr::var(loopOf[i]->loop) - loopOf[i]->lb, loopOf[i]->stride);
+      }
+    }
+    // Buffers with a fixed address first, then first fit in order of first use.
+    std::vector<size_t> order;
+    for (size_t i = 0; i < s.buffers.size(); ++i)
+      if (s.buffers[i].first >= 0) order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      bool fa = s.buffers[a].fixedAddr >= 0, fb = s.buffers[b].fixedAddr >= 0;
+      if (fa != fb) return fa;
+      return s.buffers[a].first < s.buffers[b].first;
+    });
+    std::vector<size_t> placed;
+    for (size_t i : order) {
+      Buffer& b = s.buffers[i];
+      const int64_t size = b.bytes * b.phases;
+      if (b.fixedAddr >= 0) {
+        b.addr = b.fixedAddr;
+        placed.push_back(i);
+        continue;
+      }
+      std::vector<std::pair<int64_t, int64_t>> taken;
+      for (size_t j : placed) {
+        const Buffer& o = s.buffers[j];
+        if (o.last < b.first || o.first > b.last) continue;
+        taken.push_back({o.addr, o.addr + o.bytes * o.phases});
+      }
+      std::sort(taken.begin(), taken.end());
+      int64_t addr = 0;
+      for (auto [lo, hi] : taken) {
+        if (addr + size <= lo) break;
+        addr = std::max(addr, (hi + stick - 1) / stick * stick);
+      }
+      if (addr + size > budget) return i;
+      b.addr = addr;
+      placed.push_back(i);
+    }
+    return std::nullopt;
+  };
+  if (!place(true)) return success();
+  std::optional<size_t> failedAt = place(false);
+  if (!failedAt) return success();
+  const Buffer& b = s.buffers[*failedAt];
+  int64_t live = 0;
+  for (const Buffer& o : s.buffers)
+    if (o.addr >= 0 && !(o.last < b.first || o.first > b.last)) live += o.bytes * o.phases;
+  InFlightDiagnostic d = emitError(b.loc ? *b.loc : UnknownLoc::get(ctx));
+  d << "needs " << b.bytes << " bytes of scratchpad for " << b.name << " while " << live
+    << " bytes are live on core " << s.core << ", over the planning budget of " << budget
+    << " bytes (scratchpad.bytes - reserved_bytes, less planning_margin); tiles that large "
+       "need strip-mining the scheduler does not do for this op";
+  return failure();
 }
 
 } // namespace chipless::sched

@@ -107,8 +107,10 @@ std::string CoreSchedule::dump() const {
   for (size_t i = 0; i < buffers.size(); ++i) {
     const Buffer& b = buffers[i];
     out << "    #" << i << " " << b.name << ": " << b.bytes << " bytes"
-        << (b.phases > 1 ? " x" + std::to_string(b.phases) : "") << " at " << b.addr << "  live ["
-        << b.first << ", " << b.last << "]\n";
+        << (b.phases > 1 ? " x" + std::to_string(b.phases) + " by (" + b.phase.str() + ") mod " +
+                               std::to_string(b.phases)
+                         : "")
+        << " at " << b.addr << "  live [" << b.first << ", " << b.last << "]\n";
   }
   out << "  schedule:\n";
   dumpNode(*this, root, 2, out);
@@ -121,12 +123,8 @@ ProgramWriter::ProgramWriter(OpBuilder& builder, const CoreSchedule& s, int e)
 Expr ProgramWriter::addr(int buffer, const Expr& offset) const {
   const Buffer& buf = schedule.buffers.at(static_cast<size_t>(buffer));
   Expr base(buf.addr);
-  if (buf.phases > 1) {
-    // The copy of this iteration: (i - lb) / stride mod phases, from the loop's node.
-    auto it = vars.find(buf.phaseLoop);
-    if (it != vars.end())
-      base = base + mod(Expr::var(buf.phaseLoop), Expr(buf.phases)) * Expr(buf.bytes);
-  }
+  if (buf.phases > 1 && vars.count(buf.phaseLoop))
+    base = base + mod(buf.phase, Expr(buf.phases)) * Expr(buf.bytes); // this iteration's copy
   return base + offset;
 }
 

@@ -58,6 +58,7 @@ struct Buffer {
   int64_t fixedAddr = -1; ///< >= 0: must live here (a ct_local view of the kernel)
   int phases = 1;         ///< 2 when double-buffered
   int phaseLoop = -1;     ///< the loop whose iteration selects the copy
+  Expr phase;             ///< that iteration's number ((i - lb) / step): copy = phase mod 2
   // Lifetime in schedule positions, filled by the allocator.
   int first = -1, last = -1;
   std::optional<mlir::Location> loc; ///< the op that created it, for messages

@@ -200,7 +200,11 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
   std::string scheduleText;
   for (CoreSchedule& s : cores) {
     if (failed(allocateScratchpad(s, budget, stick, ctx))) return failure();
-    if (failed(synchronize(s, arch.sync.tokens_per_core, reserved, ctx))) return failure();
+    if (failed(synchronize(s, arch.sync.tokens_per_core, reserved, ctx))) {
+      // The schedule so far, to see which dependencies need the tokens.
+      if (options.dump) dump("03-schedule.txt", scheduleText + s.dump());
+      return failure();
+    }
     if (options.dump) scheduleText += s.dump() + "\n";
   }
   lap("allocate+synchronise");

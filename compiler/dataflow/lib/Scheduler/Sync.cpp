@@ -40,8 +40,9 @@ namespace {
 struct Edge {
   Node* p;
   Node* s;
-  Node* region; ///< lowest common region (a loop node; the root for the whole program)
-  bool carried; ///< loop-carried (around `region`)
+  Node* region;     ///< lowest common region (a loop node; the root for the whole program)
+  bool carried;     ///< loop-carried (around `region`)
+  int distance = 0; ///< carried: iterations between P and S (2 past a double buffer)
 };
 
 Node* childOf(Node* region, Node* n) {
@@ -69,7 +70,8 @@ bool mayOverlap(const Expr& alo, const Expr& ahi, const Expr& blo, const Expr& b
 /// Whether P's accesses (in the previous iteration of loop `loop` when `carried`) and S's
 /// accesses touch the same bytes with one writing.
 bool conflict(const CoreSchedule& s, const Node& loopNode, const Step& p, const Step& q,
-              bool carried) {
+              int distance) {
+  const bool carried = distance > 0;
   for (const Access& a : p.accesses)
     for (const Access& b : q.accesses) {
       if (!a.write && !b.write) continue;
@@ -80,8 +82,9 @@ bool conflict(const CoreSchedule& s, const Node& loopNode, const Step& p, const 
         Expr alo = Expr(ba.addr) + a.lo, ahi = Expr(ba.addr + (ba.phases - 1) * ba.bytes) + a.hi;
         Expr blo = Expr(bb.addr) + b.lo, bhi = Expr(bb.addr + (bb.phases - 1) * bb.bytes) + b.hi;
         if (!mayOverlap(alo, ahi, blo, bhi, s.loopRanges)) continue;
-        // Two copies of one double-buffered buffer, one iteration apart: different copies.
-        if (carried && a.buffer == b.buffer && ba.phases > 1 && ba.phaseLoop == loopNode.loop)
+        // One double-buffered buffer an odd number of iterations apart: different copies.
+        if (distance % 2 == 1 && a.buffer == b.buffer && ba.phases > 1 &&
+            ba.phaseLoop == loopNode.loop)
           continue;
         return true;
       }
@@ -89,7 +92,7 @@ bool conflict(const CoreSchedule& s, const Node& loopNode, const Step& p, const 
       Expr alo = a.lo, ahi = a.hi;
       if (carried) {
         std::string key = "v:" + std::to_string(loopNode.loop);
-        Expr prev = Expr::var(loopNode.loop) - loopNode.stride;
+        Expr prev = Expr::var(loopNode.loop) - loopNode.stride * Expr(distance);
         alo = alo.substitute(key, prev);
         ahi = ahi.substitute(key, prev);
       }
@@ -104,6 +107,31 @@ void collectSteps(Node& n, std::vector<Node*>& out) {
     return;
   }
   for (auto& c : n.body) collectSteps(*c, out);
+}
+
+/// Drops the carried edges at distance 2 (P in iteration i - 2, S in iteration i) that
+/// another edge of the same loop between the same engines already implies: an edge
+/// P' -> S' within one iteration, or carried at distance 1 with P' at or after P in the
+/// body. In iteration i - 1, S' waits for P' of iteration i - 1 (or i - 2), which its
+/// engine completes after P of iteration i - 2; S of iteration i follows S' of i - 1 on
+/// its engine. Each distance needs a channel of its own, so this saves tokens.
+void dropImpliedDistanceTwo(std::vector<Edge>& edges) {
+  std::vector<Edge> kept;
+  for (const Edge& e : edges) {
+    bool implied = false;
+    if (e.carried && e.distance == 2)
+      for (const Edge& o : edges) {
+        if (&o == &e || o.region != e.region || (o.carried && o.distance != 1)) continue;
+        if (o.p->step->engine != e.p->step->engine || o.s->step->engine != e.s->step->engine)
+          continue;
+        if (!o.carried || o.p->pos >= e.p->pos) {
+          implied = true;
+          break;
+        }
+      }
+    if (!implied) kept.push_back(e);
+  }
+  edges.swap(kept);
 }
 
 int indexIn(Node* region, Node* child) {
@@ -131,7 +159,7 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
         // step of the same engine that reads what it wrote (a gather reading its indices)
         // needs it complete.
         if (ps.async && p->pos < q->pos && (ps.group < 0 || ps.group != qs.group) &&
-            conflict(s, *lowestCommon(p, q), ps, qs, false))
+            conflict(s, *lowestCommon(p, q), ps, qs, 0))
           s.sync[p][ps.engine].selfWait = true;
         continue;
       }
@@ -141,9 +169,12 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
       Node* region = lowestCommon(p, q);
       if (sameOp && p->pos < q->pos) continue;
       if (p->pos < q->pos) {
-        if (conflict(s, *region, ps, qs, false)) edges.push_back({p, q, region, false});
+        if (conflict(s, *region, ps, qs, 0)) edges.push_back({p, q, region, false, 0});
       } else if (region->loop >= 0) {
-        if (conflict(s, *region, ps, qs, true)) edges.push_back({p, q, region, true});
+        if (conflict(s, *region, ps, qs, 1))
+          edges.push_back({p, q, region, true, 1});
+        else if (conflict(s, *region, ps, qs, 2))
+          edges.push_back({p, q, region, true, 2});
       }
     }
   }
@@ -210,15 +241,18 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
     edges.swap(kept);
   }
 
-  // Async steps others wait for signal their own completion.
+  // Async steps others wait for signal their own completion (also those whose edges the
+  // next stage finds implied: what implies them counts on their completion).
   for (const Edge& e : edges)
     if (e.p->step->async) s.sync[e.p][e.p->step->engine].selfWait = true;
+  dropImpliedDistanceTwo(edges);
 
   // Channels and their tokens.
   int nextToken = 0;
-  std::map<std::tuple<int, int, Node*>, int> channelToken; // (from, to, loop or null)
-  auto tokenFor = [&](int from, int to, Node* loop) {
-    auto key = std::make_tuple(from, to, loop);
+  // (from, to, loop or null, distance)
+  std::map<std::tuple<int, int, Node*, int>, int> channelToken;
+  auto tokenFor = [&](int from, int to, Node* loop, int distance) {
+    auto key = std::make_tuple(from, to, loop, distance);
     auto it = channelToken.find(key);
     if (it != channelToken.end()) return it->second;
     int t = nextToken++;
@@ -239,8 +273,10 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
     Node* region;
     int from, to;
     bool carried;
+    int distance;
     bool operator<(const Key& o) const {
-      return std::tie(region, from, to, carried) < std::tie(o.region, o.from, o.to, o.carried);
+      return std::tie(region, from, to, carried, distance) <
+             std::tie(o.region, o.from, o.to, o.carried, o.distance);
     }
   };
   std::map<Key, Level> levels;
@@ -248,7 +284,7 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
     Node* ap = childOf(e.region, e.p);
     Node* as = childOf(e.region, e.s);
     int from = e.p->step->engine, to = e.s->step->engine;
-    Level& lv = levels[{e.region, from, to, e.carried}];
+    Level& lv = levels[{e.region, from, to, e.carried, e.distance}];
     int ip = indexIn(e.region, ap), is = indexIn(e.region, as);
     lv.items.insert(ip);
     auto& need = lv.needs[is];
@@ -257,7 +293,7 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
       // Every enclosing region consumes this channel inside the child holding the edge.
       for (Node* inner = e.region; inner->parent; inner = inner->parent) {
         Node* outer = inner->parent;
-        levels[{outer, from, to, false}].consumedInside.insert(indexIn(outer, inner));
+        levels[{outer, from, to, false, 0}].consumedInside.insert(indexIn(outer, inner));
       }
     }
   }
@@ -267,7 +303,7 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
     const int from = key.from, to = key.to;
     std::vector<int> items(lv.items.begin(), lv.items.end());
     if (items.empty() && lv.consumedInside.empty()) continue;
-    const int token = tokenFor(from, to, key.carried ? region : nullptr);
+    const int token = tokenFor(from, to, key.carried ? region : nullptr, key.distance);
     auto rank = [&](int child) { // number of items at or before child
       return static_cast<int>(std::upper_bound(items.begin(), items.end(), child) - items.begin());
     };
@@ -290,7 +326,8 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
     if (region->loop >= 0 && consumed < total)
       for (; consumed < total; ++consumed) s.sync[region][to].bodyEnd.push_back(token);
     if (key.carried) {
-      for (int k = 0; k < total; ++k) {
+      // `distance` iterations of credits; the waiter takes what is left after the loop.
+      for (int k = 0; k < total * key.distance; ++k) {
         s.sync[region][from].sendBefore.push_back(token);
         s.sync[region][to].waitAfter.push_back(token);
       }
