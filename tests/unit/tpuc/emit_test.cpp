@@ -111,7 +111,10 @@ TEST(TpucEmit, GemmAwkwardShapes) {
   checkGemm(200, 300, 260, arch);
   checkGemm(1, 1, 1, arch);
   checkGemm(130, 129, 500, arch);
-  checkGemm(37, 700, 131, arch, true);
+  // 37 rows make one unit that uses the RHS once: streaming it in K panels lets the first
+  // folds start before all of it has landed, so the planner may stream it.
+  checkGemm(37, 700, 131, arch, true, -1);
+  checkGemm(200, 300, 260, arch, true);
 }
 
 TEST(TpucEmit, GemmStreamsPanelsWhenVmemIsSmall) {

@@ -18,6 +18,10 @@ namespace chipless::tpuc {
 /// register rows (vpu.sublanes each), so the emitter never reads past them.
 constexpr int kMaxRegisterBlock = 8;
 
+/// Most rows of one unit the planner considers (a search bound, not a hardware limit: VMEM
+/// decides what fits; beyond this the fixed costs per unit are already negligible).
+constexpr int64_t kMaxUnitRows = 8192;
+
 /// The largest register block (a power of two <= kMaxRegisterBlock) worth using for units of
 /// `rows` rows: no larger than the rows need. Buffers hold `rows` rounded up to a multiple of
 /// that many register rows.

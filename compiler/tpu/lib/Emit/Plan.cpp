@@ -190,20 +190,30 @@ double estimateCycles(const KernelSpec& k, const MemoryPlan& p, const TpuArch& a
   const double allBytes =
       units * unitBytes + (p.rhsResident ? rhsBytes * static_cast<double>(activeCores) : 0);
   total = std::max(total, start + allBytes / bw);
-  // The last unit's outputs drain after it, and each unit boundary costs the MXUs a weight
-  // load and a drain (R + C) or the vector unit a pipeline start.
-  total += outBytes * activeCores / bw;
+  // The last unit's outputs drain after it, each through one DMA engine
+  // (dma.bytes_per_cycle) with the active cores sharing HBM; each unit boundary costs the
+  // MXUs a weight load and a drain (R + C) or the vector unit a pipeline start.
+  if (!k.outputs.empty()) {
+    const double drainRate =
+        std::min(static_cast<double>(k.outputs.size()) * arch.dma.bytes_per_cycle,
+                 bw / static_cast<double>(activeCores));
+    total += outBytes / drainRate;
+  }
   total += static_cast<double>(perCore) *
            (k.matmul ? 2.0 * arch.mxu.rows + arch.mxu.cols : arch.vpu.latency_cycles + 64.0);
   return total;
 }
 
 MemoryPlan planMemory(const KernelSpec& k, const TpuArch& arch, int cores) {
-  // Candidate unit sizes: all of M (when small), and multiples of the sublanes.
+  // Candidate unit sizes: powers of two times the sublanes, up to all of M (one unit streams
+  // every row through each fold: no fold is repeated per unit) or kMaxUnitRows.
   std::vector<int64_t> candidates;
   const int64_t s = arch.vpu.sublanes;
   if (k.m <= s) candidates.push_back(k.m);
-  for (int64_t r = s; r < k.m + s && r <= 8192; r *= 2) candidates.push_back(std::min(r, k.m));
+  for (int64_t r = s;; r *= 2) {
+    candidates.push_back(std::min({r, k.m, kMaxUnitRows}));
+    if (r >= k.m || r >= kMaxUnitRows) break;
+  }
   // An even share of M per core when the batch does not give every core work.
   if (cores > 1 && k.batchCount() < cores && k.m > s)
     candidates.push_back(std::min(k.m, roundUp(ceilDiv(k.m, cores), s)));
