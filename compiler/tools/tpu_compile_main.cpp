@@ -75,6 +75,9 @@ int main(int argc, char** argv) {
     mlir::DialectRegistry registry;
     tpuc::registerTpuDialects(registry);
     mlir::MLIRContext context(registry);
+    // Errors name the op's file:line:col and quote its source line; the generic form of the
+    // op (MLIR's default "see current operation" note) adds nothing for a graph's author.
+    context.printOpOnDiagnostic(false);
     llvm::SourceMgr sources;
     mlir::SourceMgrDiagnosticHandler handler(sources, &context, llvm::errs());
     auto buffer = llvm::MemoryBuffer::getFile(inputFile);

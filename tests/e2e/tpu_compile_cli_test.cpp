@@ -15,13 +15,29 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// A program directory from an earlier, successful compile, to check that failures leave it
+/// alone (its files, byte for byte).
+std::map<std::string, std::string> previousProgram(const std::string& tag) {
+  CompileResult ok = tpuCompile(graphFile("softmax"), tag);
+  EXPECT_EQ(ok.status, 0) << ok.log;
+  return directoryFiles(ok.dir);
+}
+
+/// Compiles `graphText` (written to bad.mlir) and expects exit status 1 with `needle` in the
+/// messages: first with no output directory (none may appear), then over an existing program
+/// (it must stay as it was).
 void expectError(const std::string& graphText, const std::string& needle,
                  const std::vector<std::string>& flags = {}) {
   std::string g = writeGraph("bad", graphText);
   CompileResult r = tpuCompile(g, "bad", flags);
   EXPECT_EQ(r.status, 1) << r.log;
   EXPECT_NE(r.log.find(needle), std::string::npos) << "expected '" << needle << "' in:\n" << r.log;
-  EXPECT_FALSE(fs::exists(r.dir + "/job.plan")) << "a failed compile wrote " << r.dir;
+  EXPECT_FALSE(fs::exists(r.dir)) << "a failed compile wrote " << r.dir;
+  EXPECT_EQ(r.log.find("see current operation"), std::string::npos) << r.log;
+  const auto before = previousProgram("bad");
+  r = tpuCompile(g, "bad", flags, true);
+  EXPECT_EQ(r.status, 1) << r.log;
+  EXPECT_EQ(directoryFiles(r.dir), before) << "a failed compile changed " << r.dir;
 }
 
 TEST(TpuCompileCli, UnsupportedGraphsAreReportedAtTheOp) {
@@ -64,6 +80,81 @@ TEST(TpuCompileCli, UnsupportedGraphsAreReportedAtTheOp) {
               {"--set", "vmem.bytes=65536"});
 }
 
+TEST(TpuCompileCli, WrongTypesAreReportedAtTheArgumentOrOp) {
+  expectError(R"(func.func @f(%x: tensor<8x128xf16> {graph.name = "X"}) -> tensor<8x128xf32> {
+  %e = tensor.empty() : tensor<8x128xf32>
+  return %e : tensor<8x128xf32>
+})",
+              "bad.mlir:1:14: error: argument 0 must be a tensor of bf16, f32, i8 or i32 (got "
+              "element type f16)");
+  const std::string fill = R"(  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x128xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<8x128xf32>) -> tensor<8x128xf32>
+)";
+  expectError(
+      "func.func @f(%a: tensor<8x128xbf16>, %b: tensor<128x128xf32>) -> tensor<8x128xf32> {\n" +
+          fill +
+          "  %c = linalg.matmul ins(%a, %b : tensor<8x128xbf16>, tensor<128x128xf32>) outs(%i : "
+          "tensor<8x128xf32>) -> tensor<8x128xf32>\n  return %c : tensor<8x128xf32>\n}\n",
+      "bad.mlir:5:8: error: matmul operands must have one element type (got 'bf16' and 'f32')");
+  expectError(
+      "func.func @f(%a: tensor<8x128xi8>, %b: tensor<128x128xi8>) -> tensor<8x128xf32> {\n" + fill +
+          "  %c = linalg.matmul ins(%a, %b : tensor<8x128xi8>, tensor<128x128xi8>) outs(%i : "
+          "tensor<8x128xf32>) -> tensor<8x128xf32>\n  return %c : tensor<8x128xf32>\n}\n",
+      "bad.mlir:5:8: error: matmul of 'i8' must produce i32 (got 'f32')");
+  expectError(R"(func.func @f(%a: tensor<8x128xf32> {graph.name = "A"},
+               %b: tensor<8x128xf32> {graph.name = "A"}) -> tensor<8x128xf32> {
+  return %a : tensor<8x128xf32>
+})",
+              "bad.mlir:2:16: error: argument 1: name 'A' is used twice");
+}
+
+TEST(TpuCompileCli, OpsOutsideTheGraphFormAreReportedAtTheOp) {
+  expectError(R"(func.func @f(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+  %y = arith.addf %x, %x : tensor<8x128xf32>
+  return %y : tensor<8x128xf32>
+})",
+              "bad.mlir:2:8: error: 'arith.addf' is not part of the graph form (docs/graph-ir.md)");
+  expectError(
+      R"(func.func @f(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x8xf32>) -> tensor<1x6x6x8xf32> {
+  %e = tensor.empty() : tensor<1x6x6x8xf32>
+  %c = linalg.conv_2d_nhwc_hwcf ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4x8xf32>)
+                                outs(%e : tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32>
+  return %c : tensor<1x6x6x8xf32>
+})",
+      "bad.mlir:3:8: error: 'linalg.conv_2d_nhwc_hwcf' is not part of the graph form");
+  expectError(
+      R"(func.func @f(%a: tensor<8x128xf32>) -> tensor<8x128xf32> {
+  return %a : tensor<8x128xf32>
+}
+func.func @g(%a: tensor<8x128xf32>) -> tensor<8x128xf32> {
+  return %a : tensor<8x128xf32>
+})",
+      "bad.mlir:4:1: error: a graph module holds exactly one func.func; this is the second");
+}
+
+TEST(TpuCompileCli, MalformedMlirIsReportedByTheParserOrVerifier) {
+  // Syntax, an undefined value, an unknown dialect, and ops whose shapes do not agree.
+  expectError("func.func @f(%x: tensor<8xf32>) {\n  retur %x\n}\n", "bad.mlir:2:3: error:");
+  expectError("func.func @f(%a: tensor<8x128xf32>) -> tensor<8x128xf32> {\n  return %b : "
+              "tensor<8x128xf32>\n}\n",
+              "bad.mlir:2:10: error: use of undeclared SSA value name");
+  expectError("func.func @f(%a: tensor<8x128xf32>) -> tensor<8x128xf32> {\n  %y = foo.bar %a : "
+              "tensor<8x128xf32>\n  return %y : tensor<8x128xf32>\n}\n",
+              "bad.mlir:2:8: error: Dialect `foo' not found");
+  expectError(
+      R"(func.func @f(%a: tensor<8x128xbf16>, %b: tensor<64x128xbf16>) -> tensor<8x128xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x128xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<8x128xf32>) -> tensor<8x128xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<8x128xbf16>, tensor<64x128xbf16>)
+                     outs(%i : tensor<8x128xf32>) -> tensor<8x128xf32>
+  return %c : tensor<8x128xf32>
+})",
+      "bad.mlir:5:8: error: 'linalg.matmul' op inferred input/output operand #1 has shape's "
+      "dimension #0 to be 128, but found 64");
+}
+
 TEST(TpuCompileCli, BadOptionsAndFiles) {
   CompileResult r = tpuCompile(compileWorkDir() + "/missing.mlir", "missing");
   EXPECT_EQ(r.status, 1);
@@ -74,10 +165,11 @@ TEST(TpuCompileCli, BadOptionsAndFiles) {
   r = tpuCompile(graphFile("softmax"), "badset", {"--set", "mxu.rowz=4"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.log.find("mxu.rowz"), std::string::npos) << r.log;
-  r = tpuCompile(writeGraph("syntax", "func.func @f(%x: tensor<8xf32>) {\n  retur %x\n}\n"),
-                 "syntax");
+  // A bad option leaves an existing program alone too.
+  const auto before = previousProgram("badset");
+  r = tpuCompile(graphFile("softmax"), "badset", {"--set", "mxu.rows=0"}, true);
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.log.find("syntax.mlir:2:"), std::string::npos) << r.log;
+  EXPECT_EQ(directoryFiles(r.dir), before);
 }
 
 TEST(TpuCompileCli, DeterministicDumpsAndAssemblyThatRoundTrips) {
@@ -85,8 +177,9 @@ TEST(TpuCompileCli, DeterministicDumpsAndAssemblyThatRoundTrips) {
                 b = tpuCompile(graphFile("mha"), "second");
   ASSERT_EQ(a.status, 0) << a.log;
   ASSERT_EQ(b.status, 0) << b.log;
-  EXPECT_EQ(readFile(a.dir + "/program.bin"), readFile(b.dir + "/program.bin"));
-  EXPECT_EQ(readFile(a.dir + "/job.plan"), readFile(b.dir + "/job.plan"));
+  // Every file of the program directory and of the dumps, byte for byte.
+  EXPECT_EQ(directoryFiles(a.dir), directoryFiles(b.dir));
+  EXPECT_EQ(directoryFiles(a.dumpDir), directoryFiles(b.dumpDir));
   EXPECT_TRUE(fs::exists(a.dir + "/arch.resolved.yaml"));
   for (const char* f :
        {"00-graph.mlir", "01-tpu-target.mlir", "02-tpu-verify-graph.mlir", "03-tpu-decompose.mlir",
@@ -99,6 +192,26 @@ TEST(TpuCompileCli, DeterministicDumpsAndAssemblyThatRoundTrips) {
   tpuprog::AssembleOptions o;
   tpuprog::Job again = tpuprog::assemble(text, "disassembled.s", o);
   EXPECT_TRUE(again.binary == job.binary);
+}
+
+TEST(TpuCompileCli, CompiledProgramsRunDeterministically) {
+  // The MLP on v4 (two TensorCores sharing HBM): two compiles, each run on a fresh device with
+  // a trace, give the same results, statistics and timeline byte for byte.
+  const TpuArch v4 = tpuArchWith({}, "v4");
+  std::map<std::string, NpyArray> in = {{"x", randomF32Array({64, 256}, 1)},
+                                        {"W1", randomF32Array({256, 1024}, 2, 1.0f / 16)},
+                                        {"b1", randomF32Array({1024}, 3)},
+                                        {"W2", randomF32Array({1024, 256}, 4, 1.0f / 32)},
+                                        {"b2", randomF32Array({256}, 5)}};
+  TpuKernelRun first = runProgram(compileOrFail(graphFile("mlp_gelu"), "run1", {"--arch", "v4"}),
+                                  in, v4, false, true);
+  TpuKernelRun second = runProgram(compileOrFail(graphFile("mlp_gelu"), "run2", {"--arch", "v4"}),
+                                   in, v4, false, true);
+  EXPECT_EQ(first.outputs.at("y").data, second.outputs.at("y").data);
+  EXPECT_EQ(first.statsJson, second.statsJson);
+  EXPECT_EQ(first.traceJson, second.traceJson);
+  EXPECT_GT(first.stats.get("chip[0].core[1].mxu_flops"), 0) << "both TensorCores ran";
+  EXPECT_NE(first.traceJson.find("\"chip 0 core 1\""), std::string::npos);
 }
 
 } // namespace

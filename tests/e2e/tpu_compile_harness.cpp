@@ -4,6 +4,7 @@
 #include "runtime/tpu/tpu_prepared_job.h"
 #include "support/atomic_file.h"
 #include "support/numerics.h"
+#include "support/trace.h"
 
 #include <cmath>
 #include <cstdio>
@@ -34,12 +35,14 @@ std::string graphFile(const std::string& name) {
 }
 
 CompileResult tpuCompile(const std::string& graph, const std::string& tag,
-                         const std::vector<std::string>& flags) {
+                         const std::vector<std::string>& flags, bool keepExisting) {
   CompileResult r;
   r.dir = compileWorkDir() + "/" + tag;
   r.dumpDir = r.dir + "-dump";
-  fs::remove_all(r.dir);
-  fs::remove_all(r.dumpDir);
+  if (!keepExisting) {
+    fs::remove_all(r.dir);
+    fs::remove_all(r.dumpDir);
+  }
   std::string cmd = std::string(CHIPLESS_BINARY_DIR) + "/bin/tpu-compile '" + graph + "' -o '" +
                     r.dir + "' --dump-dir '" + r.dumpDir + "'";
   for (const auto& f : flags) cmd += " '" + f + "'";
@@ -60,17 +63,21 @@ std::string compileOrFail(const std::string& graph, const std::string& tag,
 }
 
 TpuKernelRun runProgram(const std::string& dir, const std::map<std::string, NpyArray>& inputs,
-                        const TpuArch& arch, bool timingOnly) {
+                        const TpuArch& arch, bool timingOnly, bool trace) {
   auto device = runtime::TpuDevice::open(arch, {-1, timingOnly, 1});
   runtime::TpuPreparedJob job(*device, dir + "/job.plan");
   runtime::TpuLaunchArgs args;
   args.inputs = inputs;
+  TraceWriter traceWriter;
+  if (trace) args.trace = &traceWriter;
   runtime::TpuLaunchOutput out = job.launch(args);
   TpuKernelRun run;
   run.outputs = out.outputs;
   run.cycles = out.device.cycles;
   run.launchCycles.push_back(out.device.cycles);
   device->system().collectStats(run.stats, out.device);
+  run.statsJson = run.stats.toJson().dump(2);
+  if (trace) run.traceJson = traceWriter.toString();
   // The physical limits: the MXU work at peak and the HBM bytes at full bandwidth.
   const double ideal = run.stats.get("mxu_flops") /
                        static_cast<double>(arch.peakBf16FlopsPerCycle()) / arch.mxu.int8_speedup;
@@ -80,6 +87,13 @@ TpuKernelRun runProgram(const std::string& dir, const std::map<std::string, NpyA
   EXPECT_GE(run.cycles, bytes / arch.hbmBytesPerCycle())
       << dir << ": fewer cycles than the HBM traffic needs at full bandwidth";
   return run;
+}
+
+std::map<std::string, std::string> directoryFiles(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file()) files[e.path().filename().string()] = readFile(e.path().string());
+  return files;
 }
 
 std::vector<double> asDoubles(const NpyArray& a) {

@@ -32,18 +32,23 @@ struct CompileResult {
   std::string dumpDir;
 };
 
-/// Runs `tpu-compile GRAPH -o <work>/<tag> --dump-dir <work>/<tag>-dump FLAGS...`.
+/// Runs `tpu-compile GRAPH -o <work>/<tag> --dump-dir <work>/<tag>-dump FLAGS...`; removes
+/// both directories first unless `keepExisting` (to check that a failed compile leaves an
+/// existing program alone).
 CompileResult tpuCompile(const std::string& graph, const std::string& tag,
-                         const std::vector<std::string>& flags = {});
+                         const std::vector<std::string>& flags = {}, bool keepExisting = false);
 
 /// Compiles (failing the test when tpu-compile fails) and returns the program directory.
 std::string compileOrFail(const std::string& graph, const std::string& tag,
                           const std::vector<std::string>& flags = {});
 
 /// Runs the program in `dir` on a fresh device of `arch` with `inputs` (timing only: none);
-/// checks the run against the MXU and HBM bounds.
+/// checks the run against the MXU and HBM bounds. Fills statsJson, and with `trace` traceJson.
 TpuKernelRun runProgram(const std::string& dir, const std::map<std::string, NpyArray>& inputs,
-                        const TpuArch& arch, bool timingOnly = false);
+                        const TpuArch& arch, bool timingOnly = false, bool trace = false);
+
+/// The files of a directory (name -> contents), for byte-for-byte comparisons.
+std::map<std::string, std::string> directoryFiles(const std::string& dir);
 
 /// Values rounded to bf16 (what the MXU multiplies and what bf16 tensors hold).
 std::vector<double> bf16Values(const NpyArray& a);

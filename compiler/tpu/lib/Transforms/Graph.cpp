@@ -391,13 +391,13 @@ struct VerifyGraphPass : PassWrapper<VerifyGraphPass, OperationPass<ModuleOp>> {
     ModuleOp m = getOperation();
     int funcs = 0;
     for (Operation& op : m.getBody()->getOperations()) {
-      if (isa<func::FuncOp>(op))
-        ++funcs;
-      else
+      if (!isa<func::FuncOp>(op))
         fail(&op) << "a graph module holds one func.func and nothing else";
+      else if (++funcs == 2)
+        fail(&op) << "a graph module holds exactly one func.func; this is the second";
     }
     if (funcs != 1) {
-      fail(m) << "a graph module holds exactly one func.func; found " << funcs;
+      if (funcs == 0) fail(m) << "a graph module holds exactly one func.func; found none";
       return signalPassFailure();
     }
     func::FuncOp f = graphFunction(m);
