@@ -1,10 +1,13 @@
 // TPU simulator speed and modelled efficiency on the bundled TPU kernels
-// (models/tpu-kernels): simulated cycles per host second in timing-only mode (and, for
-// reference, functional mode), and the modelled MXU utilisation.
+// (models/tpu-kernels) and on programs compiled by tpu-compile from tensor graphs
+// (models/graphs): simulated cycles per host second in timing-only mode (and, for reference,
+// functional mode), the modelled MXU utilisation, and tpu-compile's wall time per graph.
 //
 //   build/bin/tpu_sim_bench --benchmark_counters_tabular=true
 //
-// Each benchmark prepares its jobs once and launches them repeatedly.
+// Each simulation benchmark prepares its jobs once and launches them repeatedly. The compiler
+// runs as the tool users run (build/bin/tpu-compile, next to this program), into a temporary
+// directory that is removed afterwards.
 #include "runtime/tpu/tpu_device.h"
 #include "runtime/tpu/tpu_prepared_job.h"
 #include "support/atomic_file.h"
@@ -12,9 +15,14 @@
 #include "support/tpuprog/assembler.h"
 
 #include <benchmark/benchmark.h>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <random>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace chipless;
 
@@ -107,6 +115,87 @@ void BM_Mlp(benchmark::State& state) {
   runSequence(state, *device, steps);
 }
 
+/// A program compiled by tpu-compile: its directory (removed with this object) and how long
+/// the compile took.
+struct Compiled {
+  std::string dir;
+  double seconds = 0;
+  std::string error; ///< tpu-compile's messages when it failed
+  Compiled() = default;
+  Compiled(const Compiled&) = delete;
+  ~Compiled() {
+    if (!dir.empty()) std::filesystem::remove_all(dir);
+  }
+};
+
+/// tpu-compile models/graphs/<graph>.mlir -o <a fresh temporary directory> FLAGS (the tool
+/// next to this benchmark's executable).
+std::unique_ptr<Compiled> compileGraph(const std::string& graph,
+                                       const std::vector<std::string>& flags = {}) {
+  namespace fs = std::filesystem;
+  static int counter = 0;
+  auto c = std::make_unique<Compiled>();
+  c->dir = (fs::temp_directory_path() / ("chipless-tpu-bench-" + std::to_string(getpid()) + "-" +
+                                         std::to_string(counter++) + "-" + graph))
+               .string();
+  fs::remove_all(c->dir);
+  const std::string tool =
+      (fs::read_symlink("/proc/self/exe").parent_path() / "tpu-compile").string();
+  std::string cmd = "'" + tool + "' '" + std::string(CHIPLESS_SOURCE_DIR) + "/models/graphs/" +
+                    graph + ".mlir' -o '" + c->dir + "'";
+  for (const std::string& f : flags) cmd += " '" + f + "'";
+  const auto start = std::chrono::steady_clock::now();
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  std::string log;
+  char buf[4096];
+  size_t n;
+  while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) log.append(buf, n);
+  const int raw = p ? pclose(p) : -1;
+  c->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (raw == -1 || !WIFEXITED(raw) || WEXITSTATUS(raw) != 0) c->error = cmd + " failed:\n" + log;
+  return c;
+}
+
+/// A compiled graph on v5e in timing-only mode: models/graphs/<graph>.mlir compiled once,
+/// prepared once, launched until the benchmark stops.
+void runCompiled(benchmark::State& state, const std::string& graph, const std::string& label) {
+  std::unique_ptr<Compiled> c = compileGraph(graph);
+  if (!c->error.empty()) {
+    state.SkipWithError(c->error.c_str());
+    return;
+  }
+  TpuArch a = arch();
+  auto device = runtime::TpuDevice::open(a, {-1, true, 1});
+  std::vector<Step> steps(1);
+  steps[0].job = std::make_unique<runtime::TpuPreparedJob>(*device, c->dir + "/job.plan");
+  state.SetLabel(label + " (models/graphs/" + graph + ".mlir, compiled, timing-only)");
+  runSequence(state, *device, steps);
+  state.counters["compile_s"] = c->seconds;
+}
+
+/// The compiled 4096^3 bf16 GEMM (models/graphs/gemm_4096.mlir).
+void BM_CompiledGemm4096(benchmark::State& state) {
+  runCompiled(state, "gemm_4096", "4096^3 bf16 GEMM");
+}
+
+/// The compiled MLP of BM_Mlp's shape with its GELU (models/graphs/mlp_2048x4096.mlir): two
+/// kernels, each a matmul with the bias add and GELU (or bias add) fused on the VPU.
+void BM_CompiledMlp(benchmark::State& state) {
+  runCompiled(state, "mlp_2048x4096", "MLP T=2048 D=4096 with GELU");
+}
+
+/// tpu-compile's wall time (process start to exit, output written) per graph.
+void BM_Compile(benchmark::State& state, const std::string& graph) {
+  for (auto _ : state) {
+    std::unique_ptr<Compiled> c = compileGraph(graph);
+    if (!c->error.empty()) {
+      state.SkipWithError(c->error.c_str());
+      break;
+    }
+  }
+  state.SetLabel("tpu-compile models/graphs/" + graph + ".mlir");
+}
+
 /// All-reduce of 16 MiB per chip over N chips (v5e, 2-D torus), timing-only; arg 0 = N.
 void BM_AllReduce(benchmark::State& state) {
   const int chips = static_cast<int>(state.range(0));
@@ -125,6 +214,23 @@ void BM_AllReduce(benchmark::State& state) {
 BENCHMARK(BM_Gemm)->Args({4096, 0})->Args({1024, 0})->Args({512, 1})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Mlp)->Args({2048, 4096})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AllReduce)->Arg(4)->Arg(16)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CompiledGemm4096)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CompiledMlp)->Unit(benchmark::kMillisecond);
+#define COMPILE_BENCHMARK(graph)                                                                   \
+  BENCHMARK_CAPTURE(BM_Compile, graph, #graph)                                                     \
+      ->UseRealTime()                                                                              \
+      ->Iterations(5)                                                                              \
+      ->Unit(benchmark::kMillisecond)
+COMPILE_BENCHMARK(gemm_200x300x260);
+COMPILE_BENCHMARK(gemm_4096);
+COMPILE_BENCHMARK(batch_matmul);
+COMPILE_BENCHMARK(softmax);
+COMPILE_BENCHMARK(layernorm);
+COMPILE_BENCHMARK(mlp_gelu);
+COMPILE_BENCHMARK(mlp_gelu_erf);
+COMPILE_BENCHMARK(mlp_2048x4096);
+COMPILE_BENCHMARK(attention);
+COMPILE_BENCHMARK(mha);
 
 int main(int argc, char** argv) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
