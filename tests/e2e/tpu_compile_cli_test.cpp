@@ -74,6 +74,18 @@ TEST(TpuCompileCli, UnsupportedGraphsAreReportedAtTheOp) {
   return %r : tensor<8x16xf32>
 })",
               "bad.mlir:7:12: error: 'math.sin' is not supported in a linalg body");
+  expectError(R"(func.func @f(%x: tensor<8x128xi32>) -> tensor<8x128xi32> {
+  %e = tensor.empty() : tensor<8x128xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x128xi32>) outs(%e : tensor<8x128xi32>) {
+    ^bb0(%a: i32, %o: i32):
+      %s = arith.andi %a, %a : i32
+      linalg.yield %s : i32
+  } -> tensor<8x128xi32>
+  return %r : tensor<8x128xi32>
+})",
+              "bad.mlir:7:12: error: 'arith.andi' is supported on i1 (comparison results) only");
   // Too little VMEM for even the smallest unit: an error at the matmul.
   expectError(readFile(graphFile("gemm_200x300x260")),
               "bad.mlir:8:8: error: kernel k0_matmul does not fit in VMEM",

@@ -234,9 +234,17 @@ bool supportedBodyOp(Operation* op, std::string& why) {
           arith::DivFOp, arith::NegFOp, arith::MaximumFOp, arith::MaxNumFOp, arith::MinimumFOp,
           arith::MinNumFOp, arith::SelectOp, arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp,
           arith::FPToSIOp, arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::MaxSIOp,
-          arith::MinSIOp, arith::ExtSIOp, arith::AndIOp, arith::OrIOp, math::ExpOp, math::LogOp,
-          math::SqrtOp, math::RsqrtOp, math::TanhOp, math::ErfOp, math::AbsFOp, math::AbsIOp>(op))
+          arith::MinSIOp, arith::ExtSIOp, math::ExpOp, math::LogOp, math::SqrtOp, math::RsqrtOp,
+          math::TanhOp, math::ErfOp, math::AbsFOp, math::AbsIOp>(op))
     return true;
+  if (isa<arith::AndIOp, arith::OrIOp>(op)) {
+    // The VPU has no bitwise ops: and/or combine comparison results (0 or 1) as a product
+    // and a maximum, which is wrong for other integers.
+    if (op->getResult(0).getType().isInteger(1)) return true;
+    why =
+        "'" + op->getName().getStringRef().str() + "' is supported on i1 (comparison results) only";
+    return false;
+  }
   if (auto c = dyn_cast<arith::CmpFOp>(op)) {
     using P = arith::CmpFPredicate;
     switch (c.getPredicate()) {
