@@ -170,6 +170,41 @@ TEST(TpuCompileGemm, Fp32AndInt8Operands) {
   }
 }
 
+TEST(TpuCompileGemm, AccumulatesIntoATensorOrConstantInit) {
+  // outs(%c) of a tensor argument: C + A @ B, the init read and added after the folds; and a
+  // constant fill of 0.5.
+  const std::string tensorInit = R"(func.func @f(%a: tensor<70x150xbf16> {graph.name = "A"},
+               %b: tensor<150x140xbf16> {graph.name = "B"},
+               %c: tensor<70x140xf32> {graph.name = "C0"}) -> (tensor<70x140xf32> {graph.name = "C"}) {
+  %r = linalg.matmul ins(%a, %b : tensor<70x150xbf16>, tensor<150x140xbf16>)
+                     outs(%c : tensor<70x140xf32>) -> tensor<70x140xf32>
+  return %r : tensor<70x140xf32>
+})";
+  const std::string constInit = R"(func.func @f(%a: tensor<70x150xbf16> {graph.name = "A"},
+               %b: tensor<150x140xbf16> {graph.name = "B"}) -> (tensor<70x140xf32> {graph.name = "C"}) {
+  %half = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<70x140xf32>
+  %c = linalg.fill ins(%half : f32) outs(%e : tensor<70x140xf32>) -> tensor<70x140xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<70x150xbf16>, tensor<150x140xbf16>)
+                     outs(%c : tensor<70x140xf32>) -> tensor<70x140xf32>
+  return %r : tensor<70x140xf32>
+})";
+  NpyArray a = randomF32Array({70, 150}, 91), b = randomF32Array({150, 140}, 92),
+           c0 = randomF32Array({70, 140}, 93, 10.0f);
+  const std::vector<double> ab = matmul(bf16Values(a), bf16Values(b), 70, 150, 140);
+  const double tol = 1e-5 * std::sqrt(150.0);
+  std::vector<double> ref = asDoubles(c0);
+  for (size_t i = 0; i < ref.size(); ++i) ref[i] += ab[i];
+  TpuKernelRun run = runProgram(compileOrFail(writeGraph("tensor_init", tensorInit), "tensor_init"),
+                                {{"A", a}, {"B", b}, {"C0", c0}}, tpuArchWith());
+  expectClose(run.outputs.at("C"), ref, tol, tol, "C0 + A @ B");
+  ref = ab;
+  for (double& v : ref) v += 0.5;
+  run = runProgram(compileOrFail(writeGraph("const_init", constInit), "const_init"),
+                   {{"A", a}, {"B", b}}, tpuArchWith());
+  expectClose(run.outputs.at("C"), ref, tol, tol, "0.5 + A @ B");
+}
+
 TEST(TpuCompileGemm, BatchedMatmul) {
   const TpuArch arch = tpuArchWith();
   std::string dir = compileOrFail(graphFile("batch_matmul"), "batch_matmul");
