@@ -1,5 +1,6 @@
 #include "sim/spyre/engine.h"
 
+#include "sim/common/scalar_alu.h"
 #include "sim/spyre/chip.h"
 #include "sim/spyre/core.h"
 #include "support/error.h"
@@ -151,42 +152,22 @@ bool Engine::scalarOp(const Instruction& ins) {
     rd() = a();
     break;
   case Opcode::Add:
-    rd() = a() + b();
-    break;
   case Opcode::Sub:
-    rd() = a() - b();
-    break;
   case Opcode::Mul:
-    rd() = a() * b();
-    break;
   case Opcode::Div:
-  case Opcode::Rem: {
-    int64_t d = b();
-    if (d == 0) fault("division by zero");
-    rd() = ins.op == Opcode::Div ? a() / d : a() % d;
+  case Opcode::Rem:
+  case Opcode::Shl:
+  case Opcode::Shr:
+  case Opcode::And:
+  case Opcode::Or:
+  case Opcode::Xor:
+  case Opcode::Min:
+  case Opcode::Max: {
+    std::optional<int64_t> v = scalarAlu(aluOp(ins.op), a(), b());
+    if (!v) fault("division by zero");
+    rd() = *v;
     break;
   }
-  case Opcode::Shl:
-    rd() = static_cast<int64_t>(static_cast<uint64_t>(a()) << (b() & 63));
-    break;
-  case Opcode::Shr:
-    rd() = a() >> (b() & 63);
-    break;
-  case Opcode::And:
-    rd() = a() & b();
-    break;
-  case Opcode::Or:
-    rd() = a() | b();
-    break;
-  case Opcode::Xor:
-    rd() = a() ^ b();
-    break;
-  case Opcode::Min:
-    rd() = std::min(a(), b());
-    break;
-  case Opcode::Max:
-    rd() = std::max(a(), b());
-    break;
   case Opcode::Jmp:
     pc_ = static_cast<size_t>(ins.operands[0].imm);
     return true;
