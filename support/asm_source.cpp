@@ -1,6 +1,9 @@
 #include "support/asm_source.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <sstream>
 
 namespace chipless::asmtext {
@@ -58,6 +61,32 @@ std::string stripComment(const std::string& raw) {
         (raw[i] == '/' && i + 1 < raw.size() && raw[i + 1] == '/'))
       return trim(raw.substr(0, i));
   return trim(raw);
+}
+
+std::string formatFloatBits(int64_t bits) {
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  if (std::isnan(v)) return "nan";
+  if (v == INFINITY) return "inf";
+  if (v == -INFINITY) return "-inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string formatExpression(const std::string& reg, const std::string& symbol, int64_t imm) {
+  std::string s = reg;
+  if (!symbol.empty()) s += (s.empty() ? "@" : "+@") + symbol;
+  if (imm != 0 || s.empty()) {
+    if (!s.empty())
+      s += imm < 0 ? "-" : "+";
+    else if (imm < 0)
+      s += "-";
+    uint64_t mag = imm < 0 ? 0 - static_cast<uint64_t>(imm) : static_cast<uint64_t>(imm);
+    // -2^63 has no positive counterpart for the assembler to negate: write it as a sum.
+    s += mag == (uint64_t{1} << 63) ? "9223372036854775807-1" : std::to_string(mag);
+  }
+  return s;
 }
 
 void AsmSource::fail(const std::string& msg, int line) const {

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace chipless::asmtext {
@@ -23,6 +24,27 @@ bool isName(const std::string& s);
 std::vector<std::string> splitTop(const std::string& s, char sep);
 /// The line without its comment (`;`, `#` or `//` to the end), trimmed.
 std::string stripComment(const std::string& raw);
+
+/// The text of a float immediate (its bits as a double): "%.17g", "nan", "inf", "-inf".
+std::string formatFloatBits(int64_t bits);
+
+/// An expression operand as the assembler reads it back: "r3+@x-16", "@x", "-5", "0".
+/// `reg` is the register's name ("" for none), `symbol` the symbol's name ("" for none).
+std::string formatExpression(const std::string& reg, const std::string& symbol, int64_t imm);
+
+/// A shape in assembly: "[64, N, 128]". `Shape` holds variants of int64_t and std::string.
+template <typename Shape>
+std::string formatShape(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    if (auto* v = std::get_if<int64_t>(&shape[i]))
+      s += std::to_string(*v);
+    else
+      s += std::get<std::string>(shape[i]);
+  }
+  return s + "]";
+}
 
 /// Where an assembler is in its source, and the names it has seen so far.
 class AsmSource {
