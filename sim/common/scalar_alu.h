@@ -12,10 +12,10 @@ namespace chipless::sim {
 
 enum class ScalarAluOp { Add, Sub, Mul, Div, Rem, Shl, Shr, And, Or, Xor, Min, Max };
 
-/// The ScalarAluOp of an instruction set's ALU opcode; both ISAs (spyrecode::Opcode,
-/// tpuprog::Opcode) name them alike. Only called for those twelve opcodes.
+/// The ScalarAluOp of an instruction set's ALU opcode, nullopt for any other opcode; both
+/// ISAs (spyrecode::Opcode, tpuprog::Opcode) name these opcodes alike.
 template <typename Opcode>
-ScalarAluOp aluOp(Opcode op) {
+std::optional<ScalarAluOp> aluOp(Opcode op) {
   switch (op) {
   case Opcode::Add:
     return ScalarAluOp::Add;
@@ -42,7 +42,7 @@ ScalarAluOp aluOp(Opcode op) {
   case Opcode::Max:
     return ScalarAluOp::Max;
   default:
-    return ScalarAluOp::Add;
+    return std::nullopt;
   }
 }
 

@@ -147,27 +147,17 @@ bool Engine::scalarOp(const Instruction& ins) {
   auto rd = [&]() -> int64_t& { return regs_[ins.operands[0].reg]; };
   auto a = [&] { return arg(ins, 1); };
   auto b = [&] { return arg(ins, 2); };
+  if (std::optional<ScalarAluOp> alu = aluOp(ins.op)) {
+    std::optional<int64_t> v = scalarAlu(*alu, a(), b());
+    if (!v) fault("division by zero");
+    rd() = *v;
+    ++pc_;
+    return true;
+  }
   switch (ins.op) {
   case Opcode::Li:
     rd() = a();
     break;
-  case Opcode::Add:
-  case Opcode::Sub:
-  case Opcode::Mul:
-  case Opcode::Div:
-  case Opcode::Rem:
-  case Opcode::Shl:
-  case Opcode::Shr:
-  case Opcode::And:
-  case Opcode::Or:
-  case Opcode::Xor:
-  case Opcode::Min:
-  case Opcode::Max: {
-    std::optional<int64_t> v = scalarAlu(aluOp(ins.op), a(), b());
-    if (!v) fault("division by zero");
-    rd() = *v;
-    break;
-  }
   case Opcode::Jmp:
     pc_ = static_cast<size_t>(ins.operands[0].imm);
     return true;

@@ -201,27 +201,16 @@ bool TensorCore::scalarOp(const Op& op, size_t& nextPc) {
   auto a = [&] { return arg(op, 1); };
   auto b = [&] { return arg(op, 2); };
   const TpuArch& arch = system_.arch();
+  if (std::optional<ScalarAluOp> alu = aluOp(op.op)) {
+    std::optional<int64_t> v = scalarAlu(*alu, a(), b());
+    if (!v) fault("division by zero");
+    rd() = *v;
+    return false;
+  }
   switch (op.op) {
   case Opcode::Li:
     rd() = a();
     break;
-  case Opcode::Add:
-  case Opcode::Sub:
-  case Opcode::Mul:
-  case Opcode::Div:
-  case Opcode::Rem:
-  case Opcode::Shl:
-  case Opcode::Shr:
-  case Opcode::And:
-  case Opcode::Or:
-  case Opcode::Xor:
-  case Opcode::Min:
-  case Opcode::Max: {
-    std::optional<int64_t> v = scalarAlu(aluOp(op.op), a(), b());
-    if (!v) fault("division by zero");
-    rd() = *v;
-    break;
-  }
   case Opcode::Sld:
   case Opcode::Sst: {
     int64_t addr = op.op == Opcode::Sld ? arg(op, 1) : arg(op, 0);
