@@ -2,12 +2,13 @@
 /// An emulated Spyre card opened by one owner: its architecture, device memory, the
 /// elaborated chip model, and an allocator over the job address space (8 segments of
 /// 16 GB; segment 7 holds SpyreCode).
+#include "runtime/device_lock.h"
+#include "runtime/range_allocator.h"
 #include "sim/common/sim_context.h"
 #include "sim/spyre/chip.h"
 #include "sim/spyre/device_memory.h"
 #include "support/spyre_arch.h"
 
-#include <map>
 #include <memory>
 #include <string>
 
@@ -29,7 +30,7 @@ public:
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
-  int index() const { return index_; }
+  int index() const { return lock_.index(); }
   const SpyreArch& arch() const { return arch_; }
   bool timingOnly() const { return options_.timingOnly; }
   sim::spyre::DeviceMemory& memory() { return memory_; }
@@ -50,15 +51,14 @@ public:
   }
 
 private:
-  Device(const SpyreArch& arch, const DeviceOptions& options, int index, int lockFd);
+  Device(const SpyreArch& arch, const DeviceOptions& options, DeviceLock lock);
   SpyreArch arch_;
   DeviceOptions options_;
-  int index_;
-  int lockFd_;
+  DeviceLock lock_; ///< held until the device is closed
   sim::spyre::DeviceMemory memory_;
   std::unique_ptr<sim::SimContext> context_; ///< outlives the chip elaborated in it
   std::unique_ptr<sim::spyre::Chip> chip_;
-  std::map<uint64_t, uint64_t> used_; ///< address → size
+  RangeAllocator ranges_; ///< what is allocated in the job address space
 };
 
 } // namespace chipless::runtime

@@ -1,7 +1,7 @@
 #pragma once
 /// Exclusive ownership of an emulated device by one process: a lock file per device kind and
 /// number (in $CHIPLESS_LOCK_DIR, else $XDG_RUNTIME_DIR, else /tmp), held with flock(2) so
-/// that a crashed owner releases it. Used by the TPU device; generic for every device kind.
+/// that a crashed owner releases it. Used by the Spyre and TPU devices.
 #include <string>
 
 namespace chipless::runtime {

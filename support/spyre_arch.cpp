@@ -1,6 +1,7 @@
 #include "support/spyre_arch.h"
 
 #include "support/error.h"
+#include "support/param_decl.h"
 
 #include <climits>
 #include <cmath>
@@ -13,29 +14,8 @@
 #endif
 
 namespace chipless {
-namespace {
 
-constexpr double kKiB = 1024.0;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-/// An Int parameter declaration.
-ParamDecl intParam(const char* path, double min, double max, const char* unit,
-                   const char* description) {
-  return {path, ParamType::Int, min, max, {}, unit, description};
-}
-
-/// A Float parameter declaration.
-ParamDecl floatParam(const char* path, double min, double max, const char* unit,
-                     const char* description) {
-  return {path, ParamType::Float, min, max, {}, unit, description};
-}
-
-/// True for 1, 2, 4, 8, ...
-bool isPowerOfTwo(int64_t x) {
-  return x > 0 && (x & (x - 1)) == 0;
-}
-
-} // namespace
+using namespace archparams;
 
 const std::vector<ParamDecl>& SpyreArch::schema() {
   static const std::vector<ParamDecl> decls = {

@@ -1,6 +1,7 @@
 #include "support/tpu_arch.h"
 
 #include "support/error.h"
+#include "support/param_decl.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -11,28 +12,10 @@
 #endif
 
 namespace chipless {
+
+using namespace archparams;
+
 namespace {
-
-constexpr double kKiB = 1024.0;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-ParamDecl intParam(const char* path, double min, double max, const char* unit,
-                   const char* description) {
-  return {path, ParamType::Int, min, max, {}, unit, description};
-}
-
-ParamDecl floatParam(const char* path, double min, double max, const char* unit,
-                     const char* description) {
-  return {path, ParamType::Float, min, max, {}, unit, description};
-}
-
-ParamDecl choiceParam(const char* path, std::vector<std::string> choices, const char* description) {
-  return {path, ParamType::String, 0, 0, std::move(choices), "", description};
-}
-
-bool isPowerOfTwo(int64_t x) {
-  return x > 0 && (x & (x - 1)) == 0;
-}
 
 constexpr const char* kDefaultGeneration = "v5e";
 

@@ -37,25 +37,13 @@ TpuDevice::~TpuDevice() {
 }
 
 uint64_t TpuDevice::placeRange(uint64_t preferred, uint64_t size) const {
-  const uint64_t align = static_cast<uint64_t>(arch_.hbm.alignment_bytes);
   const uint64_t end = static_cast<uint64_t>(arch_.hbm.capacity_bytes);
-  size = std::max<uint64_t>(size, 1);
-  auto isFree = [&](uint64_t at) {
-    if (at % align != 0 || at + size > end || at + size < at) return false;
-    auto next = used_.lower_bound(at);
-    if (next != used_.end() && next->first < at + size) return false;
-    return next == used_.begin() || std::prev(next)->first + std::prev(next)->second <= at;
-  };
-  if (isFree(preferred)) return preferred;
-  uint64_t candidate = 0;
-  for (const auto& [at, len] : used_) {
-    if (candidate + size <= at) break;
-    candidate = std::max(candidate, (at + len + align - 1) / align * align);
-  }
-  if (candidate + size > end || candidate + size < candidate)
+  auto at =
+      ranges_.place(0, end, preferred, size, static_cast<uint64_t>(arch_.hbm.alignment_bytes));
+  if (!at)
     throw Error("HBM: no room for " + std::to_string(size) + " bytes (" + std::to_string(end) +
                 " bytes per chip, hbm.capacity_bytes)");
-  return candidate;
+  return *at;
 }
 
 uint64_t TpuDevice::allocate(uint64_t size, const std::string& name) {
@@ -88,12 +76,12 @@ void TpuDevice::allocateAt(uint64_t address, uint64_t size, const std::string& n
       throw;
     }
   }
-  used_[address] = size;
+  ranges_.claim(address, size);
 }
 
 void TpuDevice::release(uint64_t address) {
   for (auto& m : memories_) m->release(address);
-  used_.erase(address);
+  ranges_.release(address);
 }
 
 void TpuDevice::writeAll(uint64_t address, const void* data, uint64_t size) {

@@ -3,6 +3,7 @@
 /// elaborated SystemC model, and an allocator over the HBM address space. Every allocation
 /// is made at the same address on every chip (SPMD programs use the same addresses).
 #include "runtime/device_lock.h"
+#include "runtime/range_allocator.h"
 #include "sim/common/device_memory.h"
 #include "sim/common/sim_context.h"
 #include "sim/tpu/system.h"
@@ -58,7 +59,7 @@ private:
   std::vector<std::unique_ptr<sim::DeviceMemory>> memories_;
   std::unique_ptr<sim::SimContext> context_; ///< outlives the model elaborated in it
   std::unique_ptr<sim::tpu::System> system_;
-  std::map<uint64_t, uint64_t> used_; ///< address → size
+  RangeAllocator ranges_; ///< what is allocated in HBM (the same on every chip)
 };
 
 } // namespace chipless::runtime

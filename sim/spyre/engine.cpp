@@ -1,5 +1,6 @@
 #include "sim/spyre/engine.h"
 
+#include "sim/common/scalar_alu.h"
 #include "sim/spyre/chip.h"
 #include "sim/spyre/core.h"
 #include "support/error.h"
@@ -146,46 +147,16 @@ bool Engine::scalarOp(const Instruction& ins) {
   auto rd = [&]() -> int64_t& { return regs_[ins.operands[0].reg]; };
   auto a = [&] { return arg(ins, 1); };
   auto b = [&] { return arg(ins, 2); };
+  if (std::optional<ScalarAluOp> alu = aluOp(ins.op)) {
+    std::optional<int64_t> v = scalarAlu(*alu, a(), b());
+    if (!v) fault("division by zero");
+    rd() = *v;
+    ++pc_;
+    return true;
+  }
   switch (ins.op) {
   case Opcode::Li:
     rd() = a();
-    break;
-  case Opcode::Add:
-    rd() = a() + b();
-    break;
-  case Opcode::Sub:
-    rd() = a() - b();
-    break;
-  case Opcode::Mul:
-    rd() = a() * b();
-    break;
-  case Opcode::Div:
-  case Opcode::Rem: {
-    int64_t d = b();
-    if (d == 0) fault("division by zero");
-    rd() = ins.op == Opcode::Div ? a() / d : a() % d;
-    break;
-  }
-  case Opcode::Shl:
-    rd() = static_cast<int64_t>(static_cast<uint64_t>(a()) << (b() & 63));
-    break;
-  case Opcode::Shr:
-    rd() = a() >> (b() & 63);
-    break;
-  case Opcode::And:
-    rd() = a() & b();
-    break;
-  case Opcode::Or:
-    rd() = a() | b();
-    break;
-  case Opcode::Xor:
-    rd() = a() ^ b();
-    break;
-  case Opcode::Min:
-    rd() = std::min(a(), b());
-    break;
-  case Opcode::Max:
-    rd() = std::max(a(), b());
     break;
   case Opcode::Jmp:
     pc_ = static_cast<size_t>(ins.operands[0].imm);

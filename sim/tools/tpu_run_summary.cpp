@@ -4,23 +4,6 @@
 
 namespace chipless {
 
-namespace {
-std::string human(double v, const char* unit) {
-  char buf[64];
-  if (v >= 1e12)
-    std::snprintf(buf, sizeof buf, "%.2f T%s", v / 1e12, unit);
-  else if (v >= 1e9)
-    std::snprintf(buf, sizeof buf, "%.2f G%s", v / 1e9, unit);
-  else if (v >= 1e6)
-    std::snprintf(buf, sizeof buf, "%.2f M%s", v / 1e6, unit);
-  else if (v >= 1e3)
-    std::snprintf(buf, sizeof buf, "%.2f k%s", v / 1e3, unit);
-  else
-    std::snprintf(buf, sizeof buf, "%.0f %s", v, unit);
-  return buf;
-}
-} // namespace
-
 void printTpuSummary(std::FILE* out, const std::string& kernel, const TpuArch& arch, int chips,
                      const Stats& stats, const std::vector<double>& cycles, double host,
                      bool timingOnly) {
@@ -32,12 +15,7 @@ void printTpuSummary(std::FILE* out, const std::string& kernel, const TpuArch& a
                arch.mxu.count, arch.mxu.rows, arch.mxu.cols, arch.chip.clock_ghz,
                timingOnly ? " (timing only)" : "");
   std::fprintf(out, "  simulated cycles      %.0f (%.3f us)\n", c, stats.get("time_us"));
-  if (cycles.size() > 1) {
-    bool same = true;
-    for (double x : cycles) same &= x == cycles.front();
-    std::fprintf(out, "  launches              %zu (%s)\n", cycles.size(),
-                 same ? "every launch took the same cycles" : "cycles differ between launches");
-  }
+  printLaunches(out, cycles);
   std::fprintf(
       out, "  utilization           MXU %.1f%%  VPU %.1f%%  DMA %.1f%%  HBM %.1f%%  ICI %.1f%%\n",
       100 * stats.get("utilization.mxu"), 100 * stats.get("utilization.vpu"),
@@ -46,14 +24,12 @@ void printTpuSummary(std::FILE* out, const std::string& kernel, const TpuArch& a
   const double read = sumStats(stats, ".hbm.bytes_read");
   const double written = sumStats(stats, ".hbm.bytes_written");
   std::fprintf(out, "  bytes moved           HBM read %s, written %s (%.1f GB/s); ICI %s\n",
-               human(read, "B").c_str(), human(written, "B").c_str(),
+               humanUnits(read, "B").c_str(), humanUnits(written, "B").c_str(),
                c > 0 ? (read + written) / c * arch.chip.clock_ghz : 0.0,
-               human(stats.get("ici.bytes"), "B").c_str());
+               humanUnits(stats.get("ici.bytes"), "B").c_str());
   std::fprintf(out, "  MXU work              %s in %.0f folds\n",
-               human(stats.get("mxu_flops"), "FLOP").c_str(), sumStats(stats, ".folds"));
-  std::fprintf(out, "  host seconds          %.3f\n", host);
-  std::fprintf(out, "  simulated cycles/s    %s\n",
-               human(host > 0 ? c / host : 0, "cycles/s").c_str());
+               humanUnits(stats.get("mxu_flops"), "FLOP").c_str(), sumStats(stats, ".folds"));
+  printHostSpeed(out, c, host);
 }
 
 } // namespace chipless

@@ -1,5 +1,6 @@
 #include "sim/tpu/tensor_core.h"
 
+#include "sim/common/scalar_alu.h"
 #include "sim/tpu/mxu_math.h"
 #include "sim/tpu/system.h"
 #include "sim/tpu/vector_math.h"
@@ -200,50 +201,15 @@ bool TensorCore::scalarOp(const Op& op, size_t& nextPc) {
   auto a = [&] { return arg(op, 1); };
   auto b = [&] { return arg(op, 2); };
   const TpuArch& arch = system_.arch();
+  if (std::optional<ScalarAluOp> alu = aluOp(op.op)) {
+    std::optional<int64_t> v = scalarAlu(*alu, a(), b());
+    if (!v) fault("division by zero");
+    rd() = *v;
+    return false;
+  }
   switch (op.op) {
   case Opcode::Li:
     rd() = a();
-    break;
-  case Opcode::Add:
-    rd() = static_cast<int64_t>(static_cast<uint64_t>(a()) + static_cast<uint64_t>(b()));
-    break;
-  case Opcode::Sub:
-    rd() = static_cast<int64_t>(static_cast<uint64_t>(a()) - static_cast<uint64_t>(b()));
-    break;
-  case Opcode::Mul:
-    rd() = static_cast<int64_t>(static_cast<uint64_t>(a()) * static_cast<uint64_t>(b()));
-    break;
-  case Opcode::Div:
-  case Opcode::Rem: {
-    int64_t x = a(), d = b();
-    if (d == 0) fault("division by zero");
-    if (d == -1) {
-      rd() = op.op == Opcode::Div ? static_cast<int64_t>(0 - static_cast<uint64_t>(x)) : 0;
-      break;
-    }
-    rd() = op.op == Opcode::Div ? x / d : x % d;
-    break;
-  }
-  case Opcode::Shl:
-    rd() = static_cast<int64_t>(static_cast<uint64_t>(a()) << (b() & 63));
-    break;
-  case Opcode::Shr:
-    rd() = a() >> (b() & 63);
-    break;
-  case Opcode::And:
-    rd() = a() & b();
-    break;
-  case Opcode::Or:
-    rd() = a() | b();
-    break;
-  case Opcode::Xor:
-    rd() = a() ^ b();
-    break;
-  case Opcode::Min:
-    rd() = std::min(a(), b());
-    break;
-  case Opcode::Max:
-    rd() = std::max(a(), b());
     break;
   case Opcode::Sld:
   case Opcode::Sst: {

@@ -1,5 +1,6 @@
 #include "support/spyrecode/assembler.h"
 
+#include "support/asm_source.h"
 #include "support/error.h"
 #include "support/spyrecode/binary.h"
 
@@ -14,44 +15,7 @@ namespace chipless::spyrecode {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
-bool isIdentStart(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool isIdentChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-}
-bool isIdentifier(const std::string& s) {
-  if (s.empty() || !isIdentStart(s[0])) return false;
-  for (char c : s)
-    if (!isIdentChar(c)) return false;
-  return true;
-}
-
-/// Splits on top-level commas (commas inside [...] stay).
-std::vector<std::string> splitCommas(const std::string& s) {
-  std::vector<std::string> out;
-  int depth = 0;
-  std::string cur;
-  for (char c : s) {
-    if (c == '[') ++depth;
-    if (c == ']') --depth;
-    if (c == ',' && depth == 0) {
-      out.push_back(trim(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!trim(cur).empty() || !out.empty()) out.push_back(trim(cur));
-  return out;
-}
+using namespace asmtext;
 
 /// A pending instruction whose labels are resolved once the whole program is read.
 struct PendingLabel {
@@ -60,10 +24,10 @@ struct PendingLabel {
   int line;
 };
 
-class Assembler {
+class Assembler : public AsmSource {
 public:
   Assembler(const std::string& path, const AssembleOptions& options)
-      : path_(path), options_(options) {}
+      : AsmSource(path), options_(options) {}
 
   Job run(const std::string& text) {
     std::istringstream in(text);
@@ -77,7 +41,7 @@ public:
       handleLine(s);
     }
     line_ = line;
-    checkScalarDims();
+    checkScalarDims(job_.plan.scalars);
     if (inProgram_)
       fail("program started at line " + std::to_string(programLine_) + " has no .end");
     if (job_.plan.kernel.empty()) fail("missing .kernel NAME directive", 1);
@@ -97,21 +61,6 @@ public:
   }
 
 private:
-  [[noreturn]] void fail(const std::string& msg, int line = -1) const {
-    throw Error(located(path_, line < 0 ? line_ : line, msg));
-  }
-
-  static std::string stripComment(const std::string& raw) {
-    std::string s = raw;
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (s[i] == ';' || s[i] == '#' || (s[i] == '/' && i + 1 < s.size() && s[i + 1] == '/')) {
-        s = s.substr(0, i);
-        break;
-      }
-    }
-    return trim(s);
-  }
-
   void handleLine(std::string s) {
     // Labels: "name:" possibly followed by an instruction.
     size_t colon = s.find(':');
@@ -156,13 +105,7 @@ private:
       if (v <= 0) fail(".buffer size must be positive");
       job_.plan.buffers.push_back({name, v});
     } else if (word == ".equ") {
-      std::istringstream in(rest);
-      std::string name;
-      in >> name;
-      if (!isIdentifier(name)) fail(".equ needs a name and a value");
-      std::string value = trim(rest.substr(name.size()));
-      if (equ_.count(name)) fail(".equ '" + name + "' defined twice");
-      equ_[name] = constantExpr(value, ".equ value");
+      defineEqu(rest);
     } else if (word == ".program") {
       beginProgram(rest);
     } else if (word == ".end") {
@@ -172,10 +115,6 @@ private:
       fail("unknown directive '" + word +
            "' (expected .kernel, .input, .output, .inout, .scalar, .buffer, .equ, .program, .end)");
     }
-  }
-
-  void declare(const std::string& name) {
-    if (!declared_.insert(name).second) fail("name '" + name + "' is declared twice");
   }
 
   void tensorArg(const std::string& word, const std::string& rest) {
@@ -197,11 +136,11 @@ private:
     a.role = word == ".input"    ? ArgRole::Input
              : word == ".output" ? ArgRole::Output
                                  : ArgRole::InOut;
-    for (const auto& d : splitCommas(rest.substr(lb + 1, rb - lb - 1))) {
+    for (const auto& d : splitTop(rest.substr(lb + 1, rb - lb - 1), ',')) {
       if (d.empty()) fail(word + " " + name + ": empty dimension");
-      if (isIdentifier(d) && !equ_.count(d)) {
+      if (isIdentifier(d) && !isEqu(d)) {
         a.shape.push_back(d);
-        pendingScalarDims_.push_back({d, line_});
+        useScalarDim(d);
       } else {
         int64_t v = constantExpr(d, "dimension");
         if (v <= 0) fail(word + " " + name + ": dimensions must be positive, got " + d);
@@ -309,7 +248,7 @@ private:
     ins.op = info->op;
 
     std::vector<std::optional<Operand>> values(info->operands.size());
-    auto parts = rest.empty() ? std::vector<std::string>{} : splitCommas(rest);
+    auto parts = rest.empty() ? std::vector<std::string>{} : splitTop(rest, ',');
     size_t positional = 0;
     bool sawKeyword = false;
     for (const auto& part : parts) {
@@ -431,84 +370,10 @@ private:
     return o;
   }
 
-  /// expr := ['-'] term (('+'|'-') term)* ; term := register | @symbol | constant product.
   Operand expression(const std::string& text, const std::string& what) {
-    Operand o;
-    std::string s;
-    for (char c : text)
-      if (c != ' ' && c != '\t') s += c;
-    if (s.empty()) fail(what + ": empty expression");
-    size_t i = 0;
-    bool first = true;
-    while (i < s.size()) {
-      int sign = 1;
-      if (s[i] == '+' || s[i] == '-') {
-        sign = s[i] == '-' ? -1 : 1;
-        ++i;
-      } else if (!first) {
-        fail(what + ": expected + or - in '" + text + "'");
-      }
-      first = false;
-      size_t j = i;
-      int depth = 0;
-      while (j < s.size() && (depth > 0 || (s[j] != '+' && s[j] != '-'))) {
-        if (s[j] == '(') ++depth;
-        if (s[j] == ')') --depth;
-        ++j;
-      }
-      std::string term = s.substr(i, j - i);
-      if (term.empty()) fail(what + ": missing term in '" + text + "'");
-      int reg;
-      if (term[0] == '@') {
-        if (sign < 0) fail(what + ": a symbol cannot be subtracted in '" + text + "'");
-        if (o.sym >= 0) fail(what + ": at most one symbol per operand in '" + text + "'");
-        o.sym = symbol(term.substr(1), what);
-      } else if (parseReg(term, reg)) {
-        if (sign < 0) fail(what + ": a register cannot be subtracted in '" + text + "'");
-        if (o.reg >= 0) fail(what + ": at most one register per operand in '" + text + "'");
-        o.reg = static_cast<int8_t>(reg);
-      } else {
-        o.imm += sign * constantExpr(term, what);
-      }
-      i = j;
-    }
-    return o;
-  }
-
-  /// A product of integer literals and .equ names: "64*128", "TILE*2", "0x100".
-  int64_t constantExpr(const std::string& text, const std::string& what) const {
-    int64_t value = 1;
-    std::string s = trim(text);
-    if (s.empty()) fail(what + ": expected a number");
-    bool negate = false;
-    if (s[0] == '-') {
-      negate = true;
-      s = s.substr(1);
-    }
-    size_t start = 0;
-    while (true) {
-      size_t star = s.find('*', start);
-      std::string f =
-          trim(s.substr(start, star == std::string::npos ? std::string::npos : star - start));
-      int64_t v;
-      auto it = equ_.find(f);
-      if (it != equ_.end()) {
-        v = it->second;
-      } else {
-        size_t pos = 0;
-        try {
-          v = std::stoll(f, &pos, 0);
-        } catch (...) {
-          pos = 0;
-        }
-        if (f.empty() || pos != f.size())
-          fail(what + ": expected an integer, register, @symbol or .equ name, got '" + f + "'");
-      }
-      value *= v;
-      if (star == std::string::npos) break;
-      start = star + 1;
-    }
-    return negate ? -value : value;
+    return AsmSource::expression<Operand>(
+        text, what, [](const std::string& t, int& r) { return parseReg(t, r); },
+        [this](const std::string& n, const std::string& w) { return symbol(n, w); });
   }
 
   int32_t symbol(const std::string& name, const std::string& what) {
@@ -525,7 +390,7 @@ private:
           std::stoul(dim.substr(1)) >= a->shape.size())
         fail(what + ": '@" + name + "': expected " + base + ".d0 .. " + base + ".d" +
              std::to_string(a->shape.size() - 1));
-    } else if (!declared_.count(name)) {
+    } else if (!isDeclared(name)) {
       fail(what + ": '@" + name + "' is not a declared argument, scalar or buffer");
     }
     auto& syms = job_.binary.symbols;
@@ -535,26 +400,13 @@ private:
     return static_cast<int32_t>(syms.size() - 1);
   }
 
-  std::string path_;
   AssembleOptions options_;
   Job job_;
-  int line_ = 0;
   bool inProgram_ = false;
   int programLine_ = 0;
-  std::set<std::string> declared_;
-  std::map<std::string, int64_t> equ_;
   std::vector<std::map<std::string, size_t>> labels_;
   std::vector<std::pair<size_t, int>> loopStack_;
   std::vector<PendingLabel> pendingLabels_;
-  std::vector<std::pair<std::string, int>> pendingScalarDims_;
-
-  void checkScalarDims() {
-    for (const auto& [name, line] : pendingScalarDims_) {
-      bool ok = false;
-      for (const auto& s : job_.plan.scalars) ok |= s.name == name;
-      if (!ok) fail("dimension '" + name + "' is not a declared .scalar", line);
-    }
-  }
 };
 
 } // namespace

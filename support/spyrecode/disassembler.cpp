@@ -1,5 +1,7 @@
 #include "support/spyrecode/disassembler.h"
 
+#include "support/asm_source.h"
+
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -8,29 +10,6 @@
 namespace chipless::spyrecode {
 
 namespace {
-
-std::string formatFloat(int64_t bits) {
-  double v;
-  std::memcpy(&v, &bits, sizeof v);
-  if (v != v) return "nan";
-  if (v == INFINITY) return "inf";
-  if (v == -INFINITY) return "-inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-std::string formatShape(const TensorArg& a) {
-  std::string s = "[";
-  for (size_t i = 0; i < a.shape.size(); ++i) {
-    if (i) s += ", ";
-    if (auto* v = std::get_if<int64_t>(&a.shape[i]))
-      s += std::to_string(*v);
-    else
-      s += std::get<std::string>(a.shape[i]);
-  }
-  return s + "]";
-}
 
 bool isDefault(const OperandDecl& d, const Operand& o) {
   return d.optional && o.reg < 0 && o.sym < 0 && o.imm == d.defaultValue;
@@ -47,7 +26,7 @@ std::string formatOperand(const JobBinary& bin, const OperandDecl& decl, const O
   case OperandKind::Label:
     return "L" + std::to_string(o.imm);
   case OperandKind::Float:
-    return formatFloat(o.imm);
+    return asmtext::formatFloatBits(o.imm);
   case OperandKind::Enum:
     return o.imm >= 0 && o.imm < static_cast<int64_t>(decl.choices.size()) ? decl.choices[o.imm]
                                                                            : "?";
@@ -56,19 +35,8 @@ std::string formatOperand(const JobBinary& bin, const OperandDecl& decl, const O
   case OperandKind::Expr:
     break;
   }
-  std::string s;
-  if (o.reg >= 0) s = regName(o.reg);
-  if (o.sym >= 0) s += (s.empty() ? "@" : "+@") + bin.symbols[o.sym];
-  if (o.imm != 0 || s.empty()) {
-    if (!s.empty())
-      s += o.imm < 0 ? "-" : "+";
-    else if (o.imm < 0)
-      s += "-";
-    uint64_t mag = o.imm < 0 ? 0 - static_cast<uint64_t>(o.imm) : static_cast<uint64_t>(o.imm);
-    // -2^63 has no positive counterpart for the assembler to negate: write it as a sum.
-    s += mag == (uint64_t{1} << 63) ? "9223372036854775807-1" : std::to_string(mag);
-  }
-  return s;
+  return asmtext::formatExpression(o.reg >= 0 ? regName(o.reg) : "",
+                                   o.sym >= 0 ? bin.symbols[o.sym] : "", o.imm);
 }
 
 std::string formatInstruction(const JobBinary& bin, const Instruction& ins) {
@@ -103,7 +71,7 @@ std::string disassemble(const Job& job) {
     const char* dir = a.role == ArgRole::Input    ? ".input"
                       : a.role == ArgRole::Output ? ".output"
                                                   : ".inout";
-    out << dir << " " << a.name << " " << dtypeName(a.dtype) << " " << formatShape(a)
+    out << dir << " " << a.name << " " << dtypeName(a.dtype) << " " << asmtext::formatShape(a.shape)
         << (a.layout == Layout::RowMajor ? " row_major" : "") << "\n";
   }
   for (const auto& b : plan.buffers) out << ".buffer " << b.name << " " << b.size << "\n";

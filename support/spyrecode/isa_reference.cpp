@@ -1,6 +1,7 @@
 #include "support/spyrecode/isa_reference.h"
 
 #include "support/dtype.h"
+#include "support/isa_doc.h"
 #include "support/spyrecode/isa.h"
 
 #include <cstdio>
@@ -18,17 +19,7 @@ uint32_t unitBit(Unit u) {
   return 1u << static_cast<unsigned>(u);
 }
 
-bool startsWith(const char* s, const char* prefix) {
-  return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
-}
-
-/// The engine groups of the reference, in order; an opcode belongs to the first that
-/// matches, so a new opcode always appears somewhere.
-struct Group {
-  const char* title;
-  const char* intro;
-  bool (*matches)(const OpcodeInfo&);
-};
+using Group = isadoc::Group<OpcodeInfo>;
 
 const std::vector<Group>& groups() {
   static const std::vector<Group> g = {
@@ -63,29 +54,17 @@ const std::vector<Group>& groups() {
        "(v0.., sfu.registers of them); `n` counts sticks. A FIFO source pops one stick per "
        "step, a register source gives the same stick every step; a FIFO destination pushes.",
        [](const OpcodeInfo& i) {
-         return i.unitMask == unitBit(Unit::Compute) && startsWith(i.mnemonic, "sfu.");
+         return i.unitMask == unitBit(Unit::Compute) && isadoc::startsWith(i.mnemonic, "sfu.");
        }},
       {"Compute unit: PT array",
        "The PT array (8x8 processing elements per corelet) multiplies tiles streamed through "
        "the FIFOs.",
        [](const OpcodeInfo& i) {
-         return i.unitMask == unitBit(Unit::Compute) && startsWith(i.mnemonic, "pt.");
+         return i.unitMask == unitBit(Unit::Compute) && isadoc::startsWith(i.mnemonic, "pt.");
        }},
       {"Other", "Opcodes not covered by the groups above.", [](const OpcodeInfo&) { return true; }},
   };
   return g;
-}
-
-/// Markdown-escapes '*', '_' and '|' outside `code spans`.
-std::string escape(const std::string& s) {
-  std::string out;
-  bool code = false;
-  for (char c : s) {
-    if (c == '`') code = !code;
-    if (!code && (c == '*' || c == '|' || c == '_')) out += '\\';
-    out += c;
-  }
-  return out;
 }
 
 std::string dtypeList(uint32_t mask) {
@@ -110,23 +89,6 @@ std::string headingOf(const OpcodeInfo& info) {
   if (info.dtype == DtypeRule::Required) return m + ".T";
   if (info.dtype == DtypeRule::Optional) return m + "[.T]";
   return m;
-}
-
-/// The assembly form: the operands the disassembler writes positionally first, the others as
-/// name=…, optional ones in brackets.
-std::string syntaxOf(const OpcodeInfo& info) {
-  std::string s = headingOf(info);
-  int positional = 0;
-  bool first = true;
-  for (const auto& d : info.operands) {
-    if (d.kind == OperandKind::Hidden) continue;
-    std::string text = positional < info.positional ? d.name : std::string(d.name) + "=…";
-    ++positional;
-    std::string sep = first ? " " : ", ";
-    s += d.optional ? "[" + sep + text + "]" : sep + text;
-    first = false;
-  }
-  return s;
 }
 
 std::string kindOf(const OperandDecl& d) {
@@ -175,21 +137,10 @@ std::string defaultOf(const OperandDecl& d) {
   }
 }
 
-/// A summary up to its first "; " outside parentheses (the index shows one line per opcode).
-std::string firstClause(const std::string& summary) {
-  int depth = 0;
-  for (size_t i = 0; i + 1 < summary.size(); ++i) {
-    depth += summary[i] == '(' ? 1 : summary[i] == ')' ? -1 : 0;
-    if (depth == 0 && summary[i] == ';' && summary[i + 1] == ' ')
-      return summary.substr(0, i) + " …";
-  }
-  return summary;
-}
-
 void writeOpcode(std::ostringstream& out, const OpcodeInfo& info) {
   out << "#### `" << headingOf(info) << "`\n\n";
-  out << escape(info.summary) << "\n\n";
-  out << "- Syntax: `" << syntaxOf(info) << "`\n";
+  out << isadoc::escape(info.summary) << "\n\n";
+  out << "- Syntax: `" << isadoc::syntaxOf(info, headingOf(info)) << "`\n";
   out << "- Units: " << unitList(info.unitMask) << "\n";
   if (info.dtype == DtypeRule::Required)
     out << "- Element type T: required suffix, one of " << dtypeList(info.dtypeMask) << "\n";
@@ -199,16 +150,7 @@ void writeOpcode(std::ostringstream& out, const OpcodeInfo& info) {
   else
     out << "- Element type: none (no suffix)\n";
   out << "- Opcode: " << static_cast<unsigned>(info.op) << "\n\n";
-  if (info.operands.empty()) {
-    out << "No operands.\n\n";
-    return;
-  }
-  out << "| # | operand | kind | default |\n|---|---|---|---|\n";
-  for (size_t i = 0; i < info.operands.size(); ++i) {
-    const OperandDecl& d = info.operands[i];
-    out << "| " << i << " | `" << d.name << "` | " << kindOf(d) << " | " << defaultOf(d) << " |\n";
-  }
-  out << "\n";
+  isadoc::writeOperandTable(out, info, kindOf, defaultOf);
 }
 
 } // namespace
@@ -224,26 +166,7 @@ std::string isaReferenceMarkdown() {
          "sum of at most one register, at most one @symbol and constants; a *port* is in0.., "
          "out0.., v0.. or none; a *label* is a branch target (a pc in the binary); a *float* "
          "is a number, inf, -inf or nan; *hidden* operands are filled in by the assembler.\n\n";
-  std::vector<std::vector<const OpcodeInfo*>> members(groups().size());
-  for (const auto& info : allOpcodes())
-    for (size_t g = 0; g < groups().size(); ++g)
-      if (groups()[g].matches(info)) {
-        members[g].push_back(&info);
-        break;
-      }
-  for (size_t g = 0; g < groups().size(); ++g) {
-    if (members[g].empty()) continue;
-    out << "### " << groups()[g].title << "\n\n" << groups()[g].intro << "\n\n";
-    out << "| instruction | summary |\n|---|---|\n";
-    for (const OpcodeInfo* info : members[g]) {
-      out << "| `" << headingOf(*info) << "` | " << escape(firstClause(info->summary)) << " |\n";
-    }
-    out << "\n";
-    for (const OpcodeInfo* info : members[g]) writeOpcode(out, *info);
-  }
-  std::string s = out.str();
-  while (s.size() > 1 && s[s.size() - 1] == '\n' && s[s.size() - 2] == '\n') s.pop_back();
-  return s;
+  return isadoc::writeGroups(out, groups(), allOpcodes(), "instruction", headingOf, writeOpcode);
 }
 
 } // namespace chipless::spyrecode

@@ -1,6 +1,8 @@
 #include "support/spyrecode/plan.h"
 
 #include "support/error.h"
+#include "support/json_fields.h"
+#include "support/plan_common.h"
 
 #include <cctype>
 #include <cstdio>
@@ -96,73 +98,7 @@ std::string formatDevPtr(uint64_t p) {
 
 namespace {
 
-/// Reads fields of one JSON object with errors that name the file and the field path.
-class Reader {
-public:
-  Reader(const json& j, std::string file, std::string where)
-      : j_(j), file_(std::move(file)), where_(std::move(where)) {
-    if (!j_.is_object()) fail("expected an object");
-  }
-  [[noreturn]] void fail(const std::string& msg) const {
-    throw Error(located(file_, 0, (where_.empty() ? "" : where_ + ": ") + msg));
-  }
-  [[noreturn]] void failField(const std::string& key, const std::string& msg) const {
-    throw Error(located(file_, 0, path(key) + ": " + msg));
-  }
-  std::string path(const std::string& key) const {
-    return where_.empty() ? key : where_ + "." + key;
-  }
-  bool has(const std::string& key) const { return j_.contains(key); }
-  const json& raw(const std::string& key) const {
-    if (!j_.contains(key)) fail("missing field '" + key + "'");
-    return j_.at(key);
-  }
-  std::string str(const std::string& key) const {
-    const json& v = raw(key);
-    if (!v.is_string()) failField(key, "expected a string, got " + v.dump());
-    return v.get<std::string>();
-  }
-  int64_t integer(const std::string& key) const {
-    const json& v = raw(key);
-    if (!v.is_number_integer()) failField(key, "expected an integer, got " + v.dump());
-    return v.get<int64_t>();
-  }
-  int64_t nonNegative(const std::string& key) const {
-    int64_t v = integer(key);
-    if (v < 0) failField(key, "must not be negative, got " + std::to_string(v));
-    return v;
-  }
-  std::vector<std::string> strings(const std::string& key) const {
-    const json& v = raw(key);
-    if (!v.is_array()) failField(key, "expected an array of names");
-    std::vector<std::string> out;
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_string())
-        failField(key + "[" + std::to_string(i) + "]", "expected a string, got " + v[i].dump());
-      out.push_back(v[i].get<std::string>());
-    }
-    return out;
-  }
-  /// Rejects keys not in `known`, so typos do not pass silently.
-  void only(std::initializer_list<const char*> known) const {
-    std::set<std::string> k(known.begin(), known.end());
-    for (auto it = j_.begin(); it != j_.end(); ++it)
-      if (!k.count(it.key())) {
-        std::string list;
-        for (const auto& s : k) list += (list.empty() ? "" : ", ") + s;
-        failField(it.key(), "unknown field (expected one of: " + list + ")");
-      }
-  }
-
-private:
-  const json& j_;
-  std::string file_;
-  std::string where_;
-};
-
-std::string indexed(const std::string& base, size_t i) {
-  return base + "[" + std::to_string(i) + "]";
-}
+using Reader = JsonFields;
 
 TensorArg readArg(const json& j, const std::string& file, const std::string& where) {
   Reader r(j, file, where);
@@ -193,7 +129,7 @@ TensorArg readArg(const json& j, const std::string& file, const std::string& whe
     else if (shape[i].is_string() && !shape[i].get<std::string>().empty())
       a.shape.push_back(shape[i].get<std::string>());
     else
-      r.failField(indexed("shape", i),
+      r.failField(indexedField("shape", i),
                   "expected a positive size or a scalar name, got " + shape[i].dump());
   }
   return a;
@@ -297,7 +233,7 @@ std::vector<PlanCommand> readCommands(const json& root, const std::string& file,
   const json& list = root.at(key);
   if (!list.is_array()) throw Error(located(file, 0, std::string(key) + ": expected an array"));
   for (size_t i = 0; i < list.size(); ++i)
-    out.push_back(readCommand(list[i], file, indexed(key, i), preparation));
+    out.push_back(readCommand(list[i], file, indexedField(key, i), preparation));
   return out;
 }
 
@@ -348,27 +284,27 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
   const json& args = r.raw("arguments");
   if (!args.is_array()) r.failField("arguments", "expected an array");
   for (size_t i = 0; i < args.size(); ++i) {
-    plan.args.push_back(readArg(args[i], path, indexed("arguments", i)));
-    unique(plan.args.back().name, indexed("arguments", i));
+    plan.args.push_back(readArg(args[i], path, indexedField("arguments", i)));
+    unique(plan.args.back().name, indexedField("arguments", i));
   }
   if (r.has("scalars")) {
     const json& sc = r.raw("scalars");
     if (!sc.is_array()) r.failField("scalars", "expected an array");
     for (size_t i = 0; i < sc.size(); ++i) {
-      Reader s(sc[i], path, indexed("scalars", i));
+      Reader s(sc[i], path, indexedField("scalars", i));
       s.only({"name"});
       plan.scalars.push_back({s.str("name")});
-      unique(plan.scalars.back().name, indexed("scalars", i));
+      unique(plan.scalars.back().name, indexedField("scalars", i));
     }
   }
   if (r.has("buffers")) {
     const json& bf = r.raw("buffers");
     if (!bf.is_array()) r.failField("buffers", "expected an array");
     for (size_t i = 0; i < bf.size(); ++i) {
-      Reader b(bf[i], path, indexed("buffers", i));
+      Reader b(bf[i], path, indexedField("buffers", i));
       b.only({"name", "size"});
       plan.buffers.push_back({b.str("name"), b.nonNegative("size")});
-      unique(plan.buffers.back().name, indexed("buffers", i));
+      unique(plan.buffers.back().name, indexedField("buffers", i));
     }
   }
   for (const auto& a : plan.args)
@@ -388,7 +324,7 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
     auto check = [&](const std::string& name, const char* field) {
       if (!plan.findArg(name))
         throw Error(located(path, 0,
-                            indexed("execute", i) + "." + field + ": '" + name +
+                            indexedField("execute", i) + "." + field + ": '" + name +
                                 "' is not a tensor argument"));
     };
     if (c.kind == PlanCommand::Kind::DataTransfer) check(c.hostHandle, "host_handle");
@@ -401,89 +337,17 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
 }
 
 std::string planToJson(const JobPlan& plan) {
-  json root;
-  root["format"] = "spyrecode";
-  root["version"] = kPlanVersion;
-  root["kernel"] = plan.kernel;
-  root["binary"] = plan.binaryFile;
-  json args = json::array();
-  for (const auto& a : plan.args) {
-    json shape = json::array();
-    for (const auto& d : a.shape) {
-      if (auto* v = std::get_if<int64_t>(&d))
-        shape.push_back(*v);
-      else
-        shape.push_back(std::get<std::string>(d));
-    }
-    args.push_back({{"name", a.name},
-                    {"role", argRoleName(a.role)},
-                    {"dtype", dtypeName(a.dtype)},
-                    {"shape", shape},
-                    {"layout", layoutName(a.layout)}});
-  }
-  root["arguments"] = args;
-  json scalars = json::array();
-  for (const auto& s : plan.scalars) scalars.push_back({{"name", s.name}});
-  root["scalars"] = scalars;
-  json buffers = json::array();
-  for (const auto& b : plan.buffers) buffers.push_back({{"name", b.name}, {"size", b.size}});
-  root["buffers"] = buffers;
-  json prep = json::array(), exec = json::array();
-  for (const auto& c : plan.prepare) prep.push_back(commandToJson(c));
-  for (const auto& c : plan.execute) exec.push_back(commandToJson(c));
-  root["prepare"] = prep;
-  root["execute"] = exec;
-  return root.dump(2) + "\n";
+  return planJson(plan, "spyrecode", kPlanVersion, [](const TensorArg& a) {
+    return json{{"name", a.name},
+                {"role", argRoleName(a.role)},
+                {"dtype", dtypeName(a.dtype)},
+                {"shape", shapeToJson(a.shape)},
+                {"layout", layoutName(a.layout)}};
+  });
 }
 
 void addStandardSteps(JobPlan& plan, uint64_t programPtr, int64_t binarySize, uint64_t alignment) {
-  auto align = [&](uint64_t v) { return (v + alignment - 1) / alignment * alignment; };
-  plan.prepare.clear();
-  plan.execute.clear();
-  PlanCommand alloc;
-  alloc.kind = PlanCommand::Kind::Allocate;
-  alloc.name = "program";
-  alloc.size = binarySize;
-  alloc.devPtr = formatDevPtr(programPtr);
-  plan.prepare.push_back(alloc);
-  PlanCommand init;
-  init.kind = PlanCommand::Kind::InitTransfer;
-  init.filePath = plan.binaryFile;
-  init.size = binarySize;
-  init.devPtr = formatDevPtr(programPtr);
-  plan.prepare.push_back(init);
-  uint64_t next = align(programPtr + static_cast<uint64_t>(binarySize));
-  for (const auto& b : plan.buffers) {
-    PlanCommand a;
-    a.kind = PlanCommand::Kind::Allocate;
-    a.name = b.name;
-    a.size = b.size;
-    a.devPtr = formatDevPtr(next);
-    plan.prepare.push_back(a);
-    next = align(next + static_cast<uint64_t>(b.size));
-  }
-  for (const auto& a : plan.args) {
-    if (a.role == ArgRole::Output) continue;
-    PlanCommand t;
-    t.kind = PlanCommand::Kind::DataTransfer;
-    t.direction = 0;
-    t.hostHandle = a.name;
-    t.devPtr = "@" + a.name;
-    plan.execute.push_back(t);
-  }
-  PlanCommand run;
-  run.kind = PlanCommand::Kind::ComputeOnDevice;
-  run.devPtr = formatDevPtr(programPtr);
-  plan.execute.push_back(run);
-  for (const auto& a : plan.args) {
-    if (a.role == ArgRole::Input) continue;
-    PlanCommand t;
-    t.kind = PlanCommand::Kind::DataTransfer;
-    t.direction = 1;
-    t.hostHandle = a.name;
-    t.devPtr = "@" + a.name;
-    plan.execute.push_back(t);
-  }
+  fillStandardSteps(plan, programPtr, binarySize, alignment);
 }
 
 } // namespace chipless::spyrecode

@@ -1,5 +1,6 @@
 #include "support/tpuprog/assembler.h"
 
+#include "support/asm_source.h"
 #include "support/error.h"
 #include "support/tpuprog/binary.h"
 
@@ -14,48 +15,7 @@ namespace chipless::tpuprog {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
-bool isIdentStart(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool isIdentChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-}
-bool isIdentifier(const std::string& s) {
-  if (s.empty() || !isIdentStart(s[0])) return false;
-  for (char c : s)
-    if (!isIdentChar(c)) return false;
-  return true;
-}
-/// A name without dots (arguments, scalars, buffers, labels, constants).
-bool isName(const std::string& s) {
-  return isIdentifier(s) && s.find('.') == std::string::npos;
-}
-
-/// Splits on top-level occurrences of `sep` (those inside [...] stay).
-std::vector<std::string> splitTop(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  int depth = 0;
-  std::string cur;
-  for (char c : s) {
-    if (c == '[') ++depth;
-    if (c == ']') --depth;
-    if (c == sep && depth == 0) {
-      out.push_back(trim(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!trim(cur).empty() || !out.empty()) out.push_back(trim(cur));
-  return out;
-}
+using namespace asmtext;
 
 /// A label operand waiting for the end of its program.
 struct PendingLabel {
@@ -64,10 +24,10 @@ struct PendingLabel {
   int line;
 };
 
-class Assembler {
+class Assembler : public AsmSource {
 public:
   Assembler(const std::string& path, const AssembleOptions& options)
-      : path_(path), options_(options) {}
+      : AsmSource(path), options_(options) {}
 
   Job run(const std::string& text) {
     std::istringstream in(text);
@@ -79,7 +39,7 @@ public:
       if (!s.empty()) handleLine(s);
     }
     line_ = line;
-    checkScalarDims();
+    checkScalarDims(job_.plan.scalars);
     if (inProgram_)
       fail("program started at line " + std::to_string(programLine_) + " has no .end");
     if (job_.plan.kernel.empty()) fail("missing .kernel NAME directive", 1);
@@ -99,20 +59,6 @@ public:
   }
 
 private:
-  [[noreturn]] void fail(const std::string& msg, int line = -1) const {
-    throw Error(located(path_, line < 0 ? line_ : line, msg));
-  }
-
-  static std::string stripComment(const std::string& raw) {
-    std::string s = raw;
-    for (size_t i = 0; i < s.size(); ++i)
-      if (s[i] == ';' || s[i] == '#' || (s[i] == '/' && i + 1 < s.size() && s[i + 1] == '/')) {
-        s = s.substr(0, i);
-        break;
-      }
-    return trim(s);
-  }
-
   void handleLine(std::string s) {
     size_t colon = s.find(':');
     if (colon != std::string::npos && isName(trim(s.substr(0, colon))) && s.find('=') > colon) {
@@ -157,13 +103,7 @@ private:
       if (v <= 0) fail(".buffer size must be positive");
       job_.plan.buffers.push_back({name, v});
     } else if (word == ".equ") {
-      std::istringstream in(rest);
-      std::string name;
-      in >> name;
-      if (!isName(name)) fail(".equ needs a name and a value");
-      std::string value = trim(rest.substr(name.size()));
-      if (equ_.count(name)) fail(".equ '" + name + "' defined twice");
-      equ_[name] = constantExpr(value, ".equ value");
+      defineEqu(rest);
     } else if (word == ".program") {
       beginProgram(rest);
     } else if (word == ".end") {
@@ -175,10 +115,6 @@ private:
       fail("unknown directive '" + word +
            "' (expected .kernel, .input, .output, .inout, .scalar, .buffer, .equ, .program, .end)");
     }
-  }
-
-  void declare(const std::string& name) {
-    if (!declared_.insert(name).second) fail("name '" + name + "' is declared twice");
   }
 
   void tensorArg(const std::string& word, const std::string& rest) {
@@ -202,9 +138,9 @@ private:
                                  : ArgRole::InOut;
     for (const auto& d : splitTop(rest.substr(lb + 1, rb - lb - 1), ',')) {
       if (d.empty()) fail(word + " " + name + ": empty dimension");
-      if (isName(d) && !equ_.count(d)) {
+      if (isName(d) && !isEqu(d)) {
         a.shape.push_back(d);
-        pendingScalarDims_.push_back({d, line_});
+        useScalarDim(d);
       } else {
         int64_t v = constantExpr(d, "dimension");
         if (v <= 0) fail(word + " " + name + ": dimensions must be positive, got " + d);
@@ -448,79 +384,10 @@ private:
     return o;
   }
 
-  /// expr := ['-'] term (('+'|'-') term)* ; term := register | @symbol | constant product.
   Operand expression(const std::string& text, const std::string& what) {
-    Operand o;
-    std::string s;
-    for (char c : text)
-      if (c != ' ' && c != '\t') s += c;
-    if (s.empty()) fail(what + ": empty expression");
-    size_t i = 0;
-    bool first = true;
-    while (i < s.size()) {
-      int sign = 1;
-      if (s[i] == '+' || s[i] == '-') {
-        sign = s[i] == '-' ? -1 : 1;
-        ++i;
-      } else if (!first) {
-        fail(what + ": expected + or - in '" + text + "'");
-      }
-      first = false;
-      size_t j = i;
-      while (j < s.size() && s[j] != '+' && s[j] != '-') ++j;
-      std::string term = s.substr(i, j - i);
-      if (term.empty()) fail(what + ": missing term in '" + text + "'");
-      int reg;
-      if (term[0] == '@') {
-        if (sign < 0) fail(what + ": a symbol cannot be subtracted in '" + text + "'");
-        if (o.sym >= 0) fail(what + ": at most one symbol per operand in '" + text + "'");
-        o.sym = symbol(term.substr(1), what);
-      } else if (parseReg(term, reg)) {
-        if (sign < 0) fail(what + ": a register cannot be subtracted in '" + text + "'");
-        if (o.reg >= 0) fail(what + ": at most one register per operand in '" + text + "'");
-        o.reg = static_cast<int8_t>(reg);
-      } else {
-        o.imm += sign * constantExpr(term, what);
-      }
-      i = j;
-    }
-    return o;
-  }
-
-  /// A product of integer literals and .equ names: "64*128", "TILE*2", "0x100".
-  int64_t constantExpr(const std::string& text, const std::string& what) const {
-    int64_t value = 1;
-    std::string s = trim(text);
-    if (s.empty()) fail(what + ": expected a number");
-    bool negate = false;
-    if (s[0] == '-') {
-      negate = true;
-      s = s.substr(1);
-    }
-    size_t start = 0;
-    while (true) {
-      size_t star = s.find('*', start);
-      std::string f =
-          trim(s.substr(start, star == std::string::npos ? std::string::npos : star - start));
-      int64_t v;
-      auto it = equ_.find(f);
-      if (it != equ_.end()) {
-        v = it->second;
-      } else {
-        size_t pos = 0;
-        try {
-          v = std::stoll(f, &pos, 0);
-        } catch (...) {
-          pos = 0;
-        }
-        if (f.empty() || pos != f.size())
-          fail(what + ": expected an integer, register, @symbol or .equ name, got '" + f + "'");
-      }
-      value *= v;
-      if (star == std::string::npos) break;
-      start = star + 1;
-    }
-    return negate ? -value : value;
+    return AsmSource::expression<Operand>(
+        text, what, [](const std::string& t, int& r) { return parseReg(t, r); },
+        [this](const std::string& n, const std::string& w) { return symbol(n, w); });
   }
 
   int32_t symbol(const std::string& name, const std::string& what) {
@@ -533,26 +400,13 @@ private:
     return static_cast<int32_t>(syms.size() - 1);
   }
 
-  void checkScalarDims() {
-    for (const auto& [name, line] : pendingScalarDims_) {
-      bool ok = false;
-      for (const auto& s : job_.plan.scalars) ok |= s.name == name;
-      if (!ok) fail("dimension '" + name + "' is not a declared .scalar", line);
-    }
-  }
-
-  std::string path_;
   AssembleOptions options_;
   Job job_;
-  int line_ = 0;
   bool inProgram_ = false;
   int programLine_ = 0;
-  std::set<std::string> declared_;
-  std::map<std::string, int64_t> equ_;
   std::vector<std::map<std::string, size_t>> labels_;
   std::vector<std::pair<size_t, int>> loopStack_;
   std::vector<PendingLabel> pendingLabels_;
-  std::vector<std::pair<std::string, int>> pendingScalarDims_;
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "support/tpuprog/isa_reference.h"
 
 #include "support/dtype.h"
+#include "support/isa_doc.h"
 #include "support/tpuprog/isa.h"
 
 #include <cstdio>
@@ -12,17 +13,7 @@ namespace chipless::tpuprog {
 
 namespace {
 
-bool startsWith(const char* s, const char* prefix) {
-  return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
-}
-
-/// The groups of the reference, in order; an opcode belongs to the first that matches, so a
-/// new opcode always appears somewhere.
-struct Group {
-  const char* title;
-  const char* intro;
-  bool (*matches)(const OpcodeInfo&);
-};
+using Group = isadoc::Group<OpcodeInfo>;
 
 const std::vector<Group>& groups() {
   static const std::vector<Group> g = {
@@ -36,8 +27,8 @@ const std::vector<Group>& groups() {
        "(MXU folds, DMAs, ICI transfers and collectives) add a token to their `sem` operand "
        "when they complete; -1 means none.",
        [](const OpcodeInfo& i) {
-         return i.slot == Slot::Scalar &&
-                (startsWith(i.mnemonic, "sem.") || i.op == Opcode::Fence || i.op == Opcode::Trap);
+         return i.slot == Slot::Scalar && (isadoc::startsWith(i.mnemonic, "sem.") ||
+                                           i.op == Opcode::Fence || i.op == Opcode::Trap);
        }},
       {"Scalar slot: ALU and SMEM",
        "Scalar registers s0..s(scalar.registers-1) are 64-bit and zero at launch; `core`, "
@@ -62,27 +53,15 @@ const std::vector<Group>& groups() {
       {"DMA slot: local DMA",
        "DMA engines (dma.engines per TensorCore) copy between HBM and VMEM or SMEM. "
        "Addresses, run sizes and strides are bytes, multiples of dma.alignment_bytes.",
-       [](const OpcodeInfo& i) { return startsWith(i.mnemonic, "dma."); }},
+       [](const OpcodeInfo& i) { return isadoc::startsWith(i.mnemonic, "dma."); }},
       {"DMA slot: ICI",
        "Transfers between chips over the ICI links (ici.topology). Collectives are issued by "
        "every chip of the system with the same operands; they run on the chip's ICI engine "
        "and move real data step by step around a ring of the chips.",
-       [](const OpcodeInfo& i) { return startsWith(i.mnemonic, "ici."); }},
+       [](const OpcodeInfo& i) { return isadoc::startsWith(i.mnemonic, "ici."); }},
       {"Other", "Opcodes not covered by the groups above.", [](const OpcodeInfo&) { return true; }},
   };
   return g;
-}
-
-/// Markdown-escapes '*', '_' and '|' outside `code spans`.
-std::string escape(const std::string& s) {
-  std::string out;
-  bool code = false;
-  for (char c : s) {
-    if (c == '`') code = !code;
-    if (!code && (c == '*' || c == '|' || c == '_')) out += '\\';
-    out += c;
-  }
-  return out;
 }
 
 std::string dtypeList(uint32_t mask) {
@@ -96,23 +75,6 @@ std::string dtypeList(uint32_t mask) {
 std::string headingOf(const OpcodeInfo& info) {
   std::string m = info.mnemonic;
   return info.dtype == DtypeRule::Required ? m + ".T" : m;
-}
-
-/// The assembly form: the operands the disassembler writes positionally first, the others as
-/// name=…, optional ones in brackets.
-std::string syntaxOf(const OpcodeInfo& info) {
-  std::string s = headingOf(info);
-  int positional = 0;
-  bool first = true;
-  for (const auto& d : info.operands) {
-    if (d.kind == OperandKind::Hidden) continue;
-    std::string text = positional < info.positional ? d.name : std::string(d.name) + "=…";
-    ++positional;
-    std::string sep = first ? " " : ", ";
-    s += d.optional ? "[" + sep + text + "]" : sep + text;
-    first = false;
-  }
-  return s;
 }
 
 std::string kindOf(const OperandDecl& d) {
@@ -161,37 +123,17 @@ std::string defaultOf(const OperandDecl& d) {
   }
 }
 
-/// A summary up to its first ": " or "; " outside parentheses (one line per opcode).
-std::string firstClause(const std::string& summary) {
-  int depth = 0;
-  for (size_t i = 0; i + 1 < summary.size(); ++i) {
-    depth += summary[i] == '(' ? 1 : summary[i] == ')' ? -1 : 0;
-    if (depth == 0 && summary[i] == ';' && summary[i + 1] == ' ')
-      return summary.substr(0, i) + " …";
-  }
-  return summary;
-}
-
 void writeOpcode(std::ostringstream& out, const OpcodeInfo& info) {
   out << "#### `" << headingOf(info) << "`\n\n";
-  out << escape(info.summary) << "\n\n";
-  out << "- Syntax: `" << syntaxOf(info) << "`\n";
+  out << isadoc::escape(info.summary) << "\n\n";
+  out << "- Syntax: `" << isadoc::syntaxOf(info, headingOf(info)) << "`\n";
   out << "- Slot: " << slotName(info.slot) << (info.async ? " (asynchronous)" : "") << "\n";
   if (info.dtype == DtypeRule::Required)
     out << "- Element type T: required suffix, one of " << dtypeList(info.dtypeMask) << "\n";
   else
     out << "- Element type: none (no suffix)\n";
   out << "- Opcode: " << static_cast<unsigned>(info.op) << "\n\n";
-  if (info.operands.empty()) {
-    out << "No operands.\n\n";
-    return;
-  }
-  out << "| # | operand | kind | default |\n|---|---|---|---|\n";
-  for (size_t i = 0; i < info.operands.size(); ++i) {
-    const OperandDecl& d = info.operands[i];
-    out << "| " << i << " | `" << d.name << "` | " << kindOf(d) << " | " << defaultOf(d) << " |\n";
-  }
-  out << "\n";
+  isadoc::writeOperandTable(out, info, kindOf, defaultOf);
 }
 
 } // namespace
@@ -208,25 +150,7 @@ std::string isaReferenceMarkdown() {
          "`nmxu`), at most one @symbol and constants; a *vector register* is v0..v255; a "
          "*label* is a branch target (a bundle index in the binary); a *float* is a number, "
          "inf, -inf or nan; *hidden* operands are filled in by the assembler.\n\n";
-  std::vector<std::vector<const OpcodeInfo*>> members(groups().size());
-  for (const auto& info : allOpcodes())
-    for (size_t g = 0; g < groups().size(); ++g)
-      if (groups()[g].matches(info)) {
-        members[g].push_back(&info);
-        break;
-      }
-  for (size_t g = 0; g < groups().size(); ++g) {
-    if (members[g].empty()) continue;
-    out << "### " << groups()[g].title << "\n\n" << groups()[g].intro << "\n\n";
-    out << "| operation | summary |\n|---|---|\n";
-    for (const OpcodeInfo* info : members[g])
-      out << "| `" << headingOf(*info) << "` | " << escape(firstClause(info->summary)) << " |\n";
-    out << "\n";
-    for (const OpcodeInfo* info : members[g]) writeOpcode(out, *info);
-  }
-  std::string s = out.str();
-  while (s.size() > 1 && s[s.size() - 1] == '\n' && s[s.size() - 2] == '\n') s.pop_back();
-  return s;
+  return isadoc::writeGroups(out, groups(), allOpcodes(), "operation", headingOf, writeOpcode);
 }
 
 } // namespace chipless::tpuprog

@@ -153,6 +153,17 @@ TEST_F(Cli, MissingInputSaysHowToBindIt) {
                  {"input 'B'", "--input B="});
 }
 
+TEST_F(Cli, BindingsGivenTwiceOrMalformedAreRejectedBeforeSimulating) {
+  addInputs();
+  std::string plan = assembled("add");
+  expectMentions(sh(runAdd(plan, "--output C=" + path("d.npy"))), {"--output C given twice"});
+  expectMentions(sh(runAdd(plan, "--scalar n=1 --scalar n=2")), {"--scalar n given twice"});
+  expectMentions(sh(runAdd(plan, "--scalar n=12x")), {"--scalar n=12x", "not an integer"});
+  expectMentions(sh(runAdd(plan, "--input A")), {"--input A", "expected NAME=VALUE"});
+  EXPECT_FALSE(fs::exists(path("c.npy")));
+  EXPECT_FALSE(fs::exists(path("d.npy")));
+}
+
 TEST_F(Cli, BadArchitectureFileNamesFileLineAndKey) {
   std::string plan = assembled("add");
   std::string yaml = readFile(std::string(CHIPLESS_SOURCE_DIR) + "/models/hw/spyre.yaml");

@@ -1,0 +1,178 @@
+#include "support/asm_source.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+namespace chipless::asmtext {
+
+namespace {
+
+bool isIdentStart(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool isIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+}
+
+} // namespace
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+bool isIdentifier(const std::string& s) {
+  if (s.empty() || !isIdentStart(s[0])) return false;
+  for (char c : s)
+    if (!isIdentChar(c)) return false;
+  return true;
+}
+
+bool isName(const std::string& s) {
+  return isIdentifier(s) && s.find('.') == std::string::npos;
+}
+
+std::vector<std::string> splitTop(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string cur;
+  for (char c : s) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == sep && depth == 0) {
+      out.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!trim(cur).empty() || !out.empty()) out.push_back(trim(cur));
+  return out;
+}
+
+std::string stripComment(const std::string& raw) {
+  for (size_t i = 0; i < raw.size(); ++i)
+    if (raw[i] == ';' || raw[i] == '#' ||
+        (raw[i] == '/' && i + 1 < raw.size() && raw[i + 1] == '/'))
+      return trim(raw.substr(0, i));
+  return trim(raw);
+}
+
+std::string formatFloatBits(int64_t bits) {
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  if (std::isnan(v)) return "nan";
+  if (v == INFINITY) return "inf";
+  if (v == -INFINITY) return "-inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string formatExpression(const std::string& reg, const std::string& symbol, int64_t imm) {
+  std::string s = reg;
+  if (!symbol.empty()) s += (s.empty() ? "@" : "+@") + symbol;
+  if (imm != 0 || s.empty()) {
+    if (!s.empty())
+      s += imm < 0 ? "-" : "+";
+    else if (imm < 0)
+      s += "-";
+    uint64_t mag = imm < 0 ? 0 - static_cast<uint64_t>(imm) : static_cast<uint64_t>(imm);
+    // -2^63 has no positive counterpart for the assembler to negate: write it as a sum.
+    s += mag == (uint64_t{1} << 63) ? "9223372036854775807-1" : std::to_string(mag);
+  }
+  return s;
+}
+
+void AsmSource::fail(const std::string& msg, int line) const {
+  throw Error(located(path_, line < 0 ? line_ : line, msg));
+}
+
+int64_t AsmSource::constantExpr(const std::string& text, const std::string& what) const {
+  int64_t value = 1;
+  std::string s = trim(text);
+  if (s.empty()) fail(what + ": expected a number");
+  bool negate = false;
+  if (s[0] == '-') {
+    negate = true;
+    s = s.substr(1);
+  }
+  size_t start = 0;
+  while (true) {
+    size_t star = s.find('*', start);
+    std::string f =
+        trim(s.substr(start, star == std::string::npos ? std::string::npos : star - start));
+    int64_t v;
+    auto it = equ_.find(f);
+    if (it != equ_.end()) {
+      v = it->second;
+    } else {
+      size_t pos = 0;
+      try {
+        v = std::stoll(f, &pos, 0);
+      } catch (...) {
+        pos = 0;
+      }
+      if (f.empty() || pos != f.size())
+        fail(what + ": expected an integer, register, @symbol or .equ name, got '" + f + "'");
+    }
+    value *= v;
+    if (star == std::string::npos) break;
+    start = star + 1;
+  }
+  return negate ? -value : value;
+}
+
+void AsmSource::defineEqu(const std::string& rest) {
+  std::istringstream in(rest);
+  std::string name;
+  in >> name;
+  if (!isName(name)) fail(".equ needs a name and a value");
+  std::string value = trim(rest.substr(name.size()));
+  if (equ_.count(name)) fail(".equ '" + name + "' defined twice");
+  equ_[name] = constantExpr(value, ".equ value");
+}
+
+void AsmSource::declare(const std::string& name) {
+  if (!declared_.insert(name).second) fail("name '" + name + "' is declared twice");
+}
+
+std::vector<std::pair<int, std::string>> AsmSource::terms(const std::string& text,
+                                                          const std::string& what) const {
+  std::string s;
+  for (char c : text)
+    if (c != ' ' && c != '\t') s += c;
+  if (s.empty()) fail(what + ": empty expression");
+  std::vector<std::pair<int, std::string>> out;
+  size_t i = 0;
+  bool first = true;
+  while (i < s.size()) {
+    int sign = 1;
+    if (s[i] == '+' || s[i] == '-') {
+      sign = s[i] == '-' ? -1 : 1;
+      ++i;
+    } else if (!first) {
+      fail(what + ": expected + or - in '" + text + "'");
+    }
+    first = false;
+    size_t j = i;
+    int depth = 0;
+    while (j < s.size() && (depth > 0 || (s[j] != '+' && s[j] != '-'))) {
+      if (s[j] == '(') ++depth;
+      if (s[j] == ')') --depth;
+      ++j;
+    }
+    std::string term = s.substr(i, j - i);
+    if (term.empty()) fail(what + ": missing term in '" + text + "'");
+    out.push_back({sign, term});
+    i = j;
+  }
+  return out;
+}
+
+} // namespace chipless::asmtext
