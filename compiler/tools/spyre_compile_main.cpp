@@ -40,33 +40,41 @@
 
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("KERNEL.mlir"), cl::Required);
+/// The tool's own options: --help lists only these.
+static cl::OptionCategory category("spyre-compile options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("KERNEL.mlir"), cl::Required,
+                                      cl::cat(category));
 static cl::opt<std::string> outputDir("o", cl::desc("output SpyreCode directory"),
-                                      cl::value_desc("DIR"), cl::Required);
+                                      cl::value_desc("DIR"), cl::Required, cl::cat(category));
 static cl::opt<std::string> entry("entry", cl::desc("the kernel function (default: the only one)"),
-                                  cl::value_desc("FUNC"));
+                                  cl::value_desc("FUNC"), cl::cat(category));
 static cl::opt<std::string> archFile("arch",
                                      cl::desc("architecture description (default "
                                               "models/hw/spyre.yaml)"),
-                                     cl::value_desc("FILE"));
+                                     cl::value_desc("FILE"), cl::cat(category));
 static cl::list<std::string> sets("set", cl::desc("override one architecture parameter"),
-                                  cl::value_desc("key.path=value"));
+                                  cl::value_desc("key.path=value"), cl::cat(category));
 static cl::list<std::string> constants("const", cl::desc("fix an integer argument at compile time"),
-                                       cl::value_desc("NAME=VALUE"));
+                                       cl::value_desc("NAME=VALUE"), cl::cat(category));
 static cl::list<int64_t>
     grid("grid", cl::desc("override the kernel's grid (without one it runs on one tile)"),
-         cl::value_desc("N[,M...]"), cl::CommaSeparated);
+         cl::value_desc("N[,M...]"), cl::CommaSeparated, cl::cat(category));
 static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
-    cl::desc("check that the errors are those the file's expected-error comments name"));
+    cl::desc("check that the errors are those the file's expected-error comments name"),
+    cl::cat(category));
 static cl::opt<bool> splitInputFile("split-input-file",
-                                    cl::desc("compile each '// -----' chunk of the file alone"));
-static cl::opt<bool> timing("timing", cl::desc("print the time every stage takes"));
+                                    cl::desc("compile each '// -----' chunk of the file alone"),
+                                    cl::cat(category));
+static cl::opt<bool> timing("timing", cl::desc("print the time every stage takes"),
+                            cl::cat(category));
 static cl::opt<std::string> dumpDir("dump-dir", cl::desc("write the IR after every stage here"),
-                                    cl::value_desc("DIR"));
+                                    cl::value_desc("DIR"), cl::cat(category));
 
 int main(int argc, char** argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "spyre-compile: compile a KTIR kernel into a SpyreCode directory\n");
   using namespace chipless;

@@ -21,15 +21,19 @@ namespace chipless::sched {
 namespace {
 
 void collect(const Node& node, std::vector<std::vector<std::pair<int, bool>>>& uses,
-             std::vector<const Node*>& loops) {
+             std::vector<const Node*>& loops, std::vector<bool>& transferred) {
   if (node.isLoop()) {
     if (node.loop >= 0) loops.push_back(&node);
-    for (const auto& c : node.body) collect(*c, uses, loops);
+    for (const auto& c : node.body) collect(*c, uses, loops, transferred);
     return;
   }
+  const int e = node.step->engine;
+  const bool dma = e == Engines::dmaIn() || e == Engines::dmaOut() || e == Engines::ring();
   for (const Access& a : node.step->accesses)
-    if (a.space == Access::Space::Scratch)
+    if (a.space == Access::Space::Scratch) {
       uses[static_cast<size_t>(a.buffer)].push_back({node.pos, a.write});
+      if (dma) transferred[static_cast<size_t>(a.buffer)] = true;
+    }
 }
 
 } // namespace
@@ -37,7 +41,8 @@ void collect(const Node& node, std::vector<std::vector<std::pair<int, bool>>>& u
 LogicalResult allocateScratchpad(CoreSchedule& s, int64_t budget, int64_t stick, MLIRContext* ctx) {
   std::vector<std::vector<std::pair<int, bool>>> uses(s.buffers.size());
   std::vector<const Node*> loops;
-  collect(s.root, uses, loops);
+  std::vector<bool> transferred(s.buffers.size(), false); ///< touched by DMA or the ring
+  collect(s.root, uses, loops, transferred);
   for (size_t i = 0; i < s.buffers.size(); ++i) {
     auto& u = uses[i];
     Buffer& b = s.buffers[i];
@@ -73,25 +78,30 @@ LogicalResult allocateScratchpad(CoreSchedule& s, int64_t budget, int64_t stick,
   }
   // Double buffering: a buffer used only within one iteration of a loop gets two copies,
   // one per parity of the iteration, so the next iteration's producer need not wait for
-  // this iteration's consumers. Dropped when the copies do not fit.
+  // this iteration's consumers. When the copies do not all fit, only the buffers that DMA
+  // or the ring fill or drain keep them (overlapping transfers with compute is what
+  // pays); then none.
   std::vector<const Node*> loopOf(s.buffers.size(), nullptr);
   for (size_t i = 0; i < s.buffers.size(); ++i) {
     const Buffer& b = s.buffers[i];
     if (b.first < 0 || b.fixedAddr >= 0 || !b.exchange.empty()) continue;
     const Node* innermost = nullptr;
     for (const Node* loop : loops)
-      if (loop->pos <= b.first && b.last <= loop->end && loop->text != "scf.if" &&
+      if (loop->pos <= b.first && b.last <= loop->end && !loop->conditional &&
           (!innermost || loop->depth > innermost->depth))
         innermost = loop;
     // Not live across its iterations: the lifetime stays inside the body.
     if (innermost && (b.first > innermost->pos || b.last < innermost->end)) loopOf[i] = innermost;
   }
-  auto place = [&](bool doubled) -> std::optional<size_t> {
+  enum class Doubling { None, Transferred, All };
+  auto place = [&](Doubling mode) -> std::optional<size_t> {
     for (size_t i = 0; i < s.buffers.size(); ++i) {
       Buffer& b = s.buffers[i];
       b.addr = -1;
       b.phases = 1;
       b.phaseLoop = -1;
+      const bool doubled =
+          mode == Doubling::All || (mode == Doubling::Transferred && transferred[i]);
       if (doubled && loopOf[i]) {
         b.phases = 2;
         b.phaseLoop = loopOf[i]->loop;
@@ -134,8 +144,8 @@ LogicalResult allocateScratchpad(CoreSchedule& s, int64_t budget, int64_t stick,
     }
     return std::nullopt;
   };
-  if (!place(true)) return success();
-  std::optional<size_t> failedAt = place(false);
+  if (!place(Doubling::All) || !place(Doubling::Transferred)) return success();
+  std::optional<size_t> failedAt = place(Doubling::None);
   if (!failedAt) return success();
   const Buffer& b = s.buffers[*failedAt];
   int64_t live = 0;

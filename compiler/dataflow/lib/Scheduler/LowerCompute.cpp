@@ -4,7 +4,7 @@
 // load unit (one or two lanes of sticks into in0/in1), one SFU instruction over the
 // sticks and a stream of the store unit; values in every lane sit in SFU registers
 // (sfu.splat, or a stick moved in through in3). Reductions accumulate across sticks
-// (sfu.acc.*) and fold the lanes (sfu.lane.*). Matmuls run as PT-array tiles.
+// (sfu.acc.*) and fold the lanes (sfu.lane.*). Matmuls are in LowerMatmul.cpp.
 //
 // The work of an op is split over the corelets by its outermost rows, or by sticks when
 // it has one row.
@@ -62,7 +62,7 @@ std::string portName(const char* prefix, int i) {
 } // namespace
 
 LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> operands, const TVal& out,
-                                    Location loc, const std::string& text) {
+                                    Location loc, const std::string& text, int corelet) {
   const int64_t stickBytes = stick();
   Type dtype = out.elem;
   for (const TVal& o : operands)
@@ -178,7 +178,9 @@ LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> operands, con
   for (int l = 0; l < corelets; ++l) {
     int64_t g0Begin = 0, g0Count = groups.empty() ? 1 : groups.front().first;
     int64_t sBegin = 0, sCount = spr;
-    if (!groups.empty()) {
+    if (corelet >= 0) {
+      if (l != corelet) continue; // all of it on the one corelet
+    } else if (!groups.empty()) {
       int64_t per = (g0Count + corelets - 1) / corelets;
       g0Begin = l * per;
       g0Count = std::min(g0Count, g0Begin + per) - g0Begin;
@@ -901,112 +903,6 @@ LogicalResult Lowering::lowerReduce(Operation* o) {
     }
   }
   bind(op.getResult(0), out);
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
-// Matmul on the PT arrays
-//===----------------------------------------------------------------------===//
-
-LogicalResult Lowering::lowerMatmul(Operation* o) {
-  auto op = cast<linalg::MatmulOp>(o);
-  auto a = value(op.getInputs()[0]), b = value(op.getInputs()[1]), c = value(op.getOutputs()[0]);
-  if (failed(a) || failed(b) || failed(c)) return failure();
-  TVal A = *a, B = *b;
-  for (TVal* t : {&A, &B}) {
-    auto m = materialize(*t, op.getLoc(), "matmul operand");
-    if (failed(m)) return failure();
-    *t = *m;
-    if (t->sparse) return op.emitOpError("multiplies a value that is one element per stick");
-  }
-  if (A.shape.size() != 2 || B.shape.size() != 2)
-    return op.emitOpError("multiplies tensors that are not matrices");
-  const int64_t M = A.shape[0], K = A.shape[1], N = B.shape[1];
-  Type dtype = A.elem;
-  if (!(dtype.isF16() || dtype.isBF16()))
-    return op.emitOpError("multiplies ") << dtype << " matrices; the PT array takes f16 and bf16";
-  const int64_t lanesPerStick = sfuLanes(*this, dtype);
-  if (K % lanesPerStick != 0 || N % lanesPerStick != 0)
-    return op.emitOpError("has K = ")
-           << K << " and N = " << N << "; the PT array needs both to be multiples of the "
-           << lanesPerStick << " elements in a stick";
-  auto resType = cast<RankedTensorType>(op.getResult(0).getType());
-  Type outElem = resType.getElementType();
-  std::string outName = outElem.isF32() ? "f32" : outElem.isBF16() ? "bf16" : "f16";
-  TVal C = resultBuffer(op, op.getResult(0), {}, "linalg.matmul");
-  bool addInit = !(c->kind == TVal::Kind::Uniform && c->scalar.isConst && c->scalar.value == 0);
-  // Tiles: n in multiples of a stick, m rows within the accumulators.
-  const int64_t acc = arch_.pt.accumulator_bytes;
-  int64_t nt =
-      std::min<int64_t>(N, std::max<int64_t>(lanesPerStick, (acc / 4 / std::max<int64_t>(M, 1)) /
-                                                                lanesPerStick * lanesPerStick));
-  nt = std::max<int64_t>(nt, lanesPerStick);
-  int64_t mt = std::min<int64_t>(M, acc / 4 / nt);
-  if (mt <= 0) return op.emitOpError("internal error: empty matmul tile");
-  struct Tile {
-    int64_t m0, m, n0, n;
-  };
-  std::vector<Tile> tiles;
-  for (int64_t m0 = 0; m0 < M; m0 += mt)
-    for (int64_t n0 = 0; n0 < N; n0 += nt)
-      tiles.push_back({m0, std::min(mt, M - m0), n0, std::min(nt, N - n0)});
-  const int corelets = arch_.chip.corelets_per_core;
-  const int group = newGroup();
-  const int64_t es = esize(dtype), esOut = esize(C.elem);
-  const int64_t pitchA = A.strides[0], pitchB = B.strides[0], pitchC = C.strides[0];
-  for (size_t t = 0; t < tiles.size(); ++t) {
-    const Tile tile = tiles[t];
-    const int l = static_cast<int>(t % static_cast<size_t>(corelets));
-    const std::string where = " tile " + std::to_string(t) + " (corelet " + std::to_string(l) + ")";
-    {
-      Step& s = addStep(Engines::load(l), op.getLoc(), "ld linalg.matmul" + where);
-      s.group = group;
-      int64_t bStart = B.offset + tile.n0 * es, aStart = A.offset + tile.m0 * pitchA;
-      s.accesses.push_back(scratch(B.buffer, bStart, (K - 1) * pitchB + tile.n * es, false));
-      s.accesses.push_back(scratch(A.buffer, aStart, (tile.m - 1) * pitchA + K * es, false));
-      int bufA = A.buffer, bufB = B.buffer;
-      s.emit = [=](ProgramWriter& pw, int) {
-        // Weights first (the array loads them before it streams A).
-        pw.b.create<dfir::LdStreamOp>(
-            pw.loc, pw.c(tile.n / lanesPerStick), pw.str("in1"),
-            pw.get(pw.addr(bufB, Expr(bStart))), pw.c(128), K > 1 ? pw.c(pitchB) : Value(), Value(),
-            K > 1 ? pw.c(K) : Value(), Value(), StringAttr(), Value(), Value(), Value(), Value());
-        pw.b.create<dfir::LdStreamOp>(pw.loc, pw.c(K / lanesPerStick), pw.str("in0"),
-                                      pw.get(pw.addr(bufA, Expr(aStart))), pw.c(128),
-                                      tile.m > 1 ? pw.c(pitchA) : Value(), Value(),
-                                      tile.m > 1 ? pw.c(tile.m) : Value(), Value(), StringAttr(),
-                                      Value(), Value(), Value(), Value());
-      };
-    }
-    {
-      Step& s = addStep(Engines::compute(l), op.getLoc(), "pt.mm linalg.matmul" + where);
-      s.group = group;
-      s.emit = [=](ProgramWriter& pw, int) {
-        pw.b.create<dfir::PtMmOp>(pw.loc, TypeAttr::get(dtype), pw.c(tile.m), pw.c(K), pw.c(tile.n),
-                                  pw.str("in0"), pw.str("in1"), pw.str("out0"), Value(), Value(),
-                                  pw.str(outName));
-      };
-    }
-    {
-      Step& s = addStep(Engines::store(l), op.getLoc(), "st linalg.matmul" + where);
-      s.group = group;
-      int64_t cStart = C.offset + tile.m0 * pitchC + tile.n0 * esOut;
-      int64_t outLanes = stick() / esOut;
-      s.accesses.push_back(scratch(C.buffer, cStart, (tile.m - 1) * pitchC + tile.n * esOut, true));
-      int bufC = C.buffer;
-      s.emit = [=](ProgramWriter& pw, int) {
-        pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(tile.n / outLanes), pw.str("out0"),
-                                      pw.get(pw.addr(bufC, Expr(cStart))), pw.c(128),
-                                      tile.m > 1 ? pw.c(pitchC) : Value(), Value(),
-                                      tile.m > 1 ? pw.c(tile.m) : Value(), Value());
-      };
-    }
-  }
-  if (addInit) {
-    TVal init = *c;
-    if (failed(elementwise("add", {C, init}, C, op.getLoc(), "matmul init"))) return failure();
-  }
-  bind(op.getResult(0), C);
   return success();
 }
 

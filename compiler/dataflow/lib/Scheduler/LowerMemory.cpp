@@ -916,6 +916,15 @@ LogicalResult Lowering::lowerLoad(Operation* op) {
     bind(load.getResult(), t);
     return success();
   }
+  if (failed(loadInChunks(op, t))) return failure();
+  bind(load.getResult(), t);
+  return success();
+}
+
+LogicalResult Lowering::loadWhole(Operation* op, TVal& t) {
+  auto load = cast<ktdp::LoadOp>(op);
+  auto type = cast<RankedTensorType>(load.getResult().getType());
+  MemoryLowering m(*this);
   auto ps = m.pieces(op, load.getAccessTile(), t);
   if (failed(ps)) return failure();
   // Rows that end inside a stick: the rest of the stick holds a known value, so that
@@ -929,9 +938,19 @@ LogicalResult Lowering::lowerLoad(Operation* op) {
     if (failed(fill(whole, s, op->getLoc()))) return failure();
     t.pad = pad;
   }
-  if (failed(m.transfer(op, true, *ps, t))) return failure();
-  bind(load.getResult(), t);
-  return success();
+  return m.transfer(op, true, *ps, t);
+}
+
+LogicalResult Lowering::moveChunk(Operation* op, bool load, const TVal& chunk,
+                                  ArrayRef<Expr> start) {
+  Value tile =
+      load ? cast<ktdp::LoadOp>(op).getAccessTile() : cast<ktdp::StoreOp>(op).getAccessTile();
+  MemoryLowering m(*this);
+  if (auto ind = tile.getDefiningOp<ktdp::ConstructIndirectAccessTileOp>())
+    return m.indirect(op, load, ind, chunk, start);
+  auto ps = m.pieces(op, tile, chunk, start);
+  if (failed(ps)) return failure();
+  return m.transfer(op, load, *ps, chunk);
 }
 
 LogicalResult Lowering::lowerStore(Operation* op) {

@@ -242,8 +242,8 @@ bool isIndexLike(Type t) {
   return t.isIntOrIndex();
 }
 
-/// Ops that only compute scalars for addresses and sizes, or describe memory: evaluated
-/// when a load, store or loop needs them.
+} // namespace
+
 bool isLazy(Operation* op) {
   if (isa<ktdp::ConstructMemoryViewOp, ktdp::ConstructDistributedMemoryViewOp,
           ktdp::ConstructAccessTileOp, ktdp::ConstructIndirectAccessTileOp,
@@ -256,8 +256,6 @@ bool isLazy(Operation* op) {
     return true;
   return false;
 }
-
-} // namespace
 
 LogicalResult Lowering::lowerOp(Operation* op) {
   if (isLazy(op) || handled_.contains(op)) return success();
@@ -377,8 +375,25 @@ LogicalResult Lowering::lowerFor(scf::ForOp loop) {
     }
     if (failed(copyInto(*t, c, yield.getLoc()))) return failure();
   }
+  if (failed(sinkResultStores(loop, current_))) return failure();
   current_ = saved;
   return success();
+}
+
+Node* Lowering::openConditional(const Expr& taken, const std::string& text) {
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::Loop;
+  node->loop = nextLoop_++;
+  node->lb = Expr(0);
+  node->ub = taken;
+  node->stride = Expr(1);
+  node->text = text;
+  node->conditional = true;
+  out_.loopRanges[node->loop] = Range{0, 0};
+  Node* saved = current_;
+  current_->body.push_back(std::move(node));
+  current_ = current_->body.back().get();
+  return saved;
 }
 
 LogicalResult Lowering::lowerIf(scf::IfOp branch) {
@@ -397,18 +412,7 @@ LogicalResult Lowering::lowerIf(scf::IfOp branch) {
     Block& block = region.front();
     bool always = taken.asConst() && *taken.asConst() == 1;
     Node* saved = current_;
-    if (!always) {
-      auto node = std::make_unique<Node>();
-      node->kind = Node::Kind::Loop;
-      node->loop = nextLoop_++;
-      node->lb = Expr(0);
-      node->ub = taken;
-      node->stride = Expr(1);
-      node->text = "scf.if";
-      out_.loopRanges[node->loop] = Range{0, 0};
-      current_->body.push_back(std::move(node));
-      current_ = current_->body.back().get();
-    }
+    if (!always) openConditional(taken, "scf.if");
     if (failed(lowerBlock(block))) return failure();
     auto yield = cast<scf::YieldOp>(block.getTerminator());
     for (auto [i, y] : llvm::enumerate(yield.getOperands())) {

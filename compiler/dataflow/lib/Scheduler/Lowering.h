@@ -8,7 +8,7 @@
 //   elementwise arith, math, linalg,
 //   spyreop, linalg.generic          load unit streams -> SFU -> store unit, per corelet
 //   linalg.reduce                    sfu.acc.* across sticks, sfu.lane.* within a stick
-//   linalg.matmul                    PT-array tiles (LowerCompute.cpp)
+//   linalg.matmul                    PT-array tiles (LowerMatmul.cpp)
 //   fill, splat, broadcast, dense    values in every lane (SFU registers), materialised
 //   constants                        only when a buffer is needed
 //   expand/collapse_shape,
@@ -67,7 +67,16 @@ struct TVal {
 /// Options of the lowering that come from the command line.
 struct LowerOptions {
   bool doubleBuffer = true;
+  /// Large loads, and stores moved into a loop's last iteration, are cut into transfers
+  /// of at most this many bytes (whole rows), so the engine on the other side can start
+  /// on the first chunk. A scheduling choice; the scheduler sets it to the output a PT
+  /// array accumulates at a time (pt.accumulator_bytes in spyre.yaml).
+  int64_t transferChunkBytes = 0;
 };
+
+/// Ops that only compute scalars for addresses and sizes, or describe memory: evaluated
+/// when a load, store or loop needs them (Lowering.cpp).
+bool isLazy(mlir::Operation* op);
 
 class Lowering {
 public:
@@ -115,8 +124,10 @@ public:
   struct EwOperand {
     TVal value;
   };
+  /// `corelet` >= 0 puts all of the work on that corelet (else it is split over them).
   mlir::LogicalResult elementwise(llvm::StringRef kind, llvm::ArrayRef<TVal> operands,
-                                  const TVal& out, mlir::Location loc, const std::string& text);
+                                  const TVal& out, mlir::Location loc, const std::string& text,
+                                  int corelet = -1);
 
   const SpyreArch& arch() const { return arch_; }
   const KernelArgs& args() const { return args_; }
@@ -140,6 +151,17 @@ private:
   mlir::LogicalResult lowerLoad(mlir::Operation* op);
   mlir::FailureOr<bool> copyInChunks(mlir::Operation* op);
   mlir::LogicalResult lowerStore(mlir::Operation* op);
+  /// Moves `chunk`, the part of the loaded or stored value starting at `start`, through
+  /// the access tile of ktdp.load or ktdp.store `op` (LowerMemory.cpp).
+  mlir::LogicalResult moveChunk(mlir::Operation* op, bool load, const TVal& chunk,
+                                llvm::ArrayRef<Expr> start);
+  /// Loads all of `t` with one transfer (LowerMemory.cpp).
+  mlir::LogicalResult loadWhole(mlir::Operation* op, TVal& t);
+  /// Loads `t`, in chunks of rows when it is large (ChunkedTransfers.cpp).
+  mlir::LogicalResult loadInChunks(mlir::Operation* op, TVal& t);
+  /// Moves the ktdp.stores of `loop`'s results that follow it into its last iteration,
+  /// in chunks (ChunkedTransfers.cpp); `body` is the loop's node.
+  mlir::LogicalResult sinkResultStores(mlir::scf::ForOp loop, Node* body);
   mlir::LogicalResult lowerProduce(mlir::Operation* op);
   mlir::LogicalResult lowerReduceDelivery(mlir::Operation* op);
   mlir::LogicalResult lowerViewLike(mlir::Operation* op);
@@ -150,6 +172,9 @@ private:
   /// Whether `v` (and every view of it) has no use after `op` in its block, and lives in
   /// `op`'s block (not carried around a loop).
   bool diesAt(mlir::Value v, mlir::Operation* op);
+  /// Opens a conditional node (a loop of `taken` iterations, 0 or 1) in the current one
+  /// and makes it current; returns the node that was current.
+  Node* openConditional(const Expr& taken, const std::string& text);
   /// Fill `t` (dense, in a buffer) with `s` on every element.
   mlir::LogicalResult fill(const TVal& t, const Scalar& s, mlir::Location loc);
 

@@ -101,7 +101,8 @@ struct Node {
   int loop = -1; ///< loop id (the Var of Expr), -1 for the root
   Expr lb, ub, stride;
   std::vector<std::unique_ptr<Node>> body;
-  std::string text; ///< for dumps
+  std::string text;         ///< for dumps
+  bool conditional = false; ///< an scf.if: a loop of 0 or 1 iterations
   // Filled by number(): DFS positions; a loop spans [pos, end].
   Node* parent = nullptr;
   int pos = 0, end = 0, depth = 0;

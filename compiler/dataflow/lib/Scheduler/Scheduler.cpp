@@ -166,6 +166,7 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
   // 4-6. Every core's schedule.
   std::vector<CoreSchedule> cores(static_cast<size_t>(numTiles));
   LowerOptions lowerOptions;
+  lowerOptions.transferChunkBytes = arch.pt.accumulator_bytes;
   bool ring = false;
   for (int64_t t = 0; t < numTiles; ++t) {
     CoreSchedule& s = cores[static_cast<size_t>(t)];

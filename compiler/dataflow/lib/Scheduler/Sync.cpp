@@ -79,13 +79,17 @@ bool conflict(const CoreSchedule& s, const Node& loopNode, const Step& p, const 
       if (a.space == Access::Space::Scratch) {
         const Buffer& ba = s.buffers[static_cast<size_t>(a.buffer)];
         const Buffer& bb = s.buffers[static_cast<size_t>(b.buffer)];
+        if (a.buffer == b.buffer && ba.phases > 1) {
+          // Both steps are inside the loop that selects the copy. An odd number of its
+          // iterations apart they use different copies; otherwise (the same iteration of
+          // it, or an even distance) the same one: compare the offsets.
+          if (distance % 2 == 1 && ba.phaseLoop == loopNode.loop) continue;
+          if (!mayOverlap(a.lo, a.hi, b.lo, b.hi, s.loopRanges)) continue;
+          return true;
+        }
         Expr alo = Expr(ba.addr) + a.lo, ahi = Expr(ba.addr + (ba.phases - 1) * ba.bytes) + a.hi;
         Expr blo = Expr(bb.addr) + b.lo, bhi = Expr(bb.addr + (bb.phases - 1) * bb.bytes) + b.hi;
         if (!mayOverlap(alo, ahi, blo, bhi, s.loopRanges)) continue;
-        // One double-buffered buffer an odd number of iterations apart: different copies.
-        if (distance % 2 == 1 && a.buffer == b.buffer && ba.phases > 1 &&
-            ba.phaseLoop == loopNode.loop)
-          continue;
         return true;
       }
       if (a.arg != b.arg) continue;
