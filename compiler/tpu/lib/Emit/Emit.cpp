@@ -660,22 +660,29 @@ private:
         a_.op("add " + sa.str() + ", " + sa.str() + ", " + num(p_.panelOffset));
         panelFolds(j, Val::of(sa.str()), foldsDone, false, g);
       }
-      // Prefetch panel j+P-1 into the slot of panel j-1 once its folds are done.
+      // Prefetch panel j+P-1 into the slot of panel j-1 once its folds are done. A panel of
+      // the next unit is only loaded when there is one: on the last unit the wait for panel
+      // j-1's folds is deferred to the end of the phase, so it does not hold back the issue
+      // of this unit's remaining folds.
       SReg sp(regs_), sa(regs_);
       a_.op("add " + sp.str() + ", " + sslot_ + ", " + num(P - 1));
       a_.op("rem " + sp.str() + ", " + sp.str() + ", " + num(P));
-      if (j > 0)
-        a_.op("sem.wait " + sp.str() + "+" + num(kSemPanels + P) +
-              ", count=" + num(mxusInPanel(j - 1)));
-      a_.op("mul " + sa.str() + ", " + sp.str() + ", " + num(p_.panelBytes));
-      a_.op("add " + sa.str() + ", " + sa.str() + ", " + num(p_.panelOffset));
+      const std::string waitPrevious = j > 0 ? "sem.wait " + sp.str() + "+" + num(kSemPanels + P) +
+                                                   ", count=" + num(mxusInPanel(j - 1))
+                                             : "";
       const int64_t t = j + P - 1;
       const Val sem = Val::of(sp.str(), kSemPanels);
       if (t < panels_) {
+        if (j > 0) a_.op(waitPrevious);
+        a_.op("mul " + sa.str() + ", " + sp.str() + ", " + num(p_.panelBytes));
+        a_.op("add " + sa.str() + ", " + sa.str() + ", " + num(p_.panelOffset));
         panelDma(t, rhsBatched_ ? Val::of(sBcur_) : Val::constant(0), Val::of(sa.str()), sem);
       } else {
         const std::string skip = a_.newLabel("no_next_panel");
         a_.op("bge " + sn_ + ", " + num(end_) + ", " + skip);
+        if (j > 0) a_.op(waitPrevious);
+        a_.op("mul " + sa.str() + ", " + sp.str() + ", " + num(p_.panelBytes));
+        a_.op("add " + sa.str() + ", " + sa.str() + ", " + num(p_.panelOffset));
         panelDma(t - panels_, rhsBatched_ ? Val::of(sBnext_) : Val::constant(0), Val::of(sa.str()),
                  sem);
         a_.label(skip);
@@ -683,11 +690,24 @@ private:
       a_.op("add " + sslot_ + ", " + sslot_ + ", 1");
       a_.op("rem " + sslot_ + ", " + sslot_ + ", " + num(P));
     }
-    SReg sp(regs_);
-    a_.op("add " + sp.str() + ", " + sslot_ + ", " + num(P - 1));
-    a_.op("rem " + sp.str() + ", " + sp.str() + ", " + num(P));
-    a_.op("sem.wait " + sp.str() + "+" + num(kSemPanels + P) +
-          ", count=" + num(mxusInPanel(panels_ - 1)));
+    // The folds of the last panel, and on the last unit those of the panels whose waits were
+    // deferred (j-1 for every j >= max(1, panels - P + 1)); the slot of panel i is
+    // (sslot + i - panels) mod P now.
+    auto waitFolds = [&](int64_t i) {
+      SReg sp(regs_);
+      const int64_t back = ((i - panels_) % P + P) % P;
+      a_.op("add " + sp.str() + ", " + sslot_ + ", " + num(back));
+      a_.op("rem " + sp.str() + ", " + sp.str() + ", " + num(P));
+      a_.op("sem.wait " + sp.str() + "+" + num(kSemPanels + P) + ", count=" + num(mxusInPanel(i)));
+    };
+    const int64_t firstDeferred = std::max<int64_t>(1, panels_ - P + 1);
+    if (firstDeferred < panels_) {
+      const std::string done = a_.newLabel("deferred_done");
+      a_.op("blt " + sn_ + ", " + num(end_) + ", " + done);
+      for (int64_t j = firstDeferred; j < panels_; ++j) waitFolds(j - 1);
+      a_.label(done);
+    }
+    waitFolds(panels_ - 1);
   }
 
   // ---- the vector phase ----------------------------------------------------------------------
