@@ -17,6 +17,7 @@
 #include "dataflow/Emit/EmitSpyreCode.h"
 #include "dataflow/Scheduler/Scheduler.h"
 #include "ktir/KtirRegistration.h"
+#include "ktir/ParseGuard.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -128,7 +129,7 @@ int main(int argc, char** argv) {
         handler.emplace(sources, &context, llvm::errs());
       auto result = [&]() -> mlir::LogicalResult {
         mlir::OwningOpRef<mlir::ModuleOp> module =
-            mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+            chipless::ktir::parseModuleGuarded(sources, &context);
         if (!module) return mlir::failure();
         if (!dumpDir.empty()) {
           std::string text;

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ktir/ParseGuard.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -84,7 +85,7 @@ int main(int argc, char** argv) {
     if (!buffer) throw Error(inputFile + ": cannot read: " + buffer.getError().message());
     sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
     mlir::OwningOpRef<mlir::ModuleOp> module =
-        mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+        chipless::ktir::parseModuleGuarded(sources, &context);
     if (!module) return 1;
     dump("00-graph.mlir", print(*module));
     int step = 1;
