@@ -93,13 +93,18 @@ private:
   std::map<const Node*, bool> cache_;
 };
 
-/// The body of `program` as text, for comparing programs of different cores.
+/// `program` as text with its core range left out, for comparing the programs of
+/// different cores. Printed whole (values numbered within it, each use naming its
+/// definition) and without verifying it again.
 std::string bodyText(dfir::ProgramOp program) {
   std::string text;
   llvm::raw_string_ostream os(text);
   OpPrintingFlags flags;
-  flags.useLocalScope(); // number values within the program, not the whole job
-  for (Operation& op : program.getBody().front()) op.print(os, flags);
+  flags.useLocalScope().assumeVerified();
+  auto cores = program.getCoresAttr();
+  program.setCoresAttr(DenseI32ArrayAttr::get(program.getContext(), {0, 0}));
+  program->print(os, flags);
+  program.setCoresAttr(cores);
   return text;
 }
 

@@ -17,6 +17,8 @@
 #include "dataflow/Dialect/Dfir/DfirOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace chipless::sched {
@@ -76,13 +78,17 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
       return op.emitOpError("accumulates into an init that is not a dense matrix of its type");
   }
 
-  // Tiles: n in multiples of a stick, m rows within the accumulators.
-  const int64_t acc = arch_.pt.accumulator_bytes;
-  int64_t nt =
-      std::min<int64_t>(N, std::max<int64_t>(lanesPerStick, (acc / 4 / std::max<int64_t>(M, 1)) /
+  // Tiles within the accumulators, as square as the shape allows (n in whole sticks): a
+  // square tile streams the fewest operand sticks per MAC, and a row of tiles finishes
+  // whole rows of C early (a chunked store of C can then start).
+  const int64_t accElems = arch_.pt.accumulator_bytes / 4;
+  int64_t side = 1;
+  while ((side + 1) * (side + 1) <= accElems) ++side;
+  const int64_t rows = std::min(M, side);
+  const int64_t nt =
+      std::min<int64_t>(N, std::max<int64_t>(lanesPerStick, accElems / std::max<int64_t>(rows, 1) /
                                                                 lanesPerStick * lanesPerStick));
-  nt = std::max<int64_t>(nt, lanesPerStick);
-  const int64_t mt = std::min<int64_t>(M, acc / 4 / nt);
+  const int64_t mt = std::min<int64_t>(M, accElems / nt);
   if (mt <= 0) return op.emitOpError("internal error: empty matmul tile");
   std::vector<MatmulTile> tiles;
   for (int64_t m0 = 0; m0 < M; m0 += mt)
@@ -98,6 +104,14 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
     for (int l = 0; l < corelets && l < static_cast<int>(tiles.size()); ++l)
       staging.push_back(
           newDense({mt, nt}, C.elem, "matmul product (corelet " + std::to_string(l) + ")"));
+  // In the first iteration of a loop that starts the accumulator (C itself) as zeros, the
+  // product is the result: the PT array's output goes straight to C and nothing is added.
+  std::optional<Expr> first; // 1 in that iteration, else 0
+  if (addInit && init.buffer == C.buffer && init.offset == C.offset && init.strides == C.strides) {
+    auto it = zeroInFirstIteration_.find(C.buffer);
+    if (it != zeroInFirstIteration_.end() && it->second == current_)
+      first = Expr(1) - min(Expr(1), Expr::var(current_->loop) - current_->lb);
+  }
   std::vector<TVal> products(tiles.size()); // where each tile's product went
   // C tile = product + init tile, on the tile's corelet.
   auto accumulate = [&](size_t t) {
@@ -152,19 +166,33 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
       const int64_t outLanes = stick() / esOut, pitch = dst.strides[0];
       s.accesses.push_back(
           scratch(dst.buffer, dst.offset, (tile.m - 1) * pitch + tile.n * esOut, true));
-      const int buf = dst.buffer;
-      const int64_t start = dst.offset;
+      const TVal direct = window(C, tile.m0, tile.n0, tile.m, tile.n, esOut);
+      if (first)
+        s.accesses.push_back(scratch(direct.buffer, direct.offset,
+                                     (tile.m - 1) * direct.strides[0] + tile.n * esOut, true));
+      const int buf = dst.buffer, bufC = direct.buffer;
+      const int64_t start = dst.offset, startC = direct.offset, pitchC = direct.strides[0];
+      const std::optional<Expr> f = first;
       s.emit = [=](ProgramWriter& pw, int) {
-        pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(tile.n / outLanes), pw.str("out0"),
-                                      pw.get(pw.addr(buf, Expr(start))), pw.c(128),
-                                      tile.m > 1 ? pw.c(pitch) : Value(), Value(),
+        Expr addr = pw.addr(buf, Expr(start)), rowPitch(pitch);
+        if (f) { // the staging buffer, or C in the first iteration
+          addr = addr + *f * (pw.addr(bufC, Expr(startC)) - addr);
+          rowPitch = rowPitch + *f * Expr(pitchC - pitch);
+        }
+        pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(tile.n / outLanes), pw.str("out0"), pw.get(addr),
+                                      pw.c(128), tile.m > 1 ? pw.get(rowPitch) : Value(), Value(),
                                       tile.m > 1 ? pw.c(tile.m) : Value(), Value());
       };
     }
     // The corelet adds the product as soon as it is stored. (Adding it after the
     // corelet's next tile keeps the PT array busier, but delays the first results of a
     // loop's last iteration, whose stores then end later.)
-    if (addInit && failed(accumulate(t))) return failure();
+    if (!addInit) continue;
+    Node* outer =
+        first ? openConditional(Expr(1) - *first, "matmul: not the first iteration") : current_;
+    LogicalResult ok = accumulate(t);
+    current_ = outer;
+    if (failed(ok)) return failure();
   }
   bind(op.getResult(0), C);
   return success();

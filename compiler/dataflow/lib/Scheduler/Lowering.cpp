@@ -309,6 +309,7 @@ LogicalResult Lowering::lowerFor(scf::ForOp loop) {
 
   // Loop-carried values live in buffers that the body reads and the yield writes.
   std::vector<TVal> carried;
+  std::vector<int> zeroAtEntry; // carried buffers that start as zeros
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (auto [i, init] : llvm::enumerate(loop.getInitArgs())) {
     if (!isa<RankedTensorType>(init.getType()))
@@ -331,6 +332,8 @@ LogicalResult Lowering::lowerFor(scf::ForOp loop) {
       c = newDense(type.getShape(), type.getElementType(),
                    "iter_arg " + std::to_string(i) + " of loop " + std::to_string(id));
       if (failed(copyInto(*t, c, loop.getLoc()))) return failure();
+      if (t->kind == TVal::Kind::Uniform && t->scalar.isConst && t->scalar.value == 0)
+        zeroAtEntry.push_back(c.buffer);
     }
     c.pad.reset();
     carried.push_back(c);
@@ -358,6 +361,7 @@ LogicalResult Lowering::lowerFor(scf::ForOp loop) {
   node->ub = *ub;
   node->stride = *step;
   node->text = "scf.for";
+  for (int buffer : zeroAtEntry) zeroInFirstIteration_[buffer] = node.get();
   Node* saved = current_;
   current_->body.push_back(std::move(node));
   current_ = current_->body.back().get();

@@ -195,6 +195,8 @@ private:
   int collectives_ = 0;
   bool usesRing_ = false;
   llvm::DenseSet<mlir::Operation*> handled_; ///< ops already lowered with an earlier one
+  /// Loop-carried buffers whose loop starts them as zeros: buffer -> the loop's node.
+  std::map<int, Node*> zeroInFirstIteration_;
   std::optional<mlir::Location> currentLoc_;
 };
 

@@ -174,7 +174,7 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
       if (sameOp && p->pos < q->pos) continue;
       if (p->pos < q->pos) {
         if (conflict(s, *region, ps, qs, 0)) edges.push_back({p, q, region, false, 0});
-      } else if (region->loop >= 0) {
+      } else if (region->loop >= 0 && !region->conditional) { // (0 or 1 iterations carry nothing)
         if (conflict(s, *region, ps, qs, 1))
           edges.push_back({p, q, region, true, 1});
         else if (conflict(s, *region, ps, qs, 2))
