@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 namespace chipless::sim::tpu {
 
@@ -80,7 +81,7 @@ void TensorCore::arm(const Program* program, Cycles start) {
   for (auto& m : mxuCounters_) m = {};
   std::fill(dmaFree_.begin(), dmaFree_.end(), start);
   std::fill(dmaBusy_.begin(), dmaBusy_.end(), 0.0);
-  inflight_.clear();
+  inflight_.reset(a.vmem.bytes);
   lastAsyncDone_ = start;
   collectivesOutstanding_ = 0;
 }
@@ -119,10 +120,7 @@ void TensorCore::run() {
     local_ += cpb;
     pc_ = next;
     // Accesses over before now can no longer conflict with anything issued from now on.
-    if (inflight_.size() > 8)
-      inflight_.erase(std::remove_if(inflight_.begin(), inflight_.end(),
-                                     [&](const Access& a) { return a.end <= local_; }),
-                      inflight_.end());
+    inflight_.prune(local_);
   }
 }
 
@@ -348,12 +346,25 @@ void TensorCore::checkVmem(const char* what, const StridedBlock& block) {
 
 Cycles TensorCore::vmemReady(const StridedBlock* blocks, size_t count, Cycles start, bool write,
                              int unit, const char* what) {
+  constexpr size_t kMaxQueries = 8;
+  if (count > kMaxQueries) { // rare: check in groups, each continuing from the last result
+    for (size_t i = 0; i < count; i += kMaxQueries)
+      start = vmemReady(blocks + i, std::min(kMaxQueries, count - i), start, write, unit, what);
+    return start;
+  }
+  std::optional<VmemInflight::Query> queries[kMaxQueries];
+  bool any = false;
+  for (size_t i = 0; i < count; ++i) {
+    queries[i].emplace(blocks[i]);
+    any = any || inflight_.mayConflict(*queries[i], write);
+  }
+  if (!any) return start;
   Cycles t = start;
-  for (const Access& a : inflight_) {
+  for (const VmemInflight::Access& a : inflight_.entries()) {
     if (a.end <= t || (!write && !a.write)) continue;
     if (unit != kVectorUnit && a.unit == unit) continue; // ordered by the unit itself
     bool hit = false;
-    for (size_t i = 0; i < count && !hit; ++i) hit = overlaps(blocks[i], a.bytes);
+    for (size_t i = 0; i < count && !hit; ++i) hit = VmemInflight::meets(a, *queries[i]);
     if (!hit) continue;
     if (a.unit == kVectorUnit) {
       t = std::max(t, a.end); // the vector slots are interlocked
@@ -361,10 +372,10 @@ Cycles TensorCore::vmemReady(const StridedBlock* blocks, size_t count, Cycles st
     }
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.0f", a.end);
-    fault(std::string("race on VMEM ") + hex(a.bytes.lo()) + ".." + hex(a.bytes.hi()) + ": " +
-          what + (write ? " writes" : " reads") + " it while " + a.what + " (pc " +
-          std::to_string(a.pc) + ") still " + (a.write ? "writes" : "reads") + " it until cycle " +
-          buf + "; wait on that operation's semaphore first (or use another buffer)");
+    fault(std::string("race on VMEM ") + hex(a.lo) + ".." + hex(a.hi) + ": " + what +
+          (write ? " writes" : " reads") + " it while " + a.what + " (pc " + std::to_string(a.pc) +
+          ") still " + (a.write ? "writes" : "reads") + " it until cycle " + buf +
+          "; wait on that operation's semaphore first (or use another buffer)");
   }
   return t;
 }
@@ -372,7 +383,7 @@ Cycles TensorCore::vmemReady(const StridedBlock* blocks, size_t count, Cycles st
 void TensorCore::noteAccess(const StridedBlock& block, Cycles start, Cycles end, bool write,
                             int unit, const char* what) {
   if (end <= local_) return;
-  inflight_.push_back({block, start, end, write, unit, what, pc_});
+  inflight_.add(block, start, end, write, unit, what, pc_);
 }
 
 // ---- vector unit ------------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include "sim/common/token_bank.h"
 #include "sim/tpu/unit.h"
 #include "sim/tpu/vmem_access.h"
+#include "sim/tpu/vmem_inflight.h"
 #include "support/stats.h"
 #include "support/tpuprog/program.h"
 
@@ -93,15 +94,6 @@ private:
   void iciSend(const tpuprog::Op& op);
   void collective(const tpuprog::Op& op);
 
-  /// A VMEM access of an operation in flight, for hazards and race reports.
-  struct Access {
-    StridedBlock bytes;
-    Cycles start, end; ///< when the unit touches it
-    bool write;
-    int unit; ///< kVectorUnit for the in-order vector slots, else an asynchronous unit id
-    const char* what;
-    size_t pc;
-  };
   static constexpr int kVectorUnit = -1;
   /// Earliest start >= `start` at which an access of `blocks` can begin: it waits for
   /// conflicting vector-slot accesses (they are interlocked) and faults on conflicting
@@ -134,7 +126,7 @@ private:
   };
   std::unique_ptr<uint8_t, FreeDeleter> vmem_;
   std::vector<uint8_t> smem_;
-  std::vector<Access> inflight_;
+  VmemInflight inflight_; ///< VMEM accesses of operations in flight
 
   // scalar unit
   int64_t regs_[tpuprog::kNumRegs] = {};

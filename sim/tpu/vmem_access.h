@@ -53,12 +53,13 @@ inline bool intervalMeetsRows(int64_t x, int64_t w, const StridedBlock& b) {
 }
 } // namespace detail
 
-/// Whether two blocks share a byte. Exact for equal strides and for single rows; otherwise
-/// their bounding ranges are compared (conservative).
-inline bool overlaps(const StridedBlock& x, const StridedBlock& y) {
-  StridedBlock a = x.normalised(), b = y.normalised();
+/// Whether two normalised blocks (non-negative strides) share a byte. Exact for equal
+/// strides and for single rows; otherwise their bounding ranges are compared (conservative).
+inline bool overlapsNormalised(const StridedBlock& a, const StridedBlock& b) {
   if (a.width <= 0 || b.width <= 0) return false;
-  if (a.hi() <= b.lo() || b.hi() <= a.lo()) return false;
+  const int64_t aHi = a.base + (a.count - 1) * a.stride + a.width;
+  const int64_t bHi = b.base + (b.count - 1) * b.stride + b.width;
+  if (aHi <= b.base || bHi <= a.base) return false;
   if (a.count == 1 && b.count == 1) return true;
   if (a.count == 1) return detail::intervalMeetsRows(a.base, a.width, b);
   if (b.count == 1) return detail::intervalMeetsRows(b.base, b.width, a);
@@ -70,6 +71,11 @@ inline bool overlaps(const StridedBlock& x, const StridedBlock& y) {
     return std::max<int64_t>(first, -(a.count - 1)) <= std::min<int64_t>(last, b.count - 1);
   }
   return true;
+}
+
+/// Whether two blocks share a byte (see overlapsNormalised).
+inline bool overlaps(const StridedBlock& x, const StridedBlock& y) {
+  return overlapsNormalised(x.normalised(), y.normalised());
 }
 
 } // namespace chipless::sim::tpu
