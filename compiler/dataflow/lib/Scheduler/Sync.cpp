@@ -263,9 +263,12 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
     channelToken[key] = t;
     return t;
   };
-  for (auto& [node, perEngine] : s.sync)
-    for (auto& [engine, ops] : perEngine)
+  for (Node* step : steps) { // in schedule order (s.sync is ordered by address)
+    auto it = s.sync.find(step);
+    if (it == s.sync.end()) continue;
+    for (auto& [engine, ops] : it->second)
       if (ops.selfWait && !s.selfToken.count(engine)) s.selfToken[engine] = nextToken++;
+  }
 
   // Needs per (region, channel): child index of the waiter -> highest item needed.
   struct Level {
@@ -278,9 +281,11 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
     int from, to;
     bool carried;
     int distance;
+    /// By the region's position, not its address: token numbers (the order channels get
+    /// them) must not depend on where the heap put the nodes.
     bool operator<(const Key& o) const {
-      return std::tie(region, from, to, carried, distance) <
-             std::tie(o.region, o.from, o.to, o.carried, o.distance);
+      return std::tie(region->pos, from, to, carried, distance) <
+             std::tie(o.region->pos, o.from, o.to, o.carried, o.distance);
     }
   };
   std::map<Key, Level> levels;
@@ -320,11 +325,8 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
       int want = consumed;
       if (lv.consumedInside.count(child)) want = std::max(want, rank(child - 1));
       auto it = lv.needs.find(child);
-      if (it != lv.needs.end())
-        want = std::max(want, key.carried ? rank(it->second) : rank(it->second));
-      if (key.carried) {
-        // Items of the previous iteration (or credits): the same ranks.
-      }
+      // Carried: the same ranks, of the items of an earlier iteration (or credits).
+      if (it != lv.needs.end()) want = std::max(want, rank(it->second));
       for (; consumed < want; ++consumed) s.sync[region->body[j].get()][to].before.push_back(token);
     }
     if (region->loop >= 0 && consumed < total)
