@@ -19,9 +19,8 @@
 namespace chipless::ktir {
 namespace {
 
-/// One `{`…`}` scope of the text: the names defined in it and the forward references
-/// made by the statement currently being read at this depth (an op whose regions, opened
-/// later, must not define them).
+/// One `{`…`}` scope of the text: the names defined in it and the forward references made
+/// in it that no definition has resolved yet (a region opened later must not define them).
 struct Scope {
   llvm::StringSet<> defined;
   std::vector<std::pair<llvm::StringRef, size_t>> pending;
@@ -58,7 +57,6 @@ public:
       }
       bool first = lineStart;
       lineStart = false;
-      if (first && startsStatement()) scopes.back().pending.clear();
       if (first && c == '%' && readResultList()) continue;
       switch (c) {
       case '"':
@@ -85,17 +83,6 @@ public:
   }
 
 private:
-  /// Whether the first token of a line begins a new operation: a result list, an op
-  /// name (`dialect.op`, `"dialect.op"`, `return`) or a block label.
-  bool startsStatement() const {
-    char c = text[pos];
-    if (c == '%' || c == '"' || c == '^') return true;
-    size_t end = pos;
-    while (end < text.size() && isIdChar(text[end])) ++end;
-    llvm::StringRef word = text.slice(pos, end);
-    return word == "return" || (word.contains('.') && std::isalpha(word.front()));
-  }
-
   /// Reads `%name` at `pos`; returns the name and moves past it.
   llvm::StringRef readName() {
     size_t start = pos++;
@@ -159,14 +146,15 @@ private:
     scopes.back().pending.emplace_back(name, at);
   }
 
-  /// Records a definition in the innermost scope; a forward reference to the same name
-  /// pending in an enclosing scope is a nested forward reference.
+  /// Records a definition in the innermost scope. It resolves the forward references to
+  /// the same name made in that scope; one pending in an enclosing scope is a nested
+  /// forward reference.
   void define(llvm::StringRef name, size_t at) {
-    for (size_t i = 0; i + 1 < scopes.size(); ++i) {
+    for (size_t i = 0; i < scopes.size(); ++i) {
       auto& pending = scopes[i].pending;
       for (auto it = pending.begin(); it != pending.end();) {
         if (it->first == name) {
-          found.push_back({name, it->second, at});
+          if (i + 1 < scopes.size()) found.push_back({name, it->second, at});
           it = pending.erase(it);
         } else {
           ++it;
@@ -209,7 +197,7 @@ mlir::LogicalResult checkNestedForwardReferences(const llvm::SourceMgr& sources,
     mlir::InFlightDiagnostic error = mlir::emitError(location(ref.use))
                                      << "use of '" << ref.name
                                      << "' before its definition, which is inside a region "
-                                        "nested in this op (a value defined in a region is not "
+                                        "opened after it (a value defined in a region is not "
                                         "visible outside it)";
     error.attachNote(location(ref.definition)) << "'" << ref.name << "' is defined here";
   }

@@ -8,6 +8,11 @@
 // `linalg.generic`, … all resolve their operands before parsing their regions, so
 // `scf.for %i = %c0 to %n step %c1 { %n = … }` crashes `mlir-opt` itself.
 //
+// The same placeholder swap corrupts the heap when the forward reference is made by an
+// op already built and the definition sits in the region of a later op whose parsing then
+// fails (the region is freed while the earlier op still uses the value; seen as
+// "malloc(): unaligned tcache chunk detected" at teardown).
+//
 // Such text is always invalid (a value defined inside a region is not visible outside
 // it), so the tools that read MLIR text scan it first and report each such use with its
 // location instead of handing it to the parser.
@@ -35,8 +40,9 @@ class MLIRContext;
 
 namespace chipless::ktir {
 
-/// A use of an SSA value name before any visible definition, by an op whose region
-/// (or a region nested in it) then defines that name: the pattern that crashes MLIR 19.
+/// A use of an SSA value name before any visible definition, followed (before the use's
+/// own region ends) by a definition of that name inside a region opened after the use:
+/// the pattern that crashes MLIR 19.
 struct NestedForwardReference {
   /// The value name with its `%`.
   llvm::StringRef name;
@@ -45,9 +51,9 @@ struct NestedForwardReference {
   size_t definition = 0;
 };
 
-/// Scans MLIR text (comments and strings skipped, `{`…`}` as scopes, lines starting with
-/// an op name, a result list or a block label as new statements) for nested forward
-/// references. Only reports text that is invalid; it may miss some in unusual layouts.
+/// Scans MLIR text (comments and strings skipped, `{`…`}` as scopes) for nested forward
+/// references. Reports only text that is invalid (short of a name reused inside an
+/// isolated-from-above region); it may miss some in unusual layouts.
 std::vector<NestedForwardReference> findNestedForwardReferences(llvm::StringRef text);
 
 /// Emits a located error (and a note at the definition) through `context`'s diagnostic
