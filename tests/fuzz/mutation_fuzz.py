@@ -142,13 +142,19 @@ class Fuzzer:
         elif status == 1 and not stderr.strip():
             self.fail(tool, what, text, "failed without a message on stderr", stderr)
 
-    def check_batch(self, tool, mutants):
-        """All mutants in one --split-input-file run; re-run one by one on a crash or hang."""
+    def check_batch(self, tool, mutants, rejected=None):
+        """All mutants in one --split-input-file run; re-run one by one on a crash or hang.
+
+        For ktir-opt, returns the descriptions of the mutants it rejects (a chunk without
+        output), each of which must have a diagnostic naming its chunk. For spyre-compile,
+        each mutant in `rejected` (by ktir-opt: the same parser and verifiers) must have one.
+        """
         mutants = [(what, text) for what, text in mutants
                    if not any(re.search(p, what) for p in EXCLUDED.get(tool, []))]
         if not mutants:
-            return
-        path = os.path.join(self.work, f"batch.{tool}.{zlib.crc32(mutants[0][0].encode()):08x}.mlir")
+            return set()
+        path = os.path.join(self.work,
+                            f"batch.{tool}.{zlib.crc32(mutants[0][0].encode()):08x}.mlir")
         # The line each chunk's diagnostics name ("within split at FILE:LINE"): 1 for the
         # first, the line of the marker before it for the others.
         starts = [1]
@@ -166,20 +172,26 @@ class Fuzzer:
             if len(self.failures) == before:  # only the batch fails: report it whole
                 self.fail(tool, f"{mutants[0][0]} and the rest of its batch, in one "
                           f"--split-input-file run ({path})", "", f"exit {status}", stderr)
-            return
-        if tool != "ktir-opt":
-            if status == 1 and not stderr.strip():
-                self.fail(tool, mutants[0][0] + " (and the rest of its batch)", "",
-                          "failed without a message on stderr", stderr)
-            return
-        # ktir-opt prints each chunk that passes; a chunk with no output failed and must
-        # have a diagnostic naming it.
-        outputs = stdout.split(SPLIT + "\n")
+            return set()
         named = {int(m) for m in re.findall(r"within split at [^\n]*?:(\d+) offset", stderr)}
+        if tool == "ktir-opt":
+            # ktir-opt prints each chunk that passes.
+            outputs = stdout.split(SPLIT + "\n")
+            rejected = {what for n, (what, _) in enumerate(mutants)
+                        if not (n < len(outputs) and outputs[n].strip())}
+        if status == 1 and not stderr.strip():
+            self.fail(tool, mutants[0][0] + " (and the rest of its batch)", "",
+                      "failed without a message on stderr", stderr)
         for n, (what, text) in enumerate(mutants):
-            printed = n < len(outputs) and outputs[n].strip()
-            if not printed and starts[n] not in named:
-                self.fail(tool, what, text, "failed without a message on stderr", stderr)
+            if what in (rejected or set()) and starts[n] not in named:
+                self.fail(tool, what, text, "rejected (by ktir-opt) without a message naming it",
+                          stderr)
+        return rejected or set()
+
+    def check_sample(self, mutants):
+        """A KTIR sample's mutants through ktir-opt, then spyre-compile."""
+        rejected = self.check_batch("ktir-opt", mutants)
+        self.check_batch("spyre-compile", mutants, rejected)
 
     def report(self):
         for tool, what, text, reason, stderr in self.failures:
@@ -221,11 +233,10 @@ def main():
                     if f.endswith(".mlir"))
 
     fuzzer = Fuzzer(args)
-    jobs = []  # (check, tool, argument)
+    jobs = []  # (check, tool or None, mutants or one mutant)
     for path in examples:
         mutants = mutants_of(path, args.per_example, args.seed)
-        jobs.append((fuzzer.check_batch, "ktir-opt", mutants))
-        jobs.append((fuzzer.check_batch, "spyre-compile", mutants))
+        jobs.append((fuzzer.check_sample, None, mutants))
     for path in graphs:
         mutants = mutants_of(path, args.per_graph, args.seed)
         jobs.append((fuzzer.check_batch, "ktir-opt", mutants))
@@ -234,7 +245,8 @@ def main():
     print(f"{len(examples)} KTIR samples x {args.per_example} mutants, "
           f"{len(graphs)} graphs x {args.per_graph} mutants, seed {args.seed}")
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(check, tool, arg) if check == fuzzer.check_batch
+        futures = [pool.submit(check, arg) if tool is None
+                   else pool.submit(check, tool, arg) if check == fuzzer.check_batch
                    else pool.submit(check, tool, *arg) for check, tool, arg in jobs]
         for f in futures:
             f.result()
