@@ -144,3 +144,131 @@ func.func @index_carried(%x_ptr: index, %n: index) {
   }
   return
 }
+
+// -----
+
+#all2 = affine_set<(i)[g] : (i - 2*g >= 0, -i + 2*g + 1 >= 0)>
+func.func @scatter_inner_dimension(%x_ptr: index) attributes {grid = [2]} {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [4, 128], strides: [128, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<4x128xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 127 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<4x128xf16> -> !ktdp.access_tile<4x128xindex>
+  %p = ktdp.load %t : !ktdp.access_tile<4x128xindex> -> tensor<4x128xf16>
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #all2
+      : tensor<4x128xf16> -> !ktdp.tile_future<tensor<4x128xf16>, groups = affine_set<(g) : (g == 0)>> {
+    ^bb0(%gid: index):
+      ktdp.yield_partial %p : tensor<4x128xf16>
+  }
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<4x128xf16>
+  %id = linalg.fill ins(%zero : f16) outs(%e : tensor<4x128xf16>) -> tensor<4x128xf16>
+  // expected-error @+1 {{scatters over dimensions that are not the leading ones}}
+  %s = ktdp.inter_tile_reduce_scatter(%f) consumer_tiles_per_group = #all2,
+      scatter_dimensions = [1], identity(%id : tensor<4x128xf16>)
+      : !ktdp.tile_future<tensor<4x128xf16>, groups = affine_set<(g) : (g == 0)>> -> tensor<4x64xf16> {
+    ^bb0(%l: tensor<4x128xf16>, %r: tensor<4x128xf16>):
+      %a = arith.addf %l, %r : tensor<4x128xf16>
+      ktdp.yield_reduced %a : tensor<4x128xf16>
+  }
+  ktdp.store %p, %t : tensor<4x128xf16>, !ktdp.access_tile<4x128xindex>
+  return
+}
+
+// -----
+
+#all2 = affine_set<(i)[g] : (i - 2*g >= 0, -i + 2*g + 1 >= 0)>
+func.func @scatter_part_of_a_stick(%x_ptr: index) attributes {grid = [2]} {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [64], strides: [1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<64xf16>
+  %t = ktdp.construct_access_tile %v[%c0] {
+    access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0) -> (d0)>
+  } : memref<64xf16> -> !ktdp.access_tile<64xindex>
+  %p = ktdp.load %t : !ktdp.access_tile<64xindex> -> tensor<64xf16>
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #all2
+      : tensor<64xf16> -> !ktdp.tile_future<tensor<64xf16>, groups = affine_set<(g) : (g == 0)>> {
+    ^bb0(%gid: index):
+      ktdp.yield_partial %p : tensor<64xf16>
+  }
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<64xf16>
+  %id = linalg.fill ins(%zero : f16) outs(%e : tensor<64xf16>) -> tensor<64xf16>
+  // expected-error @+1 {{gives every consumer a slice of 64 bytes, not a whole number of 128-byte sticks}}
+  %s = ktdp.inter_tile_reduce_scatter(%f) consumer_tiles_per_group = #all2,
+      scatter_dimensions = [0], identity(%id : tensor<64xf16>)
+      : !ktdp.tile_future<tensor<64xf16>, groups = affine_set<(g) : (g == 0)>> -> tensor<32xf16> {
+    ^bb0(%l: tensor<64xf16>, %r: tensor<64xf16>):
+      %a = arith.addf %l, %r : tensor<64xf16>
+      ktdp.yield_reduced %a : tensor<64xf16>
+  }
+  ktdp.store %p, %t : tensor<64xf16>, !ktdp.access_tile<64xindex>
+  return
+}
+
+// -----
+
+#all2 = affine_set<(i)[g] : (i - 2*g >= 0, -i + 2*g + 1 >= 0)>
+#one  = affine_set<(i)[g] : (i - 2*g == 0)>
+func.func @scatter_to_fewer_consumers(%x_ptr: index) attributes {grid = [2]} {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [4, 128], strides: [128, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<4x128xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 127 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<4x128xf16> -> !ktdp.access_tile<4x128xindex>
+  %p = ktdp.load %t : !ktdp.access_tile<4x128xindex> -> tensor<4x128xf16>
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #all2
+      : tensor<4x128xf16> -> !ktdp.tile_future<tensor<4x128xf16>, groups = affine_set<(g) : (g == 0)>> {
+    ^bb0(%gid: index):
+      ktdp.yield_partial %p : tensor<4x128xf16>
+  }
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<4x128xf16>
+  %id = linalg.fill ins(%zero : f16) outs(%e : tensor<4x128xf16>) -> tensor<4x128xf16>
+  // expected-error @+1 {{scatters to a set of consumers that is not the producers}}
+  %s = ktdp.inter_tile_reduce_scatter(%f) consumer_tiles_per_group = #one,
+      scatter_dimensions = [0], identity(%id : tensor<4x128xf16>)
+      : !ktdp.tile_future<tensor<4x128xf16>, groups = affine_set<(g) : (g == 0)>> -> tensor<4x128xf16> {
+    ^bb0(%l: tensor<4x128xf16>, %r: tensor<4x128xf16>):
+      %a = arith.addf %l, %r : tensor<4x128xf16>
+      ktdp.yield_reduced %a : tensor<4x128xf16>
+  }
+  ktdp.store %p, %t : tensor<4x128xf16>, !ktdp.access_tile<4x128xindex>
+  return
+}
+
+// -----
+
+func.func @reduction_result_with_a_dense_value(%x_ptr: index) {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [8, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<8x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<8x64xf16> -> !ktdp.access_tile<8x64xindex>
+  %r = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 7 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<8x64xf16> -> !ktdp.access_tile<1x8xindex>
+  %x = ktdp.load %t : !ktdp.access_tile<8x64xindex> -> tensor<8x64xf16>
+  %row = ktdp.load %r : !ktdp.access_tile<1x8xindex> -> tensor<1x8xf16>
+  %dense = tensor.collapse_shape %row [[0, 1]] : tensor<1x8xf16> into tensor<8xf16>
+  %zero = arith.constant 0.0 : f16
+  %zeros = tensor.splat %zero : tensor<8xf16>
+  %sum = linalg.reduce { arith.addf } ins(%x : tensor<8x64xf16>) outs(%zeros : tensor<8xf16>) dimensions = [1]
+  // expected-error @+1 {{mixes a value with one element per stick (a reduction result) and a dense value}}
+  %y = arith.addf %sum, %dense : tensor<8xf16>
+  %y2 = tensor.expand_shape %y [[0, 1]] output_shape [1, 8] : tensor<8xf16> into tensor<1x8xf16>
+  ktdp.store %y2, %r : tensor<1x8xf16>, !ktdp.access_tile<1x8xindex>
+  return
+}

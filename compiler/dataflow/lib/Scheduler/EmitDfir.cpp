@@ -124,7 +124,10 @@ OwningOpRef<ModuleOp> writeJob(MLIRContext* ctx, const std::string& name, const 
     b.create<dfir::ScalarArgOp>(loc, b.getStringAttr(sa.name));
   for (const TensorArgument& t : args.tensors) {
     SmallVector<Attribute> shape;
-    for (int64_t d : t.shape) shape.push_back(b.getI64IntegerAttr(d));
+    for (size_t k = 0; k < t.shape.size(); ++k)
+      shape.push_back(k < t.dimNames.size() && !t.dimNames[k].empty()
+                          ? Attribute(b.getStringAttr(t.dimNames[k]))
+                          : Attribute(b.getI64IntegerAttr(t.shape[k])));
     auto role = t.read && t.written ? dfir::ArgRole::InOut
                 : t.written         ? dfir::ArgRole::Output
                                     : dfir::ArgRole::Input;

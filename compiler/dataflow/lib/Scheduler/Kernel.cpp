@@ -213,9 +213,29 @@ FailureOr<Expr> IndexEval::eval(Value v) {
     if (!ok)
       return op->emitOpError("has an affine expression the scheduler cannot evaluate"), failure();
   } else if (auto extract = dyn_cast<ktdp::RuntimeArgExtractOp>(op)) {
-    return op->emitOpError("runtime arguments (!ktdp.runtime_arg) are not supported yet; "
-                           "pass the size as an integer argument"),
-           failure();
+    // value: the launch scalar of the function argument; granularity and upperbound: the
+    // constants of its type.
+    auto type = cast<ktdp::RuntimeArgType>(extract.getInput().getType());
+    switch (extract.getKind()) {
+    case ktdp::RuntimeArgExtractKind::value: {
+      auto arg = dyn_cast<BlockArgument>(extract.getInput());
+      if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()))
+        return op->emitOpError("reads a runtime argument that is not an argument of the "
+                               "kernel function"),
+               failure();
+      r = funcArg(arg.getArgNumber());
+      break;
+    }
+    case ktdp::RuntimeArgExtractKind::granularity:
+      r = Expr(type.getGranularity().value_or(1));
+      break;
+    case ktdp::RuntimeArgExtractKind::upperbound:
+      if (!type.getUpperbound())
+        return op->emitOpError("reads the upperbound of a runtime argument that declares none"),
+               failure();
+      r = Expr(*type.getUpperbound());
+      break;
+    }
   } else {
     return op->emitOpError("computes an index the scheduler cannot evaluate (it supports "
                            "arith integer ops, affine.apply and values fixed by --const)"),
@@ -308,6 +328,9 @@ struct ViewUse {
   bool read = false, written = false;
   Location constLoc; ///< constant base: where the constant is defined
   int space = -1;    ///< -1 global, else the tile whose scratchpad it views
+  /// Dimensions whose size is a runtime argument's value: dimension -> function argument
+  /// (`sizes` holds the argument's upperbound there).
+  std::map<size_t, int> runtimeSizes = {};
 };
 
 /// Which ops read and write through `view` (through access tiles, distributed views and
@@ -364,6 +387,24 @@ std::vector<int64_t> shapeFromViews(const std::vector<const ViewUse*>& uses, int
     }
   }
   return {footprint};
+}
+
+/// A view size that is the value of a runtime argument of `original` with an upperbound:
+/// the argument's index and the upperbound.
+std::optional<std::pair<int, int64_t>> runtimeArgSize(func::FuncOp original, OpFoldResult size,
+                                                      IndexEval& eval) {
+  auto v = dyn_cast<Value>(size);
+  if (!v) return std::nullopt;
+  auto e = eval.eval(v);
+  if (failed(e) || e->constant() != 0 || e->terms().size() != 1 || e->terms()[0].second != 1)
+    return std::nullopt;
+  const Atom& atom = *e->terms()[0].first;
+  if (atom.kind != Atom::Kind::Sym || atom.sym.rfind("%arg", 0) != 0) return std::nullopt;
+  unsigned i = static_cast<unsigned>(std::stoi(atom.sym.substr(4)));
+  if (i >= original.getNumArguments()) return std::nullopt;
+  auto type = dyn_cast<ktdp::RuntimeArgType>(original.getArgument(i).getType());
+  if (!type || !type.getUpperbound()) return std::nullopt;
+  return std::make_pair(static_cast<int>(i), *type.getUpperbound());
 }
 
 } // namespace
@@ -451,6 +492,12 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
       int64_t extent = 0;
       for (auto [size, stride] : llvm::zip(view.getMixedSizes(), view.getMixedStrides())) {
         auto s = constantOf(size, eval), t = constantOf(stride, eval);
+        if (!s && t) {
+          if (auto bound = runtimeArgSize(original, size, eval)) {
+            use.runtimeSizes[use.sizes.size()] = bound->first;
+            s = bound->second;
+          }
+        }
         if (!s || !t) {
           view.emitOpError("has sizes or strides that are not known when the kernel is "
                            "compiled; fix the scalars they depend on with --const");
@@ -504,6 +551,19 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
     t.constLo = 0;
     t.constHi = hi;
     t.shape = shapeFromViews(mine, hi);
+    // A view sized by a runtime argument: the outermost dimension is that argument.
+    for (const ViewUse* u : mine)
+      for (const auto& [dim, fa] : u->runtimeSizes) {
+        if (dim != 0 || t.shape.size() != u->sizes.size())
+          return u->view->emitOpError("sizes dimension ")
+                 << dim << " of pointer argument '" << t.name
+                 << "' by a runtime argument; only the outermost dimension of a row-major "
+                    "tensor argument can be sized at launch";
+        if (t.dynamicDims.count(0) && t.dynamicDims[0] != fa)
+          return u->view->emitOpError("sizes pointer argument '")
+                 << t.name << "' by two different runtime arguments";
+        t.dynamicDims[0] = fa;
+      }
     out.pointerArg[p] = static_cast<int>(out.tensors.size());
     out.tensors.push_back(t);
   }
@@ -591,7 +651,10 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
     bool used = false;
     for (func::FuncOp f : tiles) used |= !f.getArgument(i).use_empty();
     if (!used) continue;
-    if (!arg.getType().isIntOrIndex())
+    auto runtime = dyn_cast<ktdp::RuntimeArgType>(arg.getType());
+    bool integer =
+        arg.getType().isIntOrIndex() || (runtime && runtime.getUnderlyingType().isIntOrIndex());
+    if (!integer)
       return emitError(arg.getLoc()) << "argument " << i << " of type " << arg.getType()
                                      << " is not supported: only pointer and integer arguments "
                                         "can be bound at launch (fix it with --const)";
@@ -601,6 +664,15 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
     out.scalarArg[static_cast<int>(i)] = s.name;
     out.scalars.push_back(s);
   }
+  for (auto& t : out.tensors)
+    for (const auto& [dim, fa] : t.dynamicDims) {
+      auto it = out.scalarArg.find(fa);
+      if (it == out.scalarArg.end())
+        return original.emitOpError("internal error: runtime argument ")
+               << fa << " sizes tensor '" << t.name << "' but is not a launch scalar";
+      t.dimNames.resize(t.shape.size());
+      t.dimNames[dim] = it->second;
+    }
   return success();
 }
 

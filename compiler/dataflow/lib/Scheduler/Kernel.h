@@ -37,6 +37,11 @@ struct TensorArgument {
   DType dtype = DType::F16;
   mlir::Type elemType;
   std::vector<int64_t> shape;
+  /// Dimensions sized at launch: dimension -> the runtime argument (function argument)
+  /// whose value it is; `shape` holds its upperbound there.
+  std::map<size_t, int> dynamicDims;
+  /// Per dimension: the launch scalar it is, or "" (filled with the scalars' names).
+  std::vector<std::string> dimNames;
   bool read = false, written = false;
   int funcArg = -1;    ///< the pointer argument it binds, or -1 (constant addresses)
   int64_t constLo = 0; ///< constant addresses: the element address of byte 0

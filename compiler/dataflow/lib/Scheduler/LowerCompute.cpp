@@ -77,6 +77,29 @@ LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> operands, con
     return emitError(loc) << "converts between element types of different sizes (" << dtype
                           << " to " << out.elem << "); the SFU computes in one type per op";
   const int64_t lanesPerStick = sfuLanes(*this, dtype);
+  // A result with one element per stick (arithmetic on reduction results): every element
+  // is a row of one lane-uniform stick, so each value gets a trailing dimension of one.
+  if (out.sparse && !out.shape.empty() && out.shape.back() != 1) {
+    auto column = [&](TVal t) -> FailureOr<TVal> {
+      if (t.kind == TVal::Kind::Buffer && !t.sparse)
+        return emitError(loc) << "mixes a value with one element per stick (a reduction "
+                                 "result) and a dense value of the same shape; broadcast "
+                                 "the reduction result first",
+               failure();
+      t.shape.push_back(1);
+      if (t.kind == TVal::Kind::Buffer) t.strides.push_back(0);
+      return t;
+    };
+    std::vector<TVal> ops;
+    for (const TVal& o : operands) {
+      auto c = column(o);
+      if (failed(c)) return failure();
+      ops.push_back(*c);
+    }
+    auto o = column(out);
+    if (failed(o)) return failure();
+    return elementwise(kind, ops, *o, loc, text);
+  }
   std::vector<int64_t> shape = normShape(out);
   const size_t L = shape.size() - 1;
   const int64_t C = shape[L];
@@ -101,6 +124,11 @@ LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> operands, con
     } else if (st[L] == 0) {
       return emitError(loc) << "broadcasts a value along the lanes that is not the same in "
                                "every lane of its stick",
+             failure();
+    } else if (t.sparse) {
+      return emitError(loc) << "mixes a value with one element per stick (a reduction "
+                               "result) and a dense value of the same shape; broadcast the "
+                               "reduction result first",
              failure();
     } else {
       return emitError(loc) << "reads a value whose last dimension is not contiguous in the "
@@ -669,8 +697,11 @@ LogicalResult Lowering::lowerGeneric(Operation* o) {
       }
     }
     auto r = computeElementwise(*this, &inner, kind, operands, res.getType(), shape, destPtr, [&] {
-      return newDense(shape, res.getType().isInteger(1) ? operands.front().elem : res.getType(),
-                      "linalg.generic");
+      Type e = res.getType().isInteger(1) ? operands.front().elem : res.getType();
+      bool sparse = !shape.empty() && llvm::all_of(operands, [&](const TVal& t) {
+        return t.kind == TVal::Kind::Uniform || (t.sparse && t.strides == sparseStrides(shape));
+      });
+      return sparse ? newSparse(shape, e, "linalg.generic") : newDense(shape, e, "linalg.generic");
     });
     if (failed(r)) return failure();
     local[res] = *r;

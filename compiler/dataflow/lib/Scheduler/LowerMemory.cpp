@@ -63,7 +63,9 @@ class MemoryLowering {
 public:
   explicit MemoryLowering(Lowering& l) : l_(l) {}
 
-  FailureOr<ViewDesc> view(Value v);
+  /// The memory behind view `v`; `partition`: it is a partition of a distributed view
+  /// (whose coordinate box must be known when the kernel is compiled).
+  FailureOr<ViewDesc> view(Value v, bool partition = false);
   /// The transfers of `value` through access tile `tile`; with `chunkStart`, `value` is the
   /// chunk of the tile's tensor that starts there (strip-mining).
   FailureOr<std::vector<Piece>> pieces(Operation* op, Value tile, const TVal& value,
@@ -78,13 +80,13 @@ private:
   Lowering& l_;
 };
 
-FailureOr<ViewDesc> MemoryLowering::view(Value v) {
+FailureOr<ViewDesc> MemoryLowering::view(Value v, bool partition) {
   Operation* def = v.getDefiningOp();
   if (auto dist = dyn_cast_or_null<ktdp::ConstructDistributedMemoryViewOp>(def)) {
     ViewDesc d;
     d.distributed = true;
     for (Value p : dist.getPartitions()) {
-      auto part = view(p);
+      auto part = view(p, true);
       if (failed(part)) return failure();
       for (Region& r : part->parts) {
         if (!r.hasBox)
@@ -150,12 +152,23 @@ FailureOr<ViewDesc> MemoryLowering::view(Value v) {
       for (Value size : mv.getSizes()) {
         auto e = l_.index(size);
         if (failed(e)) return failure();
-        if (!e->isConst())
+        if (!e->isConst()) {
+          // Only partitions of a distributed view need their box.
+          if (!partition) {
+            syms.clear();
+            break;
+          }
           return mv.emitOpError("has a coordinate_set that depends on sizes not known when the "
                                 "kernel is compiled; partitions are chosen at compile time (fix "
                                 "the scalars with --const)"),
                  failure();
+        }
         syms.push_back(getAffineConstantExpr(e->constant(), mv.getContext()));
+      }
+      if (syms.empty()) {
+        ViewDesc d;
+        d.parts.push_back(r);
+        return d;
       }
       if (syms.size() != set.getNumSymbols())
         return mv.emitOpError("has a coordinate_set with ")

@@ -203,6 +203,28 @@ TVal Lowering::resultBuffer(Operation* op, Value result, ArrayRef<TVal> operands
   if (dest != destinations_.end()) return dest->second;
   auto type = cast<RankedTensorType>(result.getType());
   Type elem = type.getElementType();
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  // Operands that are all one element per stick (reduction results, as many as the
+  // result has elements): the result is too, in a dying operand's buffer or a new one.
+  bool allSparse = !shape.empty() && llvm::any_of(operands, [](const TVal& o) {
+    return o.kind == TVal::Kind::Buffer;
+  });
+  for (const TVal& o : operands)
+    if (o.kind == TVal::Kind::Buffer &&
+        (!o.sparse || o.shape != shape || o.strides != sparseStrides(shape)))
+      allSparse = false;
+  if (allSparse) {
+    for (size_t i = 0; i < operands.size() && i < op->getNumOperands(); ++i) {
+      const TVal& o = operands[i];
+      if (o.kind != TVal::Kind::Buffer || o.offset != 0 || esize(o.elem) != esize(elem) ||
+          !diesAt(op->getOperand(static_cast<unsigned>(i)), op))
+        continue;
+      TVal t = o;
+      t.elem = isa<FloatType>(elem) || elem.isInteger(32) ? elem : o.elem;
+      return t;
+    }
+    return newSparse(shape, elem.isInteger(1) ? operands.front().elem : elem, what);
+  }
   for (size_t i = 0; i < operands.size() && i < op->getNumOperands(); ++i) {
     const TVal& o = operands[i];
     if (o.kind != TVal::Kind::Buffer || o.sparse || o.offset != 0) continue;
@@ -265,7 +287,8 @@ LogicalResult Lowering::lowerOp(Operation* op) {
   if (isa<ktdp::LoadOp>(op)) return lowerLoad(op);
   if (isa<ktdp::StoreOp>(op)) return lowerStore(op);
   if (isa<ktdp::InterTileProduceOp>(op)) return lowerProduce(op);
-  if (isa<ktdp::InterTileReduceOp>(op)) return lowerReduceDelivery(op);
+  if (isa<ktdp::InterTileReduceOp, ktdp::InterTileReduceScatterOp>(op))
+    return lowerReduceDelivery(op);
   if (isa<linalg::MatmulOp>(op)) return lowerMatmul(op);
   if (isa<linalg::ReduceOp>(op)) return lowerReduce(op);
   if (isa<linalg::GenericOp>(op)) return lowerGeneric(op);

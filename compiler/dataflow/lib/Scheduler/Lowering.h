@@ -14,7 +14,8 @@
 //   expand/collapse_shape,
 //   extract_slice, extract           views of a buffer
 //   scf.for / scf.if                 loop nodes; iter_args and results in buffers
-//   inter_tile_produce + reduce      ring collectives (LowerCollective.cpp)
+//   inter_tile_produce + reduce,
+//   reduce_scatter                   ring collectives (LowerCollective.cpp)
 //
 //===----------------------------------------------------------------------===//
 
@@ -164,6 +165,12 @@ private:
   mlir::LogicalResult sinkResultStores(mlir::scf::ForOp loop, Node* body);
   mlir::LogicalResult lowerProduce(mlir::Operation* op);
   mlir::LogicalResult lowerReduceDelivery(mlir::Operation* op);
+  /// The ring reduce-scatter of `partial` over `producers` (every one a consumer), split
+  /// over the leading dimensions `dims`.
+  mlir::LogicalResult lowerReduceScatter(mlir::Operation* op, const TVal& partial,
+                                         const std::string& kind,
+                                         const std::vector<int64_t>& producers,
+                                         llvm::ArrayRef<int64_t> dims);
   mlir::LogicalResult lowerViewLike(mlir::Operation* op);
   /// The value `op`'s result should be written to: an operand buffer that dies here, a
   /// loop-carried buffer the result is yielded to, or a new buffer.

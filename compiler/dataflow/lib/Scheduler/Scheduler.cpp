@@ -82,6 +82,38 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
     auto it = options.constants.find(name);
     if (it == options.constants.end()) it = options.constants.find("arg" + std::to_string(i));
     if (it == options.constants.end()) continue;
+    if (auto runtime = dyn_cast<ktdp::RuntimeArgType>(arg.getType())) {
+      // A runtime argument fixed when compiling: its value within the type's contract.
+      int64_t v = it->second;
+      if (v < 0 || (runtime.getUpperbound() && v > *runtime.getUpperbound()) ||
+          (runtime.getGranularity() && v % *runtime.getGranularity() != 0))
+        return emitError(arg.getLoc())
+                   << "--const " << it->first << "=" << v << ": the value must be a multiple of "
+                   << runtime.getGranularity().value_or(1) << " between 0 and "
+                   << runtime.getUpperbound().value_or(INT64_MAX) << " (" << runtime << ")",
+               failure();
+      used.insert(it->first);
+      SmallVector<ktdp::RuntimeArgExtractOp> extracts;
+      for (Operation* user : arg.getUsers())
+        if (auto e = dyn_cast<ktdp::RuntimeArgExtractOp>(user)) extracts.push_back(e);
+      for (auto e : extracts) {
+        // The value, and the type's granularity and upperbound: constants now.
+        int64_t k = v;
+        if (e.getKind() == ktdp::RuntimeArgExtractKind::granularity)
+          k = runtime.getGranularity().value_or(1);
+        if (e.getKind() == ktdp::RuntimeArgExtractKind::upperbound) {
+          if (!runtime.getUpperbound())
+            return e.emitOpError("reads the upperbound of a runtime argument that declares none"),
+                   failure();
+          k = *runtime.getUpperbound();
+        }
+        OpBuilder b(e);
+        Value c = b.create<arith::ConstantOp>(e.getLoc(), b.getIntegerAttr(e.getType(), k));
+        e.getResult().replaceAllUsesWith(c);
+        e.erase();
+      }
+      continue;
+    }
     if (!arg.getType().isIntOrIndex())
       return emitError(arg.getLoc())
                  << "--const " << it->first << ": the argument is not an integer",
@@ -149,7 +181,13 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
     std::ostringstream os;
     for (const auto& t : args.tensors) {
       os << "tensor " << t.name << " " << dtypeName(t.dtype) << " [";
-      for (size_t i = 0; i < t.shape.size(); ++i) os << (i ? ", " : "") << t.shape[i];
+      for (size_t i = 0; i < t.shape.size(); ++i) {
+        os << (i ? ", " : "");
+        if (i < t.dimNames.size() && !t.dimNames[i].empty())
+          os << t.dimNames[i] << " (<= " << t.shape[i] << ")";
+        else
+          os << t.shape[i];
+      }
       os << "] " << (t.read && t.written ? "inout" : t.written ? "output" : "input");
       if (t.funcArg >= 0)
         os << "  <- argument " << t.funcArg << "\n";
