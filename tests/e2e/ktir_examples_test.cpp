@@ -2,132 +2,39 @@
 // the emulated chip: every output must match a reference computed here in fp32 from the
 // same inputs (within fp16 rounding). Inputs come from fixed seeds. The tests skip when
 // the samples folder is absent.
-#include "runtime/device.h"
-#include "runtime/prepared_job.h"
 #include "support/numerics.h"
-#include "support/spyrecode/directory.h"
 #include "tests/e2e/kernel_harness.h"
+#include "tests/e2e/ktir_harness.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <functional>
 #include <gtest/gtest.h>
 #include <random>
-#include <set>
-#include <sys/wait.h>
 
 namespace chipless::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-/// Host arrays by argument name.
-using Tensors = std::map<std::string, NpyArray>;
-/// Expected outputs: values (row-major) by argument name.
-using Expected = std::map<std::string, std::vector<float>>;
+/// One sample: how to compile it, which inputs it gets, what it must compute.
+using Sample = KtirCase;
 
 fs::path examplesDir() {
   return fs::weakly_canonical(fs::path(CHIPLESS_SOURCE_DIR) / ".." / "shared" / "ktir-examples");
 }
-
-std::string shell(const std::string& command, int& status) {
-  std::string out;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int raw = pclose(p);
-  status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return out;
-}
-
-/// One sample: how to compile it, which inputs it gets, what it must compute.
-struct Sample {
-  std::string file;
-  std::vector<std::string> flags;                    ///< extra spyre-compile options
-  std::function<void(Tensors&)> inputs;              ///< adjust the random inputs
-  std::function<Expected(const Tensors&)> reference; ///< expected outputs
-  double rtol = 1e-2, atol = 1e-3;                   ///< |got - ref| <= atol + rtol*|ref|
-  std::map<std::string, int64_t> scalars;            ///< launch scalars
-  std::set<std::string> zeros; ///< inputs that start as zeros (huge ones: `inputs` fills them)
-  /// Instead of `reference`: checks the outputs itself (outputs too large to expand).
-  std::function<void(const Tensors& inputs, const Tensors& outputs)> verify;
-};
 
 class KtirExamples : public ::testing::Test {
 protected:
   void SetUp() override {
     if (!fs::is_directory(examplesDir()))
       GTEST_SKIP() << "KTIR samples not found at " << examplesDir();
-    work = fs::path(CHIPLESS_BINARY_DIR) / "test-tmp" /
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(work);
-    fs::create_directories(work);
+    work = testWorkDir();
   }
 
   /// Compiles, runs and checks `s`; returns the outputs for further checks.
-  Tensors run(const Sample& s) {
-    std::string cmd = std::string(CHIPLESS_BINARY_DIR) + "/bin/spyre-compile " +
-                      (examplesDir() / s.file).string() + " -o " + (work / "job").string() +
-                      " --dump-dir " + (work / "dump").string();
-    for (const auto& f : s.flags) cmd += " " + f;
-    int status = 0;
-    std::string log = shell(cmd, status);
-    EXPECT_EQ(status, 0) << cmd << "\n" << log;
-    if (status != 0) return {};
-    SpyreArch arch = archWith();
-    spyrecode::Job job = spyrecode::readJob((work / "job" / "job.plan").string());
-    Tensors inputs;
-    uint64_t seed = 1;
-    for (const auto& a : job.plan.args) {
-      if (a.role == spyrecode::ArgRole::Output) continue;
-      std::vector<int64_t> shape;
-      for (const auto& d : a.shape)
-        shape.push_back(std::holds_alternative<int64_t>(d)
-                            ? std::get<int64_t>(d)
-                            : s.scalars.at(std::get<std::string>(d)));
-      inputs[a.name] =
-          s.zeros.count(a.name) ? makeNpy(a.dtype, shape) : randomArray(a.dtype, shape, seed++);
-    }
-    if (s.inputs) s.inputs(inputs);
-    auto device = runtime::Device::open(arch, {-1, false});
-    runtime::PreparedJob prepared(*device, (work / "job" / "job.plan").string());
-    runtime::LaunchArgs args;
-    args.inputs = std::move(inputs);
-    const Tensors& given = args.inputs;
-    args.scalars = s.scalars;
-    runtime::LaunchOutput out = prepared.launch(args);
-    EXPECT_GT(out.device.cycles, 0);
-    if (s.verify) {
-      s.verify(given, out.outputs);
-      return out.outputs;
-    }
-    Expected expected = s.reference(given);
-    for (const auto& [name, ref] : expected) {
-      auto it = out.outputs.find(name);
-      EXPECT_NE(it, out.outputs.end()) << "no output '" << name << "'";
-      if (it == out.outputs.end()) continue;
-      std::vector<float> got = floats(it->second);
-      EXPECT_EQ(got.size(), ref.size()) << name;
-      if (got.size() != ref.size()) continue;
-      size_t bad = 0, first = 0;
-      double worst = 0;
-      for (size_t i = 0; i < got.size(); ++i) {
-        double err = std::fabs(static_cast<double>(got[i]) - ref[i]);
-        double tol = s.atol + s.rtol * std::fabs(ref[i]);
-        if (!(err <= tol)) {
-          if (bad++ == 0) first = i;
-        }
-        worst = std::max(worst, err);
-      }
-      EXPECT_EQ(bad, 0u) << s.file << ": output '" << name << "': " << bad << " of " << got.size()
-                         << " elements differ; first at " << first << ": got " << got[first]
-                         << ", expected " << ref[first] << " (largest error " << worst << ")";
-    }
-    return out.outputs;
-  }
+  Tensors run(const Sample& s) { return runKtirCase(examplesDir(), s, work).outputs; }
 
   fs::path work;
 };
