@@ -1,0 +1,356 @@
+// The KTIR kernels of models/kernels compiled with spyre-compile and run on the emulated
+// chip with a trace and stats: every output must match an fp32 reference computed here
+// from the same inputs (within fp16 rounding), every core must show work in the trace, and
+// the run must not beat its bounds (DRAM bytes / bandwidth, FLOPs / PT peak, ring bytes per
+// link / link bandwidth). Each test prints a "KTIR-KERNEL" row: the table of docs/ktir.md.
+#include "support/numerics.h"
+#include "support/spyrecode/directory.h"
+#include "tests/e2e/kernel_harness.h"
+#include "tests/e2e/ktir_harness.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <random>
+
+namespace chipless::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path kernelsDir() {
+  return fs::path(CHIPLESS_SOURCE_DIR) / "models" / "kernels";
+}
+
+std::vector<float> in(const Tensors& t, const std::string& name) {
+  return floats(t.at(name));
+}
+
+/// Replaces input `name` by normal values times `scale`.
+void scaled(Tensors& t, const std::string& name, float scale, uint64_t seed) {
+  NpyArray& a = t.at(name);
+  a = randomArray(a.dtype, a.shape, seed, scale);
+}
+
+/// Writes `v` into f16 input `name`.
+void setF16(Tensors& t, const std::string& name, const std::vector<float>& v) {
+  NpyArray& a = t.at(name);
+  ASSERT_EQ(a.elements(), v.size()) << name;
+  encodeFromFloat(DType::F16, v.data(), a.data.data(), v.size(), Fp16Format::Ieee);
+}
+
+class KtirOpKernels : public ::testing::Test {
+protected:
+  void SetUp() override { work = testWorkDir(); }
+
+  /// Compiles, runs (with a trace) and checks `c`; every one of `cores` cores must work,
+  /// and the run must not beat its bounds.
+  KtirRun run(KtirCase c, double flops, double ringBytesPerLink, int cores = 32) {
+    c.trace = true;
+    KtirRun r = runKtirCase(kernelsDir(), c, work);
+    if (!r.ok) return r;
+    expectEveryCoreBusy(r.traceJson, cores);
+    expectWithinBounds(c.file, r, boundsOf(r, archWith(c.archOverrides), flops, ringBytesPerLink));
+    return r;
+  }
+
+  fs::path work;
+};
+
+// ---- row-wise kernels -------------------------------------------------------------------
+
+TEST_F(KtirOpKernels, SoftmaxRowsOverThirtyTwoCores) {
+  KtirCase c{"softmax_rows.mlir",
+             {},
+             [](Tensors& t) { scaled(t, "X", 2.0f, 101); },
+             [](const Tensors& t) {
+               std::vector<float> x = in(t, "X"), y(x.size());
+               for (size_t r = 0; r < 256; ++r) {
+                 const float* row = x.data() + r * 1024;
+                 double m = *std::max_element(row, row + 1024), sum = 0;
+                 for (size_t i = 0; i < 1024; ++i) sum += std::exp(row[i] - m);
+                 for (size_t i = 0; i < 1024; ++i)
+                   y[r * 1024 + i] = static_cast<float>(std::exp(row[i] - m) / sum);
+               }
+               return Expected{{"Y", y}};
+             }};
+  // x - max rounds to fp16 (up to 14 * 2^-11 absolute before exp), the row sum
+  // accumulates in fp16.
+  c.rtol = 3e-2;
+  c.atol = 1e-6;
+  run(c, 0, 0);
+}
+
+/// (x - mean) * rsqrt(var + eps) * gamma + beta over rows of `n`.
+std::vector<float> layerNorm(const std::vector<float>& x, const std::vector<float>& g,
+                             const std::vector<float>& b, size_t n) {
+  std::vector<float> y(x.size());
+  for (size_t r = 0; r < x.size() / n; ++r) {
+    const float* row = x.data() + r * n;
+    double mean = 0, var = 0;
+    for (size_t i = 0; i < n; ++i) mean += row[i];
+    mean /= static_cast<double>(n);
+    for (size_t i = 0; i < n; ++i) var += (row[i] - mean) * (row[i] - mean);
+    var /= static_cast<double>(n);
+    double rstd = 1 / std::sqrt(var + 1e-5);
+    for (size_t i = 0; i < n; ++i)
+      y[r * n + i] = static_cast<float>((row[i] - mean) * rstd * g[i] + (b.empty() ? 0 : b[i]));
+  }
+  return y;
+}
+
+TEST_F(KtirOpKernels, LayerNorm) {
+  KtirCase c{"layernorm.mlir",
+             {},
+             [](Tensors& t) {
+               scaled(t, "X", 1.5f, 102);
+               scaled(t, "beta", 0.5f, 103);
+             },
+             [](const Tensors& t) {
+               return Expected{{"Y", layerNorm(in(t, "X"), in(t, "gamma"), in(t, "beta"), 1024)}};
+             }};
+  c.rtol = 2e-2;
+  c.atol = 2e-2;
+  run(c, 0, 0);
+}
+
+TEST_F(KtirOpKernels, RmsNorm) {
+  KtirCase c{"rmsnorm.mlir",
+             {},
+             [](Tensors& t) { scaled(t, "X", 1.0f, 104); },
+             [](const Tensors& t) {
+               std::vector<float> x = in(t, "X"), w = in(t, "weight"), y(x.size());
+               for (size_t r = 0; r < 128; ++r) {
+                 double ss = 0;
+                 for (size_t i = 0; i < 2048; ++i) ss += x[r * 2048 + i] * x[r * 2048 + i];
+                 double rstd = 1 / std::sqrt(ss / 2048 + 1e-5);
+                 for (size_t i = 0; i < 2048; ++i)
+                   y[r * 2048 + i] = static_cast<float>(x[r * 2048 + i] * rstd * w[i]);
+               }
+               return Expected{{"Y", y}};
+             }};
+  c.rtol = 2e-2;
+  c.atol = 2e-2;
+  run(c, 0, 0);
+}
+
+TEST_F(KtirOpKernels, RotaryEmbedding) {
+  KtirCase c{"rope.mlir",
+             {},
+             [](Tensors& t) {
+               // The real tables: angle s * 10000^(-i/64) for position s, frequency i.
+               std::vector<float> cs(512 * 64), sn(512 * 64);
+               for (size_t s = 0; s < 512; ++s)
+                 for (size_t i = 0; i < 64; ++i) {
+                   double angle = static_cast<double>(s) * std::pow(10000.0, -double(i) / 64);
+                   cs[s * 64 + i] = static_cast<float>(std::cos(angle));
+                   sn[s * 64 + i] = static_cast<float>(std::sin(angle));
+                 }
+               setF16(t, "cos", cs);
+               setF16(t, "sin", sn);
+             },
+             [](const Tensors& t) {
+               std::vector<float> x = in(t, "X"), cs = in(t, "cos"), sn = in(t, "sin");
+               std::vector<float> y(x.size());
+               for (size_t s = 0; s < 512; ++s)
+                 for (size_t i = 0; i < 64; ++i) {
+                   double x1 = x[s * 128 + i], x2 = x[s * 128 + 64 + i];
+                   double c = cs[s * 64 + i], n = sn[s * 64 + i];
+                   y[s * 128 + i] = static_cast<float>(x1 * c - x2 * n);
+                   y[s * 128 + 64 + i] = static_cast<float>(x2 * c + x1 * n);
+                 }
+               return Expected{{"Y", y}};
+             }};
+  c.rtol = 1e-2;
+  c.atol = 4e-3;
+  run(c, 0, 0);
+}
+
+// ---- PT-array kernels ---------------------------------------------------------------------
+
+TEST_F(KtirOpKernels, SwigluFfnWithReduceScatter) {
+  KtirCase c{"swiglu_ffn.mlir",
+             {},
+             [](Tensors& t) {
+               scaled(t, "Wg", 0.044f, 111);
+               scaled(t, "Wu", 0.044f, 112);
+               scaled(t, "Wd", 0.022f, 113);
+             },
+             [](const Tensors& t) {
+               std::vector<float> x = in(t, "X"), wg = in(t, "Wg"), wu = in(t, "Wu"),
+                                  wd = in(t, "Wd"), y(x.size());
+               const size_t m = 64, d = 512, f = 2048;
+               std::vector<double> h(m * f);
+               for (size_t r = 0; r < m; ++r)
+                 for (size_t j = 0; j < f; ++j) {
+                   double g = 0, u = 0;
+                   for (size_t i = 0; i < d; ++i) {
+                     g += x[r * d + i] * wg[i * f + j];
+                     u += x[r * d + i] * wu[i * f + j];
+                   }
+                   h[r * f + j] = g / (1 + std::exp(-g)) * u;
+                 }
+               for (size_t r = 0; r < m; ++r)
+                 for (size_t i = 0; i < d; ++i) {
+                   double o = 0;
+                   for (size_t j = 0; j < f; ++j) o += h[r * f + j] * wd[j * d + i];
+                   y[r * d + i] = static_cast<float>(x[r * d + i] + o);
+                 }
+               return Expected{{"Y", y}};
+             }};
+  c.rtol = 2e-2;
+  c.atol = 1e-2;
+  const double flops = 3.0 * 2 * 64 * 512 * 2048;
+  // The reduce-scatter: each core sends 31/32 of its 64 x 512 partial over its link.
+  run(c, flops, 31.0 / 32 * 64 * 512 * 2);
+}
+
+TEST_F(KtirOpKernels, CausalAttentionOneHead) {
+  KtirCase c{"attention.mlir",
+             {},
+             [](Tensors& t) {
+               std::vector<float> mask(256 * 256);
+               for (size_t i = 0; i < 256; ++i)
+                 for (size_t j = 0; j < 256; ++j) mask[i * 256 + j] = j <= i ? 0.0f : -INFINITY;
+               setF16(t, "mask", mask);
+             },
+             [](const Tensors& t) {
+               std::vector<float> q = in(t, "Q"), kt = in(t, "KT"), v = in(t, "V"),
+                                  mask = in(t, "mask"), o(256 * 64);
+               for (size_t i = 0; i < 256; ++i) {
+                 std::vector<double> s(256);
+                 double mx = -INFINITY;
+                 for (size_t j = 0; j < 256; ++j) {
+                   double dot = 0;
+                   for (size_t k = 0; k < 64; ++k) dot += q[i * 64 + k] * kt[k * 256 + j];
+                   s[j] = dot / 8 + mask[i * 256 + j];
+                   mx = std::max(mx, s[j]);
+                 }
+                 double sum = 0;
+                 for (double& e : s) sum += (e = std::exp(e - mx));
+                 for (size_t k = 0; k < 64; ++k) {
+                   double acc = 0;
+                   for (size_t j = 0; j < 256; ++j) acc += s[j] / sum * v[j * 64 + k];
+                   o[i * 64 + k] = static_cast<float>(acc);
+                 }
+               }
+               return Expected{{"O", o}};
+             }};
+  c.rtol = 2e-2;
+  c.atol = 1e-2;
+  run(c, 2.0 * 2 * 256 * 256 * 64, 0);
+}
+
+// ---- ring collectives -------------------------------------------------------------------
+
+TEST_F(KtirOpKernels, RingAllReduceGivesEveryCoreTheSum) {
+  KtirCase c{"ring_allreduce.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> p = in(t, "P"), y(p.size());
+               const size_t n = 16 * 512;
+               for (size_t i = 0; i < n; ++i) {
+                 double sum = 0;
+                 for (size_t k = 0; k < 32; ++k) sum += p[k * n + i];
+                 for (size_t k = 0; k < 32; ++k) y[k * n + i] = static_cast<float>(sum);
+               }
+               return Expected{{"Y", y}};
+             }};
+  // 31 fp16 additions of values of about 1 on the way round the ring.
+  c.rtol = 1e-2;
+  c.atol = 2e-2;
+  KtirRun r = run(c, 0, 2 * 31.0 / 32 * 16 * 512 * 2);
+  if (!r.ok) return;
+  // Every core's copy is the same bits (the all-gather half delivers one result).
+  const NpyArray& y = r.outputs.at("Y");
+  const size_t bytes = 16 * 512 * 2;
+  for (size_t k = 1; k < 32; ++k)
+    EXPECT_EQ(std::memcmp(y.data.data(), y.data.data() + k * bytes, bytes), 0) << "core " << k;
+  // Each core's ring engine copies its partial into the exchange buffer, then sends 2 x 31
+  // chunks of 1/32 of it.
+  for (int k = 0; k < 32; ++k)
+    EXPECT_DOUBLE_EQ(r.stats.get("chip.core[" + std::to_string(k) + "].ring.bytes"),
+                     16 * 512 * 2 * (1 + 2 * 31.0 / 32))
+        << "core " << k;
+}
+
+TEST_F(KtirOpKernels, RingReduceScatterGivesEachCoreItsRows) {
+  KtirCase c{"ring_reduce_scatter.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> p = in(t, "P"), y(64 * 512);
+               for (size_t i = 0; i < y.size(); ++i) {
+                 double sum = 0;
+                 for (size_t k = 0; k < 32; ++k) sum += p[k * y.size() + i];
+                 y[i] = static_cast<float>(sum);
+               }
+               return Expected{{"Y", y}};
+             }};
+  c.rtol = 1e-2;
+  c.atol = 2e-2;
+  KtirRun r = run(c, 0, 31.0 / 32 * 64 * 512 * 2);
+  if (!r.ok) return;
+  // Half the traffic of an all-reduce: after copying its partial into the exchange buffer,
+  // each core sends 31 slices of 2 rows.
+  for (int k = 0; k < 32; ++k)
+    EXPECT_DOUBLE_EQ(r.stats.get("chip.core[" + std::to_string(k) + "].ring.bytes"),
+                     64 * 512 * 2 + 31.0 * 2 * 512 * 2)
+        << "core " << k;
+}
+
+// ---- gathers and dynamic sizes ------------------------------------------------------------
+
+TEST_F(KtirOpKernels, EmbeddingGatherThroughAnIndirectAccessTile) {
+  KtirCase c{"embedding_gather.mlir",
+             {},
+             [](Tensors& t) {
+               NpyArray& ids = t.at("ids");
+               std::mt19937_64 rng(105);
+               for (size_t i = 0; i < ids.elements(); ++i) {
+                 int32_t v = static_cast<int32_t>(rng() % 4096);
+                 std::memcpy(ids.data.data() + 4 * i, &v, 4);
+               }
+             },
+             [](const Tensors& t) {
+               std::vector<float> table = in(t, "table"), out(256 * 256);
+               const NpyArray& ids = t.at("ids");
+               for (size_t m = 0; m < 256; ++m) {
+                 int32_t id;
+                 std::memcpy(&id, ids.data.data() + 4 * m, 4);
+                 std::copy_n(table.begin() + static_cast<long>(id) * 256, 256,
+                             out.begin() + static_cast<long>(m) * 256);
+               }
+               return Expected{{"out", out}};
+             }};
+  c.rtol = c.atol = 0;
+  run(c, 0, 0);
+}
+
+TEST_F(KtirOpKernels, DynamicLengthVectorAddRunsTwoLengthsWithOneProgram) {
+  // Compiled once; n is bound at launch (--scalar n=...), and the inputs take its shape.
+  KtirCase c{"vadd_dynamic.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> a = in(t, "A"), b = in(t, "B"), sum(a.size());
+               for (size_t i = 0; i < a.size(); ++i) sum[i] = halfToFloat(floatToHalf(a[i] + b[i]));
+               return Expected{{"C", sum}};
+             }};
+  c.rtol = c.atol = 0;
+  c.trace = true;
+  ASSERT_TRUE(compileKtir(kernelsDir(), c, work));
+  spyrecode::Job job = spyrecode::readJob((work / "job" / "job.plan").string());
+  for (const auto& a : job.plan.args) {
+    ASSERT_EQ(a.shape.size(), 1u) << a.name;
+    EXPECT_TRUE(std::holds_alternative<std::string>(a.shape[0])) << a.name << " is not [n]";
+  }
+  // 40 chunks of 4096: tiles 0..7 take two, the others one; 256 chunks: eight each.
+  for (int64_t n : {40 * 4096, 256 * 4096}) {
+    c.scalars = {{"n", n}};
+    KtirRun r = launchKtir(c, work);
+    if (!r.ok) return;
+    EXPECT_EQ(r.outputs.at("C").elements(), static_cast<size_t>(n));
+    expectEveryCoreBusy(r.traceJson, 32);
+    // Two inputs read and one output written, once each.
+    EXPECT_DOUBLE_EQ(r.stats.get("chip.dram.bytes"), 3.0 * 2 * static_cast<double>(n));
+    expectWithinBounds("vadd_dynamic n=" + std::to_string(n), r, boundsOf(r, archWith(), 0, 0));
+  }
+}
+
+} // namespace
+} // namespace chipless::test
