@@ -151,8 +151,10 @@ void expectWithinBounds(const std::string& name, const KtirRun& run, const Bound
   EXPECT_GE(run.cycles, b.dram) << name << ": faster than DRAM allows";
   EXPECT_GE(run.cycles, b.pt) << name << ": faster than the PT arrays allow";
   EXPECT_GE(run.cycles, b.ring) << name << ": faster than the ring allows";
-  std::printf("KTIR-KERNEL %-22s cycles %10.0f  bound %10.0f (%s)  ratio %.2f\n", name.c_str(),
-              run.cycles, b.max(), b.limit().c_str(), run.cycles / std::max(b.max(), 1e-9));
+  std::printf("KTIR-KERNEL %-24s cycles %7.0f  dram %7.0f  pt %6.0f  ring %5.0f  bound %7.0f "
+              "(%s)  ratio %.2f\n",
+              name.c_str(), run.cycles, b.dram, b.pt, b.ring, b.max(), b.limit().c_str(),
+              run.cycles / std::max(b.max(), 1e-9));
 }
 
 } // namespace chipless::test

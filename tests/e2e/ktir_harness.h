@@ -90,8 +90,8 @@ struct Bounds {
 /// from the kernel's algorithm.
 Bounds boundsOf(const KtirRun& run, const SpyreArch& arch, double flops, double ringBytesPerLink);
 
-/// Fails the test if the run beats any bound, and prints a table row
-/// "KTIR-KERNEL name cycles bound limit ratio" for docs/ktir.md.
+/// Fails the test if the run beats any bound, and prints a table row for docs/ktir.md:
+/// "KTIR-KERNEL name cycles, each bound, the largest and which it is, cycles / largest".
 void expectWithinBounds(const std::string& name, const KtirRun& run, const Bounds& b);
 
 } // namespace chipless::test
