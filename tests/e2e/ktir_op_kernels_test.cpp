@@ -207,40 +207,53 @@ TEST_F(KtirOpKernels, SwigluFfnWithReduceScatter) {
   run(c, flops, 31.0 / 32 * 64 * 512 * 2);
 }
 
+/// Sets input `mask` [256, 256] to the causal mask: 0 on and below the diagonal, -inf above.
+void causalMask(Tensors& t) {
+  std::vector<float> mask(256 * 256);
+  for (size_t i = 0; i < 256; ++i)
+    for (size_t j = 0; j < 256; ++j) mask[i * 256 + j] = j <= i ? 0.0f : -INFINITY;
+  setF16(t, "mask", mask);
+}
+
+/// softmax(Q K^T / 8 + mask) V per head, for Q, V [heads, 256, 64] and KT [heads, 64, 256].
+Expected attention(const Tensors& t, size_t heads) {
+  std::vector<float> q = in(t, "Q"), kt = in(t, "KT"), v = in(t, "V"), mask = in(t, "mask");
+  std::vector<float> o(heads * 256 * 64);
+  const size_t hs = 256 * 64;
+  for (size_t h = 0; h < heads; ++h)
+    for (size_t i = 0; i < 256; ++i) {
+      std::vector<double> s(256);
+      double mx = -INFINITY;
+      for (size_t j = 0; j < 256; ++j) {
+        double dot = 0;
+        for (size_t k = 0; k < 64; ++k) dot += q[h * hs + i * 64 + k] * kt[h * hs + k * 256 + j];
+        s[j] = dot / 8 + mask[i * 256 + j];
+        mx = std::max(mx, s[j]);
+      }
+      double sum = 0;
+      for (double& e : s) sum += (e = std::exp(e - mx));
+      for (size_t k = 0; k < 64; ++k) {
+        double acc = 0;
+        for (size_t j = 0; j < 256; ++j) acc += s[j] / sum * v[h * hs + j * 64 + k];
+        o[h * hs + i * 64 + k] = static_cast<float>(acc);
+      }
+    }
+  return {{"O", o}};
+}
+
 TEST_F(KtirOpKernels, CausalAttentionOneHead) {
-  KtirCase c{"attention.mlir",
-             {},
-             [](Tensors& t) {
-               std::vector<float> mask(256 * 256);
-               for (size_t i = 0; i < 256; ++i)
-                 for (size_t j = 0; j < 256; ++j) mask[i * 256 + j] = j <= i ? 0.0f : -INFINITY;
-               setF16(t, "mask", mask);
-             },
-             [](const Tensors& t) {
-               std::vector<float> q = in(t, "Q"), kt = in(t, "KT"), v = in(t, "V"),
-                                  mask = in(t, "mask"), o(256 * 64);
-               for (size_t i = 0; i < 256; ++i) {
-                 std::vector<double> s(256);
-                 double mx = -INFINITY;
-                 for (size_t j = 0; j < 256; ++j) {
-                   double dot = 0;
-                   for (size_t k = 0; k < 64; ++k) dot += q[i * 64 + k] * kt[k * 256 + j];
-                   s[j] = dot / 8 + mask[i * 256 + j];
-                   mx = std::max(mx, s[j]);
-                 }
-                 double sum = 0;
-                 for (double& e : s) sum += (e = std::exp(e - mx));
-                 for (size_t k = 0; k < 64; ++k) {
-                   double acc = 0;
-                   for (size_t j = 0; j < 256; ++j) acc += s[j] / sum * v[j * 64 + k];
-                   o[i * 64 + k] = static_cast<float>(acc);
-                 }
-               }
-               return Expected{{"O", o}};
-             }};
+  KtirCase c{"attention.mlir", {}, causalMask, [](const Tensors& t) { return attention(t, 1); }};
   c.rtol = 2e-2;
   c.atol = 1e-2;
   run(c, 2.0 * 2 * 256 * 256 * 64, 0);
+}
+
+TEST_F(KtirOpKernels, CausalAttentionFourHeadsOnATwoDimensionalGrid) {
+  KtirCase c{
+      "attention_mha.mlir", {}, causalMask, [](const Tensors& t) { return attention(t, 4); }};
+  c.rtol = 2e-2;
+  c.atol = 1e-2;
+  run(c, 4 * 2.0 * 2 * 256 * 256 * 64, 0);
 }
 
 // ---- ring collectives -------------------------------------------------------------------
