@@ -272,3 +272,30 @@ func.func @reduction_result_with_a_dense_value(%x_ptr: index) {
   ktdp.store %y2, %r : tensor<1x8xf16>, !ktdp.access_tile<1x8xindex>
   return
 }
+
+// -----
+
+#all4 = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
+#reverse = affine_set<(p)[c] : (p + c - 3 == 0)>
+func.func @consume_with_routing(%x_ptr: index) attributes {grid = [4]} {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [1, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<1x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<1x64xf16> -> !ktdp.access_tile<1x64xindex>
+  %p = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #all4
+      : tensor<1x64xf16> -> !ktdp.tile_future<tensor<1x64xf16>, groups = affine_set<(g) : (g == 0)>> {
+    ^bb0(%gid: index):
+      ktdp.yield_partial %p : tensor<1x64xf16>
+  }
+  // expected-error @+1 {{routes with producer_dependency_per_consumer; only a broadcast from one producer per group is supported}}
+  %r = ktdp.inter_tile_consume(%f) consumer_tiles_per_group = #all4,
+      producer_dependency_per_consumer = #reverse
+      : !ktdp.tile_future<tensor<1x64xf16>, groups = affine_set<(g) : (g == 0)>> -> tensor<1x64xf16>
+  ktdp.store %r, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
+  return
+}

@@ -97,7 +97,9 @@ LogicalResult allocateScratchpad(CoreSchedule& s, int64_t budget, int64_t stick,
   auto place = [&](Doubling mode) -> std::optional<size_t> {
     for (size_t i = 0; i < s.buffers.size(); ++i) {
       Buffer& b = s.buffers[i];
-      b.addr = -1;
+      // A buffer with a fixed address keeps it even when no step here touches it: the
+      // other cores' copy of an exchange buffer that this core writes over the ring.
+      b.addr = b.fixedAddr;
       b.phases = 1;
       b.phaseLoop = -1;
       const bool doubled =

@@ -289,6 +289,7 @@ LogicalResult Lowering::lowerOp(Operation* op) {
   if (isa<ktdp::InterTileProduceOp>(op)) return lowerProduce(op);
   if (isa<ktdp::InterTileReduceOp, ktdp::InterTileReduceScatterOp>(op))
     return lowerReduceDelivery(op);
+  if (isa<ktdp::InterTileConsumeOp>(op)) return lowerConsume(op);
   if (isa<linalg::MatmulOp>(op)) return lowerMatmul(op);
   if (isa<linalg::ReduceOp>(op)) return lowerReduce(op);
   if (isa<linalg::GenericOp>(op)) return lowerGeneric(op);

@@ -15,7 +15,7 @@
 //   extract_slice, extract           views of a buffer
 //   scf.for / scf.if                 loop nodes; iter_args and results in buffers
 //   inter_tile_produce + reduce,
-//   reduce_scatter                   ring collectives (LowerCollective.cpp)
+//   reduce_scatter, consume          ring collectives (LowerCollective.cpp)
 //
 //===----------------------------------------------------------------------===//
 
@@ -165,6 +165,8 @@ private:
   mlir::LogicalResult sinkResultStores(mlir::scf::ForOp loop, Node* body);
   mlir::LogicalResult lowerProduce(mlir::Operation* op);
   mlir::LogicalResult lowerReduceDelivery(mlir::Operation* op);
+  /// inter_tile_consume: a broadcast from one producer per group over the ring.
+  mlir::LogicalResult lowerConsume(mlir::Operation* op);
   /// The ring reduce-scatter of `partial` over `producers` (every one a consumer), split
   /// over the leading dimensions `dims`.
   mlir::LogicalResult lowerReduceScatter(mlir::Operation* op, const TVal& partial,
