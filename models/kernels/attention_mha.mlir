@@ -20,6 +20,9 @@
 #id3       = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #identity  = affine_map<(d0, d1) -> (d0, d1)>
 #row       = affine_map<(d0, d1) -> (d0)>
+#head_first = affine_set<(i)[g] : (i - 8*g == 0)>
+#head_tiles = affine_set<(i)[g] : (i - 8*g >= 0, -i + 8*g + 7 >= 0)>
+#heads      = affine_set<(g) : (g >= 0, -g + 3 >= 0)>
 
 module {
   func.func @attention_mha(%Q_ptr: index, %KT_ptr: index, %V_ptr: index, %mask_ptr: index,
@@ -48,22 +51,39 @@ module {
     %q_acc = ktdp.construct_access_tile %Q[%head, %q0, %c0] {
       access_tile_set = #q_tile, access_tile_order = #id3
     } : memref<4x256x64xf16> -> !ktdp.access_tile<1x32x64xindex>
-    %kt_acc = ktdp.construct_access_tile %KT[%head, %c0, %c0] {
-      access_tile_set = #kt_tile, access_tile_order = #id3
-    } : memref<4x64x256xf16> -> !ktdp.access_tile<1x64x256xindex>
-    %v_acc = ktdp.construct_access_tile %V[%head, %c0, %c0] {
-      access_tile_set = #v_tile, access_tile_order = #id3
-    } : memref<4x256x64xf16> -> !ktdp.access_tile<1x256x64xindex>
     %m_acc = ktdp.construct_access_tile %MASK[%q0, %c0] {
       access_tile_set = #m_tile, access_tile_order = #identity
     } : memref<256x256xf16> -> !ktdp.access_tile<32x256xindex>
     %q3 = ktdp.load %q_acc : !ktdp.access_tile<1x32x64xindex> -> tensor<1x32x64xf16>
-    %kt3 = ktdp.load %kt_acc : !ktdp.access_tile<1x64x256xindex> -> tensor<1x64x256xf16>
-    %v3 = ktdp.load %v_acc : !ktdp.access_tile<1x256x64xindex> -> tensor<1x256x64xf16>
     %mask = ktdp.load %m_acc : !ktdp.access_tile<32x256xindex> -> tensor<32x256xf16>
     %q = tensor.collapse_shape %q3 [[0, 1], [2]] : tensor<1x32x64xf16> into tensor<32x64xf16>
-    %kt = tensor.collapse_shape %kt3 [[0, 1], [2]] : tensor<1x64x256xf16> into tensor<64x256xf16>
-    %v = tensor.collapse_shape %v3 [[0, 1], [2]] : tensor<1x256x64xf16> into tensor<256x64xf16>
+
+    // The first tile of each head reads the head's keys and values and broadcasts them
+    // to the head's other 7 tiles over the ring (group g = head g).
+    %kt_fut = ktdp.inter_tile_produce producer_tiles_per_group = #head_first
+        : tensor<64x256xf16> -> !ktdp.tile_future<tensor<64x256xf16>, groups = #heads> {
+      ^bb0(%h: index):
+        %kt_acc = ktdp.construct_access_tile %KT[%h, %c0, %c0] {
+          access_tile_set = #kt_tile, access_tile_order = #id3
+        } : memref<4x64x256xf16> -> !ktdp.access_tile<1x64x256xindex>
+        %kt3 = ktdp.load %kt_acc : !ktdp.access_tile<1x64x256xindex> -> tensor<1x64x256xf16>
+        %kt_h = tensor.collapse_shape %kt3 [[0, 1], [2]] : tensor<1x64x256xf16> into tensor<64x256xf16>
+        ktdp.yield_partial %kt_h : tensor<64x256xf16>
+    }
+    %kt = ktdp.inter_tile_consume(%kt_fut) consumer_tiles_per_group = #head_tiles
+        : !ktdp.tile_future<tensor<64x256xf16>, groups = #heads> -> tensor<64x256xf16>
+    %v_fut = ktdp.inter_tile_produce producer_tiles_per_group = #head_first
+        : tensor<256x64xf16> -> !ktdp.tile_future<tensor<256x64xf16>, groups = #heads> {
+      ^bb0(%h: index):
+        %v_acc = ktdp.construct_access_tile %V[%h, %c0, %c0] {
+          access_tile_set = #v_tile, access_tile_order = #id3
+        } : memref<4x256x64xf16> -> !ktdp.access_tile<1x256x64xindex>
+        %v3 = ktdp.load %v_acc : !ktdp.access_tile<1x256x64xindex> -> tensor<1x256x64xf16>
+        %v_h = tensor.collapse_shape %v3 [[0, 1], [2]] : tensor<1x256x64xf16> into tensor<256x64xf16>
+        ktdp.yield_partial %v_h : tensor<256x64xf16>
+    }
+    %v = ktdp.inter_tile_consume(%v_fut) consumer_tiles_per_group = #head_tiles
+        : !ktdp.tile_future<tensor<256x64xf16>, groups = #heads> -> tensor<256x64xf16>
 
     // Scores on the PT array, scaled and masked on the SFU.
     %zero = arith.constant 0.0 : f16

@@ -3,9 +3,10 @@
 //   mean = sum(X[r, :]) / 1024, var = sum((X[r, :] - mean)^2) / 1024, eps = 1e-5.
 //
 // X, Y: [256, 1024] f16; gamma, beta: [1024] f16. Grid [32]: tile t owns rows
-// [8t, 8t + 8). The statistics are reduction results (one value per row, held one per
-// stick); linalg.generic broadcasts them along the rows and gamma and beta down the
-// columns through its indexing maps.
+// [8t, 8t + 8); tile 0 reads gamma and beta and broadcasts them to the others
+// (ktdp.inter_tile_consume). The statistics are reduction results (one value per row,
+// held one per stick); linalg.generic broadcasts them along the rows and gamma and beta
+// down the columns through its indexing maps.
 //
 //   spyre-compile models/kernels/layernorm.mlir -o out/layernorm
 //   spyre-sim run out/layernorm/job.plan --input X=x.npy --input gamma=g.npy \
@@ -18,6 +19,9 @@
 #id1       = affine_map<(d0) -> (d0)>
 #row       = affine_map<(d0, d1) -> (d0)>
 #col       = affine_map<(d0, d1) -> (d1)>
+#tile0     = affine_set<(i)[g] : (i - 32*g == 0)>
+#all_tiles = affine_set<(i)[g] : (i - 32*g >= 0, -i + 32*g + 31 >= 0)>
+#one_group = affine_set<(g) : (g == 0)>
 
 module {
   func.func @layernorm(%X_ptr: index, %gamma_ptr: index, %beta_ptr: index, %Y_ptr: index)
@@ -44,14 +48,30 @@ module {
       access_tile_set = #block_set, access_tile_order = #identity
     } : memref<256x1024xf16> -> !ktdp.access_tile<8x1024xindex>
     %x = ktdp.load %x_tile : !ktdp.access_tile<8x1024xindex> -> tensor<8x1024xf16>
+    // Tile 0 reads gamma and beta and broadcasts them over the ring: 32 tiles reading the
+    // same 4 KB would all queue on the one DRAM channel that holds it.
     %g_tile = ktdp.construct_access_tile %G[%c0] {
       access_tile_set = #vec_set, access_tile_order = #id1
     } : memref<1024xf16> -> !ktdp.access_tile<1024xindex>
-    %gamma = ktdp.load %g_tile : !ktdp.access_tile<1024xindex> -> tensor<1024xf16>
     %b_tile = ktdp.construct_access_tile %B[%c0] {
       access_tile_set = #vec_set, access_tile_order = #id1
     } : memref<1024xf16> -> !ktdp.access_tile<1024xindex>
-    %beta = ktdp.load %b_tile : !ktdp.access_tile<1024xindex> -> tensor<1024xf16>
+    %g_fut = ktdp.inter_tile_produce producer_tiles_per_group = #tile0
+        : tensor<1024xf16> -> !ktdp.tile_future<tensor<1024xf16>, groups = #one_group> {
+      ^bb0(%gid: index):
+        %g0 = ktdp.load %g_tile : !ktdp.access_tile<1024xindex> -> tensor<1024xf16>
+        ktdp.yield_partial %g0 : tensor<1024xf16>
+    }
+    %gamma = ktdp.inter_tile_consume(%g_fut) consumer_tiles_per_group = #all_tiles
+        : !ktdp.tile_future<tensor<1024xf16>, groups = #one_group> -> tensor<1024xf16>
+    %b_fut = ktdp.inter_tile_produce producer_tiles_per_group = #tile0
+        : tensor<1024xf16> -> !ktdp.tile_future<tensor<1024xf16>, groups = #one_group> {
+      ^bb0(%gid: index):
+        %b0 = ktdp.load %b_tile : !ktdp.access_tile<1024xindex> -> tensor<1024xf16>
+        ktdp.yield_partial %b0 : tensor<1024xf16>
+    }
+    %beta = ktdp.inter_tile_consume(%b_fut) consumer_tiles_per_group = #all_tiles
+        : !ktdp.tile_future<tensor<1024xf16>, groups = #one_group> -> tensor<1024xf16>
 
     // mean = sum / 1024
     %zero = arith.constant 0.0 : f16

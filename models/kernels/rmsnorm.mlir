@@ -1,7 +1,8 @@
 // RMS normalisation over the last dimension (LLaMA-style):
 //   Y[r, :] = X[r, :] * rsqrt(sum(X[r, :]^2) / 2048 + eps) * weight, eps = 1e-5.
 //
-// X, Y: [128, 2048] f16; weight: [2048] f16. Grid [32]: tile t owns rows [4t, 4t + 4).
+// X, Y: [128, 2048] f16; weight: [2048] f16. Grid [32]: tile t owns rows [4t, 4t + 4);
+// tile 0 reads the weight and broadcasts it to the others (ktdp.inter_tile_consume).
 //
 //   spyre-compile models/kernels/rmsnorm.mlir -o out/rmsnorm
 //   spyre-sim run out/rmsnorm/job.plan --input X=x.npy --input weight=w.npy --output Y=y.npy
@@ -13,6 +14,9 @@
 #id1       = affine_map<(d0) -> (d0)>
 #row       = affine_map<(d0, d1) -> (d0)>
 #col       = affine_map<(d0, d1) -> (d1)>
+#tile0     = affine_set<(i)[g] : (i - 32*g == 0)>
+#all_tiles = affine_set<(i)[g] : (i - 32*g >= 0, -i + 32*g + 31 >= 0)>
+#one_group = affine_set<(g) : (g == 0)>
 
 module {
   func.func @rmsnorm(%X_ptr: index, %weight_ptr: index, %Y_ptr: index)
@@ -36,10 +40,19 @@ module {
       access_tile_set = #block_set, access_tile_order = #identity
     } : memref<128x2048xf16> -> !ktdp.access_tile<4x2048xindex>
     %x = ktdp.load %x_tile : !ktdp.access_tile<4x2048xindex> -> tensor<4x2048xf16>
+    // Tile 0 reads the weight and broadcasts it over the ring: 32 tiles reading the same
+    // 4 KB would all queue on the one DRAM channel that holds it.
     %w_tile = ktdp.construct_access_tile %W[%c0] {
       access_tile_set = #vec_set, access_tile_order = #id1
     } : memref<2048xf16> -> !ktdp.access_tile<2048xindex>
-    %w = ktdp.load %w_tile : !ktdp.access_tile<2048xindex> -> tensor<2048xf16>
+    %w_fut = ktdp.inter_tile_produce producer_tiles_per_group = #tile0
+        : tensor<2048xf16> -> !ktdp.tile_future<tensor<2048xf16>, groups = #one_group> {
+      ^bb0(%gid: index):
+        %w0 = ktdp.load %w_tile : !ktdp.access_tile<2048xindex> -> tensor<2048xf16>
+        ktdp.yield_partial %w0 : tensor<2048xf16>
+    }
+    %w = ktdp.inter_tile_consume(%w_fut) consumer_tiles_per_group = #all_tiles
+        : !ktdp.tile_future<tensor<2048xf16>, groups = #one_group> -> tensor<2048xf16>
 
     // rstd = rsqrt(mean(x^2) + eps), one value per row
     %sq = arith.mulf %x, %x : tensor<4x2048xf16>

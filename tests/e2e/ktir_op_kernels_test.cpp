@@ -101,7 +101,7 @@ std::vector<float> layerNorm(const std::vector<float>& x, const std::vector<floa
   return y;
 }
 
-TEST_F(KtirOpKernels, LayerNorm) {
+TEST_F(KtirOpKernels, LayerNormWithBroadcastWeights) {
   KtirCase c{"layernorm.mlir",
              {},
              [](Tensors& t) {
@@ -113,10 +113,12 @@ TEST_F(KtirOpKernels, LayerNorm) {
              }};
   c.rtol = 2e-2;
   c.atol = 2e-2;
-  run(c, 0, 0);
+  // Tile 0 broadcasts gamma and beta (2 KB each) to 31 tiles: at least 16 copies of each
+  // leave it in one direction.
+  run(c, 0, 2 * 16 * 2048);
 }
 
-TEST_F(KtirOpKernels, RmsNorm) {
+TEST_F(KtirOpKernels, RmsNormWithABroadcastWeight) {
   KtirCase c{"rmsnorm.mlir",
              {},
              [](Tensors& t) { scaled(t, "X", 1.0f, 104); },
@@ -133,7 +135,9 @@ TEST_F(KtirOpKernels, RmsNorm) {
              }};
   c.rtol = 2e-2;
   c.atol = 2e-2;
-  run(c, 0, 0);
+  // Tile 0 broadcasts the 4 KB weight to 31 tiles: at least 16 copies leave it in one
+  // direction.
+  run(c, 0, 16 * 4096);
 }
 
 TEST_F(KtirOpKernels, RotaryEmbedding) {
@@ -248,12 +252,14 @@ TEST_F(KtirOpKernels, CausalAttentionOneHead) {
   run(c, 2.0 * 2 * 256 * 256 * 64, 0);
 }
 
-TEST_F(KtirOpKernels, CausalAttentionFourHeadsOnATwoDimensionalGrid) {
+TEST_F(KtirOpKernels, CausalAttentionFourHeadsOnATwoDimensionalGridWithBroadcastKeys) {
   KtirCase c{
       "attention_mha.mlir", {}, causalMask, [](const Tensors& t) { return attention(t, 4); }};
   c.rtol = 2e-2;
   c.atol = 1e-2;
-  run(c, 4 * 2.0 * 2 * 256 * 256 * 64, 0);
+  // The first tile of each head broadcasts the head's KT and V (32 KB each) to the 7
+  // tiles after it, all the short way round: 7 copies of each over its outgoing link.
+  run(c, 4 * 2.0 * 2 * 256 * 256 * 64, 7 * 2 * 32768);
 }
 
 // ---- ring collectives -------------------------------------------------------------------
