@@ -31,7 +31,7 @@ namespace {
 /// Returns std::nullopt when the chunk passes (MlirOptMain then processes it).
 std::optional<mlir::LogicalResult> guardChunk(const llvm::MemoryBuffer& chunk,
                                               bool verifyDiagnostics) {
-  if (chipless::ktir::findNestedForwardReferences(chunk.getBuffer()).empty()) return std::nullopt;
+  if (chipless::ktir::findParseHazards(chunk.getBuffer()).empty()) return std::nullopt;
   mlir::MLIRContext context;
   llvm::SourceMgr sources;
   sources.AddNewSourceBuffer(
@@ -39,11 +39,11 @@ std::optional<mlir::LogicalResult> guardChunk(const llvm::MemoryBuffer& chunk,
       llvm::SMLoc());
   if (verifyDiagnostics) {
     mlir::SourceMgrDiagnosticVerifierHandler verifier(sources, &context);
-    (void)chipless::ktir::checkNestedForwardReferences(sources, &context);
+    (void)chipless::ktir::checkParseHazards(sources, &context);
     return verifier.verify();
   }
   mlir::SourceMgrDiagnosticHandler handler(sources, &context, llvm::errs());
-  return chipless::ktir::checkNestedForwardReferences(sources, &context);
+  return chipless::ktir::checkParseHazards(sources, &context);
 }
 
 } // namespace

@@ -2,7 +2,7 @@
 // parser crashes on this (llvm/llvm-project#127778) or, when a later parse error follows,
 // corrupts the heap; ktir-opt, spyre-compile and tpu-compile report it at the use instead
 // (ParseGuard.h). Found by tests/fuzz.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
 // RUN: not ktir-opt %s 2>&1 | FileCheck %s
 // CHECK: error: use of '%n' before its definition, which is inside a region opened after it
 // CHECK: note: '%n' is defined here
@@ -57,4 +57,61 @@ func.func @across_blocks(%c: i1) -> index {
     %z = arith.constant 2 : index
   }
   cf.br ^use
+}
+
+// -----
+
+// A forward reference a region leaves unresolved stays open in the enclosing region: the
+// definition in the region of a later op, then a parse error, corrupts MLIR 19's heap.
+func.func @unresolved_in_region(%t: tensor<4xf32>) {
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%t : tensor<4xf32>) {
+    ^bb0(%o: f32):
+      // expected-error @+1 {{use of '%sq' before its definition, which is inside a region opened after it}}
+      %s = arith.addf %sq, %o : f32
+      linalg.yield %s : f32
+  } -> tensor<4xf32>
+  scf.execute_region {
+    // expected-note @+1 {{'%sq' is defined here}}
+    %sq = arith.constant 1.0 : f32
+    scf.yield
+  }
+  return
+}
+
+// -----
+
+// MLIR 19's parsers of linalg.reduce, linalg.broadcast and linalg.transpose crash on a
+// malformed integer list, their verifiers on an index beyond 32 bits.
+func.func @reduce_dimensions(%a: tensor<4x2xf32>, %b: tensor<4xf32>) {
+  %r = linalg.reduce { arith.addf } ins(%a : tensor<4x2xf32>) outs(%b : tensor<4xf32>)
+      // expected-error @+1 {{expected a list of dimension indices '[...]' (integers from 0 to 2^31-1) after 'dimensions =' of linalg.reduce}}
+      dimensions = }
+  return
+}
+
+// -----
+
+func.func @transpose_permutation(%a: tensor<4x2xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+1 {{expected a list of dimension indices '[...]' (integers from 0 to 2^31-1) after 'permutation =' of linalg.transpose}}
+  %t = linalg.transpose ins(%a : tensor<4x2xf32>) outs(%b : tensor<2x4xf32>) permutation = [1, 2147483648]
+  return
+}
+
+// -----
+
+func.func @broadcast_dimensions(%a: tensor<4xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+1 {{expected a list of dimension indices '[...]' (integers from 0 to 2^31-1) after 'dimensions =' of linalg.broadcast}}
+  %t = linalg.broadcast ins(%a : tensor<4xf32>) outs(%b : tensor<4x2xf32>) dimensions = [1, x]
+  return
+}
+
+// -----
+
+// Well-formed lists pass (and an attribute named `dimensions` elsewhere is not checked).
+func.func @well_formed(%a: tensor<4x2xf32>, %b: tensor<4xf32>, %c: tensor<2x4xf32>) {
+  %r = linalg.reduce { arith.addf } ins(%a : tensor<4x2xf32>) outs(%b : tensor<4xf32>) dimensions = [ 1 ]
+  %t = linalg.transpose ins(%a : tensor<4x2xf32>) outs(%c : tensor<2x4xf32>) permutation = [1, 0]
+  %u = "test.op"() {dimensions = array<i64: 0>} : () -> i1
+  return
 }

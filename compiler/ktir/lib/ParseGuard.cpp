@@ -14,13 +14,17 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <limits>
 
 namespace chipless::ktir {
 namespace {
 
 /// One `{`…`}` scope of the text: the names defined in it and the forward references made
-/// in it that no definition has resolved yet (a region opened later must not define them).
+/// in it (or left unresolved by the regions it encloses) that no definition has resolved
+/// yet (a region opened later must not define them).
 struct Scope {
   llvm::StringSet<> defined;
   std::vector<std::pair<llvm::StringRef, size_t>> pending;
@@ -32,12 +36,12 @@ bool isIdChar(char c) {
          c == '-';
 }
 
-/// The scanner of findNestedForwardReferences.
+/// The scanner of findParseHazards.
 class Scanner {
 public:
   explicit Scanner(llvm::StringRef text) : text(text) { scopes.emplace_back(); }
 
-  std::vector<NestedForwardReference> run() {
+  std::vector<ParseHazard> run() {
     bool lineStart = true;
     while (pos < text.size()) {
       char c = text[pos];
@@ -67,16 +71,26 @@ public:
         ++pos;
         break;
       case '}':
-        if (scopes.size() > 1) scopes.pop_back();
+        // Like MLIR's parser, forward references a region leaves unresolved move to the
+        // enclosing scope.
+        if (scopes.size() > 1) {
+          auto pending = std::move(scopes.back().pending);
+          scopes.pop_back();
+          scopes.back().pending.insert(scopes.back().pending.end(), pending.begin(), pending.end());
+        }
         ++pos;
         break;
       case '%':
         readValue();
         break;
-      default:
-        ++pos;
+      default: {
+        size_t start = pos++;
         while (pos < text.size() && isIdChar(text[pos]) && isIdChar(c)) ++pos;
+        llvm::StringRef word = text.slice(start, pos);
+        if (word == "linalg.reduce" || word == "linalg.broadcast" || word == "linalg.transpose")
+          checkIntegerList(word);
         break;
+      }
       }
     }
     return std::move(found);
@@ -154,7 +168,13 @@ private:
       auto& pending = scopes[i].pending;
       for (auto it = pending.begin(); it != pending.end();) {
         if (it->first == name) {
-          if (i + 1 < scopes.size()) found.push_back({name, it->second, at});
+          if (i + 1 < scopes.size())
+            found.push_back({it->second,
+                             ("use of '" + name +
+                              "' before its definition, which is inside a region opened after "
+                              "it (a value defined in a region is not visible outside it)")
+                                 .str(),
+                             at, ("'" + name + "' is defined here").str()});
           it = pending.erase(it);
         } else {
           ++it;
@@ -162,6 +182,82 @@ private:
       }
     }
     scopes.back().defined.insert(name);
+  }
+
+  /// After the name of `op` (linalg.reduce, .broadcast, .transpose): the integer list
+  /// after its `dimensions =` / `permutation =` must be well formed, since MLIR 19's parser
+  /// of these ops stores the attribute it fails to parse (a null one) and crashes, and
+  /// their verifiers crash on an index that does not fit in 32 bits.
+  void checkIntegerList(llvm::StringRef op) {
+    size_t at = pos;
+    int depth = 0;
+    auto skip = [&] {
+      while (at < text.size()) {
+        if (std::isspace(static_cast<unsigned char>(text[at]))) {
+          ++at;
+        } else if (text.substr(at).starts_with("//")) {
+          size_t end = text.find('\n', at);
+          at = end == llvm::StringRef::npos ? text.size() : end;
+        } else {
+          break;
+        }
+      }
+    };
+    // Find the keyword outside the op's brackets (its `{ op }` body form, ins, outs).
+    llvm::StringRef keyword;
+    while (true) {
+      skip();
+      if (at >= text.size()) return;
+      char c = text[at];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') {
+        if (--depth < 0) return;
+      }
+      if (!isIdChar(c)) {
+        ++at;
+        continue;
+      }
+      size_t start = at;
+      while (at < text.size() && isIdChar(text[at])) ++at;
+      llvm::StringRef word = text.slice(start, at);
+      if (depth == 0 && (word == "dimensions" || word == "permutation")) {
+        keyword = word;
+        break;
+      }
+    }
+    auto bad = [&] {
+      found.push_back(
+          {at,
+           ("expected a list of dimension indices '[...]' (integers from 0 to 2^31-1) after '" +
+            keyword + " =' of " + op)
+               .str(),
+           std::nullopt, ""});
+    };
+    skip();
+    if (at >= text.size() || text[at] != '=') return; // the op's parser reports it
+    ++at;
+    skip();
+    if (at >= text.size() || text[at] != '[') return bad();
+    ++at;
+    skip();
+    if (at < text.size() && text[at] == ']') return;
+    while (true) {
+      size_t start = at;
+      if (at < text.size() && text[at] == '-') ++at;
+      while (at < text.size() && std::isalnum(static_cast<unsigned char>(text[at]))) ++at;
+      // Their verifiers crash, too, on indices beyond 32 bits (valid ones are ranks).
+      int64_t value;
+      if (text.slice(start, at).getAsInteger(0, value) || value < 0 ||
+          value > std::numeric_limits<int32_t>::max()) {
+        at = start;
+        return bad();
+      }
+      skip();
+      if (at < text.size() && text[at] == ']') return;
+      if (at >= text.size() || text[at] != ',') return bad();
+      ++at;
+      skip();
+    }
   }
 
   void skipString() {
@@ -174,39 +270,34 @@ private:
   llvm::StringRef text;
   size_t pos = 0;
   std::vector<Scope> scopes;
-  std::vector<NestedForwardReference> found;
+  std::vector<ParseHazard> found;
 };
 
 } // namespace
 
-std::vector<NestedForwardReference> findNestedForwardReferences(llvm::StringRef text) {
+std::vector<ParseHazard> findParseHazards(llvm::StringRef text) {
   return Scanner(text).run();
 }
 
-mlir::LogicalResult checkNestedForwardReferences(const llvm::SourceMgr& sources,
-                                                 mlir::MLIRContext* context) {
+mlir::LogicalResult checkParseHazards(const llvm::SourceMgr& sources, mlir::MLIRContext* context) {
   const llvm::MemoryBuffer* buffer = sources.getMemoryBuffer(sources.getMainFileID());
   llvm::StringRef text = buffer->getBuffer();
-  std::vector<NestedForwardReference> found = findNestedForwardReferences(text);
+  std::vector<ParseHazard> found = findParseHazards(text);
   auto location = [&](size_t offset) -> mlir::Location {
-    auto [line, column] =
-        sources.getLineAndColumn(llvm::SMLoc::getFromPointer(text.data() + offset));
+    auto [line, column] = sources.getLineAndColumn(
+        llvm::SMLoc::getFromPointer(text.data() + std::min(offset, text.size())));
     return mlir::FileLineColLoc::get(context, buffer->getBufferIdentifier(), line, column);
   };
-  for (const NestedForwardReference& ref : found) {
-    mlir::InFlightDiagnostic error = mlir::emitError(location(ref.use))
-                                     << "use of '" << ref.name
-                                     << "' before its definition, which is inside a region "
-                                        "opened after it (a value defined in a region is not "
-                                        "visible outside it)";
-    error.attachNote(location(ref.definition)) << "'" << ref.name << "' is defined here";
+  for (const ParseHazard& hazard : found) {
+    mlir::InFlightDiagnostic error = mlir::emitError(location(hazard.at)) << hazard.message;
+    if (hazard.noteAt) error.attachNote(location(*hazard.noteAt)) << hazard.note;
   }
   return mlir::failure(!found.empty());
 }
 
 mlir::OwningOpRef<mlir::ModuleOp> parseModuleGuarded(llvm::SourceMgr& sources,
                                                      mlir::MLIRContext* context) {
-  if (mlir::failed(checkNestedForwardReferences(sources, context))) return nullptr;
+  if (mlir::failed(checkParseHazards(sources, context))) return nullptr;
   return mlir::parseSourceFile<mlir::ModuleOp>(sources, context);
 }
 

@@ -15,7 +15,9 @@
 //
 // Such text is always invalid (a value defined inside a region is not visible outside
 // it), so the tools that read MLIR text scan it first and report each such use with its
-// location instead of handing it to the parser.
+// location instead of handing it to the parser. The scan also catches a second crash of
+// MLIR 19 found by tests/fuzz: a malformed `dimensions = [...]` of linalg.reduce, and
+// one of linalg.transpose's verifier: `permutation = [1, 2147483648]`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +30,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace llvm {
@@ -40,29 +44,34 @@ class MLIRContext;
 
 namespace chipless::ktir {
 
-/// A use of an SSA value name before any visible definition, followed (before the use's
-/// own region ends) by a definition of that name inside a region opened after the use:
-/// the pattern that crashes MLIR 19.
-struct NestedForwardReference {
-  /// The value name with its `%`.
-  llvm::StringRef name;
-  /// Offsets in the scanned text of the use and of the nested definition.
-  size_t use = 0;
-  size_t definition = 0;
+/// A place in MLIR text that would crash MLIR 19's parser, with the error to report.
+struct ParseHazard {
+  /// Offset of the error in the scanned text, and its message.
+  size_t at = 0;
+  std::string message;
+  /// Offset and text of a note (the definition of a forward reference), if any.
+  std::optional<size_t> noteAt;
+  std::string note;
 };
 
-/// Scans MLIR text (comments and strings skipped, `{`…`}` as scopes) for nested forward
-/// references. Reports only text that is invalid (short of a name reused inside an
-/// isolated-from-above region); it may miss some in unusual layouts.
-std::vector<NestedForwardReference> findNestedForwardReferences(llvm::StringRef text);
+/// Scans MLIR text (comments and strings skipped, `{`…`}` as scopes) for
+/// - nested forward references: a use of an SSA value name before any visible definition,
+///   followed by a definition of that name inside a region opened after the use, before
+///   the use is resolved (as in MLIR's parser, a forward reference a region leaves
+///   unresolved stays open in the enclosing region);
+/// - a malformed integer list after `dimensions =` / `permutation =` of linalg.reduce,
+///   linalg.broadcast or linalg.transpose (their MLIR 19 parsers store the null attribute
+///   they failed to parse and crash), or one with an index outside 0…2^31-1 (their
+///   verifiers crash on those beyond 32 bits; valid indices are below the rank).
+/// Reports only text that is invalid (short of a name reused inside an
+/// isolated-from-above region); it may miss hazards in unusual layouts.
+std::vector<ParseHazard> findParseHazards(llvm::StringRef text);
 
-/// Emits a located error (and a note at the definition) through `context`'s diagnostic
-/// engine for each nested forward reference in the main buffer of `sources`; fails if
-/// there is one.
-mlir::LogicalResult checkNestedForwardReferences(const llvm::SourceMgr& sources,
-                                                 mlir::MLIRContext* context);
+/// Emits a located error (with its note) through `context`'s diagnostic engine for each
+/// hazard in the main buffer of `sources`; fails if there is one.
+mlir::LogicalResult checkParseHazards(const llvm::SourceMgr& sources, mlir::MLIRContext* context);
 
-/// `mlir::parseSourceFile<ModuleOp>` preceded by checkNestedForwardReferences: a null
+/// `mlir::parseSourceFile<ModuleOp>` preceded by checkParseHazards: a null
 /// module (errors already reported) on invalid text, never a crash on this pattern.
 mlir::OwningOpRef<mlir::ModuleOp> parseModuleGuarded(llvm::SourceMgr& sources,
                                                      mlir::MLIRContext* context);
