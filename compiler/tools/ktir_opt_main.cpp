@@ -17,6 +17,7 @@
 #include "mlir/Support/ToolUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -49,15 +50,17 @@ std::optional<mlir::LogicalResult> guardChunk(const llvm::MemoryBuffer& chunk,
 } // namespace
 
 int main(int argc, char** argv) {
+  // Stack traces on a crash, as MlirOptMain(argc, argv, …) sets up.
+  llvm::InitLLVM initLLVM(argc, argv);
   mlir::DialectRegistry registry;
   chipless::ktir::registerKtirDialects(registry);
   chipless::ktir::registerKtirPasses();
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "ktir-opt: KTIR (ktdp, spyreop) optimizer driver\n", registry);
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
-  if (config.shouldShowDialects())
+  if (config.shouldShowDialects()) // prints them without reading the input
     return mlir::asMainReturnCode(
-        mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+        mlir::MlirOptMain(llvm::outs(), llvm::MemoryBuffer::getMemBuffer(""), registry, config));
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> file = mlir::openInputFile(inputFilename, &errorMessage);
