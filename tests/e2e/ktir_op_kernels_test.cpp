@@ -219,11 +219,21 @@ void causalMask(Tensors& t) {
   setF16(t, "mask", mask);
 }
 
-/// softmax(Q K^T / 8 + mask) V per head, for Q, V [heads, 256, 64] and KT [heads, 64, 256].
-Expected attention(const Tensors& t, size_t heads) {
-  std::vector<float> q = in(t, "Q"), kt = in(t, "KT"), v = in(t, "V"), mask = in(t, "mask");
+/// softmax(Q K^T / 8 + mask) V per head, for Q, V [heads, 256, 64] and KT [heads, 64, 256]
+/// (or, with `keysAsRows`, K [heads, 256, 64], which the kernel transposes itself).
+Expected attention(const Tensors& t, size_t heads, bool keysAsRows = false) {
+  std::vector<float> q = in(t, "Q"), v = in(t, "V"), mask = in(t, "mask");
   std::vector<float> o(heads * 256 * 64);
   const size_t hs = 256 * 64;
+  std::vector<float> kt(heads * hs);
+  if (keysAsRows) {
+    std::vector<float> k = in(t, "K");
+    for (size_t h = 0; h < heads; ++h)
+      for (size_t j = 0; j < 256; ++j)
+        for (size_t d = 0; d < 64; ++d) kt[h * hs + d * 256 + j] = k[h * hs + j * 64 + d];
+  } else {
+    kt = in(t, "KT");
+  }
   for (size_t h = 0; h < heads; ++h)
     for (size_t i = 0; i < 256; ++i) {
       std::vector<double> s(256);
@@ -250,6 +260,36 @@ TEST_F(KtirOpKernels, CausalAttentionOneHead) {
   c.rtol = 2e-2;
   c.atol = 1e-2;
   run(c, 2.0 * 2 * 256 * 256 * 64, 0);
+}
+
+TEST_F(KtirOpKernels, CausalAttentionTransposingTheKeysInTheKernel) {
+  KtirCase c{"attention_transpose.mlir", {}, causalMask, [](const Tensors& t) {
+               return attention(t, 1, true);
+             }};
+  c.rtol = 2e-2;
+  c.atol = 1e-2;
+  KtirRun r = run(c, 2.0 * 2 * 256 * 256 * 64, 0);
+  // K^T goes out to device memory and back one element per DMA run: every core reads at
+  // least one stick per element of its 256 x 64 keys.
+  if (r.ok) EXPECT_GE(r.stats.get("chip.dram.bytes"), 32.0 * 256 * 64 * 128);
+}
+
+// ---- data movement ----------------------------------------------------------------------
+
+TEST_F(KtirOpKernels, TransposeTilesOfTwoTypesAndShapesThatAreNotWholeSticks) {
+  KtirCase c{"transpose.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> x = in(t, "X"), h = in(t, "H");
+               std::vector<float> y(40 * 768), ht(100 * 256);
+               for (size_t i = 0; i < 768; ++i)
+                 for (size_t j = 0; j < 40; ++j) y[j * 768 + i] = x[i * 40 + j] + 1.0f;
+               for (size_t i = 0; i < 256; ++i)
+                 for (size_t j = 0; j < 100; ++j) ht[j * 256 + i] = h[i * 100 + j];
+               return Expected{{"Y", y}, {"HT", ht}};
+             }};
+  // A transpose only moves bytes (and Y adds 1 in fp32): the results are exact.
+  c.rtol = 0;
+  c.atol = 0;
+  run(c, 0, 0);
 }
 
 TEST_F(KtirOpKernels, CausalAttentionFourHeadsOnATwoDimensionalGridWithBroadcastKeys) {
@@ -316,6 +356,67 @@ TEST_F(KtirOpKernels, RingReduceScatterGivesEachCoreItsRows) {
 }
 
 // ---- gathers and dynamic sizes ------------------------------------------------------------
+
+TEST_F(KtirOpKernels, RingAllGatherAndGatherToOneTile) {
+  KtirCase c{"ring_gather.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> x = in(t, "X"), z(x.size()), y;
+               // Doubling is exact in fp16: every copy is the same bits as 2 X.
+               for (size_t i = 0; i < x.size(); ++i) z[i] = 2.0f * x[i];
+               for (size_t k = 0; k < 32; ++k) y.insert(y.end(), z.begin(), z.end());
+               return Expected{{"Y", y}, {"Z", z}};
+             }};
+  c.rtol = 0;
+  c.atol = 0;
+  // All-gather: each core forwards 31 partials of 256 bytes to its successor. The gather to
+  // tile 5 crosses at most the links of the shorter way round: fewer bytes per link.
+  KtirRun r = run(c, 0, 31.0 * 256);
+  if (!r.ok) return;
+  // Core k's ring engine: its own partial into its slot of the all-gather, 31 forwarded
+  // slots, and one more partial: tile 5 copies its own into its slot, every other tile
+  // sends its to tile 5.
+  for (int k = 0; k < 32; ++k)
+    EXPECT_DOUBLE_EQ(r.stats.get("chip.core[" + std::to_string(k) + "].ring.bytes"),
+                     (1 + 31 + 1) * 256.0)
+        << "core " << k;
+}
+
+TEST_F(KtirOpKernels, RingScatterGivesEachTileItsRows) {
+  KtirCase c{"ring_scatter.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> s = in(t, "S"), w(s.size());
+               for (size_t i = 0; i < s.size(); ++i)
+                 w[i] = decodeF16(encodeF16(s[i] + 1.0f, Fp16Format::Ieee), Fp16Format::Ieee);
+               return Expected{{"W", w}};
+             }};
+  c.rtol = 0;
+  c.atol = 0;
+  KtirRun r = run(c, 0, 0);
+  if (!r.ok) return;
+  // Tile 3 sends 31 slices of 2 rows (256 bytes); nobody else sends.
+  for (int k = 0; k < 32; ++k)
+    EXPECT_DOUBLE_EQ(r.stats.get("chip.core[" + std::to_string(k) + "].ring.bytes"),
+                     k == 3 ? 31 * 256.0 : 0.0)
+        << "core " << k;
+}
+
+TEST_F(KtirOpKernels, RingAllToAllTransposesTheBlocksOverTheTiles) {
+  KtirCase c{"ring_all_to_all.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> a = in(t, "A"), b(a.size());
+               const size_t tile = 64 * 64, rows = 2 * 64;
+               for (size_t k = 0; k < 32; ++k)   // sender
+                 for (size_t l = 0; l < 32; ++l) // receiver
+                   for (size_t i = 0; i < rows; ++i)
+                     b[l * tile + k * rows + i] = a[k * tile + l * rows + i];
+               return Expected{{"B", b}};
+             }};
+  c.rtol = 0;
+  c.atol = 0;
+  KtirRun r = run(c, 0, 0);
+  if (!r.ok) return;
+  // Every core: its own slice into its slot, then one 256-byte slice to each other core.
+  for (int k = 0; k < 32; ++k)
+    EXPECT_DOUBLE_EQ(r.stats.get("chip.core[" + std::to_string(k) + "].ring.bytes"), 32 * 256.0)
+        << "core " << k;
+}
 
 TEST_F(KtirOpKernels, EmbeddingGatherThroughAnIndirectAccessTile) {
   KtirCase c{"embedding_gather.mlir",

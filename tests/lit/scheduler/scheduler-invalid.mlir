@@ -299,3 +299,154 @@ func.func @consume_with_routing(%x_ptr: index) attributes {grid = [4]} {
   ktdp.store %r, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
   return
 }
+
+// -----
+
+func.func @transpose_rank3(%x_ptr: index) {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [2, 4, 64], strides: [256, 64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<2x4x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0, %c0] {
+    access_tile_set = affine_set<(d0, d1, d2) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 3 >= 0, d2 >= 0, -d2 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+  } : memref<2x4x64xf16> -> !ktdp.access_tile<2x4x64xindex>
+  %x = ktdp.load %t : !ktdp.access_tile<2x4x64xindex> -> tensor<2x4x64xf16>
+  %e = tensor.empty() : tensor<2x64x4xf16>
+  // expected-error @+1 {{transposes a rank-3 tensor; only 2-D tiles are supported by the Dataflow Scheduler}}
+  %y = linalg.transpose ins(%x : tensor<2x4x64xf16>) outs(%e : tensor<2x64x4xf16>) permutation = [0, 2, 1]
+  %w = ktdp.construct_memory_view %x_ptr, sizes: [2, 64, 4], strides: [256, 4, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<2x64x4xf16>
+  %u = ktdp.construct_access_tile %w[%c0, %c0, %c0] {
+    access_tile_set = affine_set<(d0, d1, d2) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 63 >= 0, d2 >= 0, -d2 + 3 >= 0)>,
+    access_tile_order = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+  } : memref<2x64x4xf16> -> !ktdp.access_tile<2x64x4xindex>
+  ktdp.store %y, %u : tensor<2x64x4xf16>, !ktdp.access_tile<2x64x4xindex>
+  return
+}
+
+// -----
+
+func.func @transpose_reduction_result(%x_ptr: index) {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [8, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<8x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<8x64xf16> -> !ktdp.access_tile<8x64xindex>
+  %x = ktdp.load %t : !ktdp.access_tile<8x64xindex> -> tensor<8x64xf16>
+  %zero = arith.constant 0.0 : f16
+  %zeros = tensor.splat %zero : tensor<8xf16>
+  %sum = linalg.reduce { arith.addf } ins(%x : tensor<8x64xf16>) outs(%zeros : tensor<8xf16>) dimensions = [1]
+  %col = tensor.expand_shape %sum [[0, 1]] output_shape [8, 1] : tensor<8xf16> into tensor<8x1xf16>
+  %e = tensor.empty() : tensor<1x8xf16>
+  // expected-error @+1 {{transposes a reduction result (one element per stick); broadcast it to a dense tile first}}
+  %row = linalg.transpose ins(%col : tensor<8x1xf16>) outs(%e : tensor<1x8xf16>) permutation = [1, 0]
+  %r = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 7 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<8x64xf16> -> !ktdp.access_tile<1x8xindex>
+  ktdp.store %row, %r : tensor<1x8xf16>, !ktdp.access_tile<1x8xindex>
+  return
+}
+
+// -----
+
+#all4_gather_inner_dimension = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
+func.func @gather_inner_dimension(%x_ptr: index) attributes {grid = [4]} {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [2, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<2x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<2x64xf16> -> !ktdp.access_tile<2x64xindex>
+  %p = ktdp.load %t : !ktdp.access_tile<2x64xindex> -> tensor<2x64xf16>
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #all4_gather_inner_dimension
+      : tensor<2x64xf16> -> !ktdp.tile_future<tensor<2x64xf16>, groups = affine_set<(g) : (g == 0)>> {
+    ^bb0(%gid: index):
+      ktdp.yield_partial %p : tensor<2x64xf16>
+  }
+  // expected-error @+1 {{gathers over dimensions that are not the leading ones; the ring moves each piece as one contiguous run of the scratchpad}}
+  %r = ktdp.inter_tile_gather(%f) consumer_tiles_per_group = #all4_gather_inner_dimension, gather_dimensions = [1]
+      : !ktdp.tile_future<tensor<2x64xf16>, groups = affine_set<(g) : (g == 0)>> -> tensor<2x256xf16>
+  return
+}
+
+// -----
+
+#all4_gather_not_stacked = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
+func.func @gather_not_stacked(%x_ptr: index) attributes {grid = [4]} {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [2, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<2x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<2x64xf16> -> !ktdp.access_tile<2x64xindex>
+  %p = ktdp.load %t : !ktdp.access_tile<2x64xindex> -> tensor<2x64xf16>
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #all4_gather_not_stacked
+      : tensor<2x64xf16> -> !ktdp.tile_future<tensor<2x64xf16>, groups = affine_set<(g) : (g == 0)>> {
+    ^bb0(%gid: index):
+      ktdp.yield_partial %p : tensor<2x64xf16>
+  }
+  // expected-error @+1 {{gathers pieces that are not stacked along dimension 0 (the result must keep every other dimension of the partial)}}
+  %r = ktdp.inter_tile_gather(%f) consumer_tiles_per_group = #all4_gather_not_stacked, gather_dimensions = [0, 1]
+      : !ktdp.tile_future<tensor<2x64xf16>, groups = affine_set<(g) : (g == 0)>> -> tensor<2x256xf16>
+  return
+}
+
+// -----
+
+#all4_scatter_inner_dimension = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
+#first_scatter = affine_set<(i)[g] : (i - 4*g == 0)>
+func.func @scatter_inner_dimension(%x_ptr: index) attributes {grid = [4]} {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [2, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<2x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<2x64xf16> -> !ktdp.access_tile<2x64xindex>
+  %p = ktdp.load %t : !ktdp.access_tile<2x64xindex> -> tensor<2x64xf16>
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #first_scatter
+      : tensor<2x64xf16> -> !ktdp.tile_future<tensor<2x64xf16>, groups = affine_set<(g) : (g == 0)>> {
+    ^bb0(%gid: index):
+      ktdp.yield_partial %p : tensor<2x64xf16>
+  }
+  // expected-error @+1 {{scatters over dimensions that are not the leading ones}}
+  %r = ktdp.inter_tile_scatter(%f) consumer_tiles_per_group = #all4_scatter_inner_dimension, scatter_dimensions = [1]
+      : !ktdp.tile_future<tensor<2x64xf16>, groups = affine_set<(g) : (g == 0)>> -> tensor<2x16xf16>
+  return
+}
+
+// -----
+
+#all4_a2a = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
+func.func @all_to_all_inner_split(%x_ptr: index) attributes {grid = [4]} {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [16, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<16x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 15 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<16x64xf16> -> !ktdp.access_tile<16x64xindex>
+  %p = ktdp.load %t : !ktdp.access_tile<16x64xindex> -> tensor<16x64xf16>
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #all4_a2a
+      : tensor<16x64xf16> -> !ktdp.tile_future<tensor<16x64xf16>, groups = affine_set<(g) : (g == 0)>> {
+    ^bb0(%gid: index):
+      ktdp.yield_partial %p : tensor<16x64xf16>
+  }
+  // expected-error @+1 {{splits over dimensions that are not the leading ones}}
+  %r = ktdp.inter_tile_all_to_all(%f) consumer_tiles_per_group = #all4_a2a,
+      split_dimensions = [1], concat_dimensions = [0]
+      : !ktdp.tile_future<tensor<16x64xf16>, groups = affine_set<(g) : (g == 0)>> -> tensor<64x16xf16>
+  return
+}

@@ -135,8 +135,12 @@ OwningOpRef<ModuleOp> writeJob(MLIRContext* ctx, const std::string& name, const 
                                 TypeAttr::get(dfir::typeOf(ctx, t.dtype)), b.getArrayAttr(shape),
                                 b.getStringAttr("row_major"));
   }
-  const int engines = cores.empty() ? 0 : 3 + 3 * 2;
-  (void)engines;
+  std::map<std::string, int64_t> deviceBuffers;
+  for (const CoreSchedule& s : cores)
+    for (const auto& [bufName, bytes] : s.deviceBuffers)
+      deviceBuffers[bufName] = std::max(deviceBuffers[bufName], bytes);
+  for (const auto& [bufName, bytes] : deviceBuffers)
+    b.create<dfir::BufferOp>(loc, b.getStringAttr(bufName), b.getI64IntegerAttr(bytes));
   // One program per core and engine; identical neighbours merge into a core range.
   struct Emitted {
     dfir::ProgramOp op;

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "RingGroups.h"
 #include "dataflow/Dialect/Dfir/DfirOps.h"
 #include "ktir/Dialect/Ktdp/KtdpOps.h"
 #include "ktir/Dialect/Ktdp/KtdpTileSets.h"
@@ -44,19 +45,6 @@ namespace chipless::sched {
 
 namespace {
 
-/// Groups `g` of a future's group set (searched over 0..numTiles-1).
-std::vector<int64_t> groupsOf(ktdp::TileFutureType type, int64_t numTiles) {
-  std::vector<int64_t> out;
-  for (int64_t g = 0; g < numTiles; ++g)
-    if (ktdp::containsPoint(type.getGroupSet(), {g}, {})) out.push_back(g);
-  return out;
-}
-
-std::vector<int64_t> membersOf(IntegerSet set, int64_t group, int64_t numTiles) {
-  auto v = ktdp::enumerateTiles(set, {group}, numTiles);
-  return {v.begin(), v.end()};
-}
-
 /// add, max or min from a delivery combiner (linalg named op, arith op or generic body).
 std::string combinerOf(Region& region) {
   Block& b = region.front();
@@ -68,13 +56,6 @@ std::string combinerOf(Region& region) {
   if (isa<linalg::MaxOp, arith::MaximumFOp, arith::MaxNumFOp>(def)) return "max";
   if (isa<linalg::MinOp, arith::MinimumFOp, arith::MinNumFOp>(def)) return "min";
   return "";
-}
-
-std::string locationKey(Location loc) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  loc.print(os);
-  return text;
 }
 
 /// The start of the ring protocols: R = partial (a copy through this core's ring engine),

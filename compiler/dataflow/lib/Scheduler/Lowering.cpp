@@ -290,7 +290,11 @@ LogicalResult Lowering::lowerOp(Operation* op) {
   if (isa<ktdp::InterTileReduceOp, ktdp::InterTileReduceScatterOp>(op))
     return lowerReduceDelivery(op);
   if (isa<ktdp::InterTileConsumeOp>(op)) return lowerConsume(op);
+  if (isa<ktdp::InterTileGatherOp>(op)) return lowerGather(op);
+  if (isa<ktdp::InterTileScatterOp>(op)) return lowerScatter(op);
+  if (isa<ktdp::InterTileAllToAllOp>(op)) return lowerAllToAll(op);
   if (isa<linalg::MatmulOp>(op)) return lowerMatmul(op);
+  if (isa<linalg::TransposeOp>(op)) return lowerTranspose(op);
   if (isa<linalg::ReduceOp>(op)) return lowerReduce(op);
   if (isa<linalg::GenericOp>(op)) return lowerGeneric(op);
   if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp, tensor::ExtractOp,

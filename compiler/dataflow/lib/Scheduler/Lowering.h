@@ -9,6 +9,8 @@
 //   spyreop, linalg.generic          load unit streams -> SFU -> store unit, per corelet
 //   linalg.reduce                    sfu.acc.* across sticks, sfu.lane.* within a stick
 //   linalg.matmul                    PT-array tiles (LowerMatmul.cpp)
+//   linalg.transpose                 DMA out to a job buffer, dma.loadb back one element
+//                                    per run (LowerTranspose.cpp)
 //   fill, splat, broadcast, dense    values in every lane (SFU registers), materialised
 //   constants                        only when a buffer is needed
 //   expand/collapse_shape,
@@ -16,6 +18,8 @@
 //   scf.for / scf.if                 loop nodes; iter_args and results in buffers
 //   inter_tile_produce + reduce,
 //   reduce_scatter, consume          ring collectives (LowerCollective.cpp)
+//   inter_tile_gather, _scatter,     ring gather / all-gather, scatter, all-to-all
+//   _all_to_all                      (LowerGather.cpp)
 //
 //===----------------------------------------------------------------------===//
 
@@ -149,6 +153,8 @@ private:
   mlir::LogicalResult lowerGeneric(mlir::Operation* op);
   mlir::LogicalResult lowerReduce(mlir::Operation* op);
   mlir::LogicalResult lowerMatmul(mlir::Operation* op);
+  /// A 2-D linalg.transpose through a device-memory buffer of the job (LowerTranspose.cpp).
+  mlir::LogicalResult lowerTranspose(mlir::Operation* op);
   mlir::LogicalResult lowerLoad(mlir::Operation* op);
   mlir::FailureOr<bool> copyInChunks(mlir::Operation* op);
   mlir::LogicalResult lowerStore(mlir::Operation* op);
@@ -173,6 +179,15 @@ private:
                                          const std::string& kind,
                                          const std::vector<int64_t>& producers,
                                          llvm::ArrayRef<int64_t> dims);
+  /// inter_tile_gather: the producers' partials concatenated over the leading dimensions,
+  /// to one consumer or (all-gather) to every producer (LowerGather.cpp).
+  mlir::LogicalResult lowerGather(mlir::Operation* op);
+  /// inter_tile_scatter: one producer's partial split over the leading dimensions, a slice
+  /// per consumer (LowerGather.cpp).
+  mlir::LogicalResult lowerScatter(mlir::Operation* op);
+  /// inter_tile_all_to_all: slice l of every producer to consumer l, split and concatenated
+  /// over the leading dimensions (LowerGather.cpp).
+  mlir::LogicalResult lowerAllToAll(mlir::Operation* op);
   mlir::LogicalResult lowerViewLike(mlir::Operation* op);
   /// The value `op`'s result should be written to: an operand buffer that dies here, a
   /// loop-carried buffer the result is yielded to, or a new buffer.
@@ -202,6 +217,7 @@ private:
   /// Futures of inter_tile_produce: the partial each tile contributes.
   llvm::DenseMap<mlir::Value, TVal> futures_;
   int collectives_ = 0;
+  int transposes_ = 0; ///< linalg.transpose ops lowered (each has its own job buffer)
   bool usesRing_ = false;
   llvm::DenseSet<mlir::Operation*> handled_; ///< ops already lowered with an earlier one
   /// Loop-carried buffers whose loop starts them as zeros: buffer -> the loop's node.

@@ -129,6 +129,8 @@ struct CoreSchedule {
   Node root; ///< a loop node with loop == -1: one pass
   std::vector<Buffer> buffers;
   std::map<int, Range> loopRanges; ///< ranges of loop variables with constant bounds
+  /// Device memory of the job (dfir.buffer) the schedule uses: name -> bytes for all cores.
+  std::map<std::string, int64_t> deviceBuffers;
   /// Synchronisation: per node, per engine.
   std::map<const Node*, std::map<int, SyncOps>> sync;
   std::map<int, int> selfToken; ///< engine -> token of its own completions
