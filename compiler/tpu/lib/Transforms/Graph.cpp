@@ -545,6 +545,7 @@ struct DecomposePass : PassWrapper<DecomposePass, OperationPass<ModuleOp>> {
         return signalPassFailure();
       }
     }
+    if (failed(materializeTransposes(m))) return signalPassFailure();
   }
 };
 
