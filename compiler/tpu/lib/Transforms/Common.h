@@ -61,7 +61,8 @@ std::optional<double> constantValue(mlir::Value v);
 
 /// Part of tpu-decompose (Transposes.cpp): every linalg.transpose that moves the innermost
 /// dimension and is read other than in place (as a matmul's RHS) gets a real transpose on the
-/// MXU for those readers. Errors are reported at the transpose.
+/// MXU for those readers; a returned row reduction is made contiguous the same way. Errors
+/// are reported at the transpose.
 mlir::LogicalResult materializeTransposes(mlir::ModuleOp module);
 
 /// The attribute names the passes write.

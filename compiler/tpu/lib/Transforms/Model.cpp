@@ -148,7 +148,9 @@ private:
       a.rowStride = dims[r - 2] * es;
     }
     a.runBytes = roundUp(n * es, align);
-    if (a.rowStride == 0 && (r < 2 || spec_.m == 1)) a.rowStride = a.runBytes;
+    // A result of one row per batch: its stride never moves a DMA (a [1, M] view of [M]).
+    if ((a.rowStride == 0 && (r < 2 || spec_.m == 1)) || (write && spec_.m == 1))
+      a.rowStride = a.runBytes;
     if (a.runBytes > v.contiguous * es)
       return at->emitError() << what << ": a DMA moves rows of " << a.runBytes
                              << " bytes, but only " << v.contiguous * es

@@ -8,6 +8,10 @@
 // matmul's RHS read in place and I is generated on the VPU (a linalg.generic comparing
 // linalg.index values). Its cost is what the model makes of these two kernels.
 //
+// A returned reduction over rows (one value per row, a column of its kernel) is made a
+// contiguous vector the same way: broadcast along the row, column 0 viewed as [M, 1] and
+// transposed to [1, M].
+//
 //===----------------------------------------------------------------------===//
 
 #include "Common.h"
@@ -103,10 +107,69 @@ LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw) {
   return success();
 }
 
+/// A reduction over the innermost loop whose result `r` ([batch..., M], one value per row) is
+/// returned: its value lives one per row (a column of the kernel), so it is broadcast along N by
+/// its own kernel, column 0 taken as a [batch..., M, 1] view, and that transposed to
+/// [batch..., 1, M] (a transpose materialised on the MXU) and reshaped to r's shape.
+void returnReduction(linalg::GenericOp g, OpResult r, IRRewriter& rw) {
+  auto type = cast<RankedTensorType>(r.getType());
+  const auto rank = type.getRank();
+  if (!isa<BFloat16Type, Float32Type>(type.getElementType()) || rank < 1 || rank > 2) return;
+  SmallVector<int64_t> loops = g.getStaticLoopRanges();
+  if (static_cast<int64_t>(loops.size()) != rank + 1) return;
+  rw.setInsertionPointAfter(g);
+  const Location loc = g.getLoc();
+  Type et = type.getElementType();
+  SmallVector<int64_t> full(type.getShape());
+  full.push_back(loops.back());
+  auto fullType = RankedTensorType::get(full, et);
+  const auto n = static_cast<unsigned>(full.size());
+  SmallVector<AffineExpr> rows;
+  for (unsigned i = 0; i + 1 < n; ++i) rows.push_back(rw.getAffineDimExpr(i));
+  SmallVector<AffineMap> maps{AffineMap::get(n, 0, rows, rw.getContext()),
+                              rw.getMultiDimIdentityMap(n)};
+  Value empty = rw.create<tensor::EmptyOp>(loc, full, et);
+  auto bcast = rw.create<linalg::GenericOp>(
+      loc, TypeRange{fullType}, ValueRange{r}, ValueRange{empty}, maps,
+      SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel),
+      [&](OpBuilder& b, Location l, ValueRange args) {
+        b.create<linalg::YieldOp>(l, ValueRange{args[0]});
+      });
+  SmallVector<OpFoldResult> offsets(n, rw.getIndexAttr(0)), strides(n, rw.getIndexAttr(1)), sizes;
+  SmallVector<int64_t> colShape(type.getShape());
+  colShape.push_back(1);
+  for (int64_t d : colShape) sizes.push_back(rw.getIndexAttr(d));
+  Value col = rw.create<tensor::ExtractSliceOp>(loc, RankedTensorType::get(colShape, et),
+                                                bcast.getResult(0), offsets, sizes, strides);
+  SmallVector<int64_t> rowShape(colShape);
+  std::swap(rowShape[n - 1], rowShape[n - 2]);
+  SmallVector<int64_t> perm;
+  for (unsigned i = 0; i < n; ++i) perm.push_back(i);
+  std::swap(perm[n - 1], perm[n - 2]);
+  Value rowEmpty = rw.create<tensor::EmptyOp>(loc, rowShape, et);
+  Value row = rw.create<linalg::TransposeOp>(loc, col, rowEmpty, perm)->getResult(0);
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned i = 0; i + 2 < n; ++i) groups.push_back({static_cast<int64_t>(i)});
+  groups.push_back({static_cast<int64_t>(n - 2), static_cast<int64_t>(n - 1)});
+  Value flat = rw.create<tensor::CollapseShapeOp>(loc, type, row, groups);
+  rw.replaceUsesWithIf(r, flat,
+                       [&](OpOperand& use) { return isa<func::ReturnOp>(use.getOwner()); });
+}
+
 } // namespace
 
 LogicalResult materializeTransposes(ModuleOp module) {
   IRRewriter rw(module.getContext());
+  SmallVector<std::pair<linalg::GenericOp, OpResult>> returned;
+  module.walk([&](linalg::GenericOp g) {
+    if (g.getNumReductionLoops() != 1 ||
+        g.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+      return;
+    for (OpResult r : g->getResults())
+      if (llvm::any_of(r.getUsers(), [](Operation* u) { return isa<func::ReturnOp>(u); }))
+        returned.push_back({g, r});
+  });
+  for (auto& [g, r] : returned) returnReduction(g, r, rw);
   SmallVector<linalg::TransposeOp> todo;
   module.walk([&](linalg::TransposeOp t) {
     ArrayRef<int64_t> perm = t.getPermutation();
