@@ -1,7 +1,8 @@
 // The TPU compiler on reductions returned by the graph: row sums and row maxima (one value per
 // row, held one per sublane in the VPU) are broadcast along the row, and column 0 is turned
 // into a contiguous vector by a transpose materialised on the MXU. Plain and batched, checked
-// against fp64; an integer reduction returned stays refused.
+// against fp64; column sums and maxima (a reduction over dimension 0 reads x through a
+// materialised transpose); an integer reduction returned stays refused.
 #include "tests/e2e/tpu_compile_harness.h"
 
 #include <algorithm>
@@ -12,14 +13,14 @@ namespace chipless::test {
 namespace {
 
 /// Row sums s and row maxima m of x [B?, M, N] (f32), both returned.
-std::string graph(const std::vector<int64_t>& shape) {
-  std::string xs, rs, dims;
+std::string graph(const std::vector<int64_t>& shape, size_t dim) {
+  std::string xs, rs;
   for (size_t i = 0; i < shape.size(); ++i) {
     xs += std::to_string(shape[i]) + "x";
-    if (i + 1 < shape.size()) rs += std::to_string(shape[i]) + "x";
+    if (i != dim) rs += std::to_string(shape[i]) + "x";
   }
   const std::string x = "tensor<" + xs + "f32>", r = "tensor<" + rs + "f32>",
-                    d = std::to_string(shape.size() - 1);
+                    d = std::to_string(dim);
   return "func.func @rows(%x: " + x + " {graph.name = \"x\"}) -> (" + r +
          " {graph.name = \"s\"}, " + r +
          " {graph.name = \"m\"}) {\n"
@@ -59,7 +60,8 @@ void check(const std::vector<int64_t>& shape, const std::string& precision, doub
   for (int64_t d : shape) tag += "_" + std::to_string(d);
   tag += "_" + precision;
   const std::string set = "numerics.fp32_matmul_precision=" + precision;
-  std::string dir = compileOrFail(writeGraph(tag, graph(shape)), tag, {"--set", set});
+  std::string dir =
+      compileOrFail(writeGraph(tag, graph(shape, shape.size() - 1)), tag, {"--set", set});
   NpyArray x = randomF32Array(shape, 81, 2.0f);
   TpuKernelRun run = runProgram(dir, {{"x", x}}, tpuArchWith({set}));
   const int64_t n = shape.back();
@@ -83,6 +85,24 @@ TEST(TpuCompileReduce, RowSumsAndMaximaReturned) {
 
 TEST(TpuCompileReduce, BatchedRowSumsReturned) {
   check({2, 50, 200}, "bf16x6", 1e-6);
+}
+
+/// Column sums and maxima of x [M, N] (a reduction over dimension 0), returned.
+TEST(TpuCompileReduce, ColumnSumsAndMaximaReturned) {
+  const int64_t m = 100, n = 300;
+  const std::string set = "numerics.fp32_matmul_precision=bf16x6";
+  std::string dir = compileOrFail(writeGraph("cols", graph({m, n}, 0)), "cols", {"--set", set});
+  NpyArray x = randomF32Array({m, n}, 82, 2.0f);
+  TpuKernelRun run = runProgram(dir, {{"x", x}}, tpuArchWith({set}));
+  std::vector<double> xv = asDoubles(x), s(n, 0.0), mx(n, -INFINITY);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      s[static_cast<size_t>(j)] += xv[static_cast<size_t>(i * n + j)];
+      mx[static_cast<size_t>(j)] =
+          std::max(mx[static_cast<size_t>(j)], xv[static_cast<size_t>(i * n + j)]);
+    }
+  expectClose(run.outputs.at("s"), s, 1e-6, 1e-4, "column sums");
+  expectClose(run.outputs.at("m"), mx, 0, 0, "column maxima");
 }
 
 TEST(TpuCompileReduce, AnIntegerReductionReturnedStaysRefused) {

@@ -65,6 +65,10 @@ std::optional<double> constantValue(mlir::Value v);
 /// are reported at the transpose.
 mlir::LogicalResult materializeTransposes(mlir::ModuleOp module);
 
+/// Part of tpu-decompose (Transposes.cpp): a linalg.reduce over the dimension before the
+/// innermost one becomes a reduction over the innermost dimension of its transposed input.
+void transposeReductions(mlir::ModuleOp module);
+
 /// The attribute names the passes write.
 constexpr const char* kTargetAttr = "tpu.target";
 constexpr const char* kNameAttr = "graph.name";

@@ -158,6 +158,32 @@ void returnReduction(linalg::GenericOp g, OpResult r, IRRewriter& rw) {
 
 } // namespace
 
+void transposeReductions(ModuleOp module) {
+  IRRewriter rw(module.getContext());
+  SmallVector<linalg::ReduceOp> todo;
+  module.walk([&](linalg::ReduceOp r) {
+    auto in = cast<RankedTensorType>(r.getInputs()[0].getType());
+    if (r.getDimensions().size() == 1 && r.getDimensions()[0] == in.getRank() - 2)
+      todo.push_back(r);
+  });
+  for (linalg::ReduceOp r : todo) {
+    Value x = r.getInputs()[0];
+    auto in = cast<RankedTensorType>(x.getType());
+    const int64_t rank = in.getRank();
+    SmallVector<int64_t> perm, shape(in.getShape());
+    for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
+    std::swap(perm[rank - 1], perm[rank - 2]);
+    std::swap(shape[rank - 1], shape[rank - 2]);
+    rw.setInsertionPoint(r);
+    Value empty = rw.create<tensor::EmptyOp>(r.getLoc(), shape, in.getElementType());
+    Value t = rw.create<linalg::TransposeOp>(r.getLoc(), x, empty, perm)->getResult(0);
+    rw.modifyOpInPlace(r, [&] {
+      r->setOperand(0, t);
+      r.setDimensions({rank - 1});
+    });
+  }
+}
+
 LogicalResult materializeTransposes(ModuleOp module) {
   IRRewriter rw(module.getContext());
   SmallVector<std::pair<linalg::GenericOp, OpResult>> returned;
