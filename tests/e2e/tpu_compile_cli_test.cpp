@@ -50,16 +50,16 @@ TEST(TpuCompileCli, UnsupportedGraphsAreReportedAtTheOp) {
   return %x : tensor<8x8xf32>
 })",
               "bad.mlir:2:8: error: non-splat constant tensors are not supported");
-  expectError(R"(func.func @f(%x: tensor<8x16xf32>) -> tensor<16xf32> {
+  expectError(R"(func.func @f(%x: tensor<2x8x16xf32>) -> tensor<8x16xf32> {
   %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<16xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
-  %r = linalg.reduce ins(%x : tensor<8x16xf32>) outs(%f : tensor<16xf32>) dimensions = [0]
+  %e = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %r = linalg.reduce ins(%x : tensor<2x8x16xf32>) outs(%f : tensor<8x16xf32>) dimensions = [0]
     (%a: f32, %b: f32) {
       %s = arith.addf %a, %b : f32
       linalg.yield %s : f32
     }
-  return %r : tensor<16xf32>
+  return %r : tensor<8x16xf32>
 })",
               "bad.mlir:5:8: error: linalg.reduce is supported over the innermost dimension only");
   expectError(R"(func.func @f(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {

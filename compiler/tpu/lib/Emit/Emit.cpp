@@ -763,6 +763,7 @@ private:
 
   void chooseRegisterBlock() {
     prog_ = planPasses(k_, L_);
+    for (const VOp& o : k_.ops) hasIndex_ |= o.kind == VKind::Index;
     if (prog_.passes.empty()) return;
     const int uMax = maxRegisterBlock(p_.rowsPerUnit, static_cast<int>(S_));
     for (int U : {8, 4, 2, 1}) {
@@ -884,20 +885,18 @@ private:
         else
           a.op("li " + ptr + ", " + blockPtr);
       }
+      if (hasIndex_) a.op("li " + idxCol_ + ", 0");
       const int64_t full = pass.masked ? ct_ - 1 : ct_;
       if (full > 0) {
         if (full > 1) a.op("loop " + num(full));
         tile(U, pass, constSlot, accSlot, colSlot, pool, ctx, false);
-        if (full > 1) {
+        if (full > 1 || pass.masked) {
           for (int b : bufs)
             a.op("add " + ctx.tilePtr.at(b) + ", " + ctx.tilePtr.at(b) + ", " +
                  num(L_ * bufferElement(b)));
-          a.op("endloop");
-        } else if (pass.masked) {
-          for (int b : bufs)
-            a.op("add " + ctx.tilePtr.at(b) + ", " + ctx.tilePtr.at(b) + ", " +
-                 num(L_ * bufferElement(b)));
+          if (hasIndex_) a.op("add " + idxCol_ + ", " + idxCol_ + ", " + num(L_));
         }
+        if (full > 1) a.op("endloop");
       }
       if (pass.masked) tile(U, pass, constSlot, accSlot, colSlot, pool, ctx, true);
       // Lane reductions into the column values.
@@ -995,6 +994,18 @@ private:
         a.op("vsplat." + t + " " + vr(slotOf[v], U) + ", " + fnum(o.value) + n);
         break;
       }
+      case VKind::Index: {
+        // The lane (N) or row (M) index within the tile, plus the tile's column or row base.
+        slotOf[v] = pool.take();
+        const int base = pool.take();
+        const bool alongN = o.value == 0;
+        a.op("viota." + t + " " + vr(slotOf[v], U) + (alongN ? ", lanes" : ", sublanes") + n);
+        a.op("vbcast." + t + " " + vr(base, U) + ", " + (alongN ? idxCol_ : idxRow_) + n);
+        a.op("vadd." + t + " " + vr(slotOf[v], U) + ", " + vr(slotOf[v], U) + ", " + vr(base, U) +
+             n);
+        pool.give(base);
+        break;
+      }
       case VKind::Load:
       case VKind::Acc: {
         const int b = o.kind == VKind::Acc ? kAccBuffer : o.input;
@@ -1090,12 +1101,25 @@ private:
         a_.op("add " + ctx.blockPtr[b] + ", " + shalf_ + ", " + num(bufferOffset(b)));
       }
     }
+    // Index values: the block's first row and the tile's first column.
+    std::optional<SReg> row, col;
+    if (hasIndex_) {
+      row.emplace(regs_);
+      col.emplace(regs_);
+      idxRow_ = row->str();
+      idxCol_ = col->str();
+      if (g.m0.isConst())
+        a_.op("li " + idxRow_ + ", " + num(g.m0.c));
+      else
+        a_.op("add " + idxRow_ + ", " + g.m0.reg + ", " + num(g.m0.c));
+    }
     a_.comment("vector program: " + num(prog_.passes.size()) + " pass(es) over " + num(ct_) +
                " column tile(s) per block of " + num(rowsPerBlock) + " rows");
     a_.op("loop " + count);
     block(U_, hoist_, ctx);
     for (auto& [b, ptr] : ctx.blockPtr)
       a_.op("add " + ptr + ", " + ptr + ", " + num(rowsPerBlock * bufferRowBytes(b)));
+    if (hasIndex_) a_.op("add " + idxRow_ + ", " + idxRow_ + ", " + num(rowsPerBlock));
     a_.op("endloop");
   }
 
@@ -1112,6 +1136,8 @@ private:
   int64_t panelsPerGroup_ = 0, panels_ = 0;
   std::string su_, spar_, shalf_, sBcur_, sBnext_, sslot_, sn_;
   VProgram prog_;
+  bool hasIndex_ = false;                     ///< the vector program uses element indices
+  std::string idxRow_ = "s0", idxCol_ = "s0"; ///< their row and column bases (scalar registers)
   int U_ = 1;
   bool hoist_ = true;
 };

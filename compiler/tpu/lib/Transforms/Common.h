@@ -59,6 +59,16 @@ std::optional<Combiner> reductionCombiner(mlir::Value yielded, mlir::BlockArgume
 /// nullopt.
 std::optional<double> constantValue(mlir::Value v);
 
+/// Part of tpu-decompose (Transposes.cpp): every linalg.transpose that moves the innermost
+/// dimension and is read other than in place (as a matmul's RHS) gets a real transpose on the
+/// MXU for those readers; a returned row reduction is made contiguous the same way. Errors
+/// are reported at the transpose.
+mlir::LogicalResult materializeTransposes(mlir::ModuleOp module);
+
+/// Part of tpu-decompose (Transposes.cpp): a linalg.reduce over the dimension before the
+/// innermost one becomes a reduction over the innermost dimension of its transposed input.
+void transposeReductions(mlir::ModuleOp module);
+
 /// The attribute names the passes write.
 constexpr const char* kTargetAttr = "tpu.target";
 constexpr const char* kNameAttr = "graph.name";

@@ -484,9 +484,14 @@ struct VerifyGraphPass : PassWrapper<VerifyGraphPass, OperationPass<ModuleOp>> {
       if (auto r = dyn_cast<linalg::ReduceOp>(op)) {
         auto in = cast<RankedTensorType>(r.getInputs()[0].getType());
         auto dims = r.getDimensions();
-        if (dims.size() != 1 || dims[0] != in.getRank() - 1)
+        const bool innermost = dims.size() == 1 && dims[0] == in.getRank() - 1;
+        // Over the rows (column sums): read through a transpose materialised on the MXU.
+        const bool rows = dims.size() == 1 && dims[0] == in.getRank() - 2 && in.getRank() <= 3 &&
+                          (in.getElementType().isBF16() || in.getElementType().isF32());
+        if (!innermost && !rows)
           fail(&op) << "linalg.reduce is supported over the innermost dimension only (dimension "
-                    << in.getRank() - 1 << ")";
+                    << in.getRank() - 1 << "), or for bf16 and f32 of rank 2 or 3 over the one "
+                    << "before it";
         checkBody(&op);
         for (Value init : r.getInits())
           if (!constantValue(init))
@@ -532,6 +537,7 @@ struct DecomposePass : PassWrapper<DecomposePass, OperationPass<ModuleOp>> {
       }
       rewriter.replaceOp(s, *parts);
     }
+    transposeReductions(m);
     SmallVector<linalg::LinalgOp> named;
     m.walk([&](linalg::LinalgOp op) {
       if (isa<linalg::AddOp, linalg::SubOp, linalg::MulOp, linalg::DivOp, linalg::BroadcastOp,
@@ -545,6 +551,7 @@ struct DecomposePass : PassWrapper<DecomposePass, OperationPass<ModuleOp>> {
         return signalPassFailure();
       }
     }
+    if (failed(materializeTransposes(m))) return signalPassFailure();
   }
 };
 

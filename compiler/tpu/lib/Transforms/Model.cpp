@@ -148,7 +148,9 @@ private:
       a.rowStride = dims[r - 2] * es;
     }
     a.runBytes = roundUp(n * es, align);
-    if (a.rowStride == 0 && (r < 2 || spec_.m == 1)) a.rowStride = a.runBytes;
+    // A result of one row per batch: its stride never moves a DMA (a [1, M] view of [M]).
+    if ((a.rowStride == 0 && (r < 2 || spec_.m == 1)) || (write && spec_.m == 1))
+      a.rowStride = a.runBytes;
     if (a.runBytes > v.contiguous * es)
       return at->emitError() << what << ": a DMA moves rows of " << a.runBytes
                              << " bytes, but only " << v.contiguous * es
@@ -417,6 +419,15 @@ private:
       r = in[0]; // values are f32 (i32) in registers; rounding happens when stored
     } else if (isa<arith::AddFOp, arith::AddIOp>(op)) {
       r = bin(Opcode::VAdd);
+    } else if (auto ix = dyn_cast<linalg::IndexOp>(op)) {
+      // Internal only (identity matrices of materialised transposes): the row or column index.
+      const auto loops = static_cast<int64_t>(space_.size());
+      const int64_t d = static_cast<int64_t>(ix.getDim());
+      if (op.getParentOfType<linalg::GenericOp>().getNumLoops() != space_.size() || d < loops - 2)
+        return op.emitError("linalg.index is supported along the last two loops only"), failure();
+      r = node(VKind::Index, Opcode::Nop, -1, -1, -1, true, &op);
+      spec_.ops[static_cast<size_t>(r)].value = d == loops - 1 ? 0 : 1;
+      spec_.ops[static_cast<size_t>(r)].column = false;
     } else if (isa<arith::SubFOp, arith::SubIOp>(op)) {
       r = bin(Opcode::VSub);
     } else if (isa<arith::MulFOp, arith::MulIOp>(op)) {

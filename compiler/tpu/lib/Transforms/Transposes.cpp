@@ -1,0 +1,210 @@
+//===- Transposes.cpp - materialised transposes (part of tpu-decompose) ---===//
+//
+// Part of chipless. A linalg.transpose is a view: its readers read the source in place. A
+// transpose that moves the innermost dimension can be read in place only by a matmul's RHS
+// (transposed-weight folds, mxu.matmul.nt); every other reader (an element-wise op, a matmul's
+// LHS, func.return) needs the data moved. The TPU has no transpose instruction: the MXU does
+// it, as the transposed-weight fold of an identity, t = I x view, where the view is the
+// matmul's RHS read in place and I is generated on the VPU (a linalg.generic comparing
+// linalg.index values). Its cost is what the model makes of these two kernels.
+//
+// A returned reduction over rows (one value per row, a column of its kernel) is made a
+// contiguous vector the same way: broadcast along the row, column 0 viewed as [M, 1] and
+// transposed to [1, M].
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace chipless::tpuc {
+
+namespace {
+
+/// Whether every reader of `v` reads it in place: a matmul's RHS, possibly through reshapes
+/// and slices.
+bool readInPlace(Value v) {
+  for (OpOperand& use : v.getUses()) {
+    Operation* user = use.getOwner();
+    if (isMatmul(user) && use.getOperandNumber() == 1) continue;
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp>(user) &&
+        readInPlace(user->getResult(0)))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+/// The same, for one use.
+bool usedInPlace(OpOperand& use) {
+  Operation* user = use.getOwner();
+  if (isMatmul(user) && use.getOperandNumber() == 1) return true;
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp>(user) &&
+         readInPlace(user->getResult(0));
+}
+
+/// The identity [batch..., C, C] of element type `et`, generated on the VPU.
+Value identity(IRRewriter& rw, Location loc, ArrayRef<int64_t> shape, Type et) {
+  const auto rank = static_cast<unsigned>(shape.size());
+  auto type = RankedTensorType::get(shape, et);
+  Value empty = rw.create<tensor::EmptyOp>(loc, shape, et);
+  SmallVector<AffineMap> maps{rw.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  auto g = rw.create<linalg::GenericOp>(
+      loc, TypeRange{type}, ValueRange{}, ValueRange{empty}, maps, iters,
+      [&](OpBuilder& b, Location l, ValueRange) {
+        Value i = b.create<linalg::IndexOp>(l, rank - 2);
+        Value j = b.create<linalg::IndexOp>(l, rank - 1);
+        Value eq = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, i, j);
+        Value one = b.create<arith::ConstantOp>(l, b.getFloatAttr(et, 1.0));
+        Value zero = b.create<arith::ConstantOp>(l, b.getFloatAttr(et, 0.0));
+        b.create<linalg::YieldOp>(l, ValueRange{b.create<arith::SelectOp>(l, eq, one, zero)});
+      });
+  return g.getResult(0);
+}
+
+LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw) {
+  Value view = t->getResult(0);
+  auto type = cast<RankedTensorType>(view.getType());
+  ArrayRef<int64_t> perm = t.getPermutation();
+  const int64_t rank = type.getRank();
+  if (!(rank == 2 || (rank == 3 && perm[0] == 0)))
+    return t.emitError("a transpose that moves the innermost dimension is read in place only as "
+                       "a matmul's RHS; other readers need it materialised, which is supported "
+                       "for rank 2 and for rank 3 with the batch dimension first"),
+           failure();
+  Type et = type.getElementType();
+  if (!isa<BFloat16Type, Float32Type>(et))
+    return t.emitError() << "a transpose that moves the innermost dimension is read in place "
+                            "only as a matmul's RHS; materialising it (on the MXU) needs bf16 or "
+                            "f32 elements (got "
+                         << et << ")",
+           failure();
+  rw.setInsertionPointAfter(t);
+  const Location loc = t.getLoc();
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> ishape(shape.begin(), shape.end() - 1);
+  ishape.push_back(shape[static_cast<size_t>(rank - 2)]);
+  Value eye = identity(rw, loc, ishape, et);
+  Value zero = rw.create<arith::ConstantOp>(loc, rw.getFloatAttr(et, 0.0));
+  Value empty = rw.create<tensor::EmptyOp>(loc, shape, et);
+  Value init = rw.create<linalg::FillOp>(loc, zero, empty).getResult(0);
+  Value moved;
+  if (rank == 2)
+    moved =
+        rw.create<linalg::MatmulOp>(loc, TypeRange{type}, ValueRange{eye, view}, ValueRange{init})
+            .getResult(0);
+  else
+    moved = rw.create<linalg::BatchMatmulOp>(loc, TypeRange{type}, ValueRange{eye, view},
+                                             ValueRange{init})
+                .getResult(0);
+  rw.replaceUsesWithIf(view, moved, [&](OpOperand& use) {
+    return use.getOwner() != moved.getDefiningOp() && !usedInPlace(use);
+  });
+  return success();
+}
+
+/// A reduction over the innermost loop whose result `r` ([batch..., M], one value per row) is
+/// returned: its value lives one per row (a column of the kernel), so it is broadcast along N by
+/// its own kernel, column 0 taken as a [batch..., M, 1] view, and that transposed to
+/// [batch..., 1, M] (a transpose materialised on the MXU) and reshaped to r's shape.
+void returnReduction(linalg::GenericOp g, OpResult r, IRRewriter& rw) {
+  auto type = cast<RankedTensorType>(r.getType());
+  const auto rank = type.getRank();
+  if (!isa<BFloat16Type, Float32Type>(type.getElementType()) || rank < 1 || rank > 2) return;
+  SmallVector<int64_t> loops = g.getStaticLoopRanges();
+  if (static_cast<int64_t>(loops.size()) != rank + 1) return;
+  rw.setInsertionPointAfter(g);
+  const Location loc = g.getLoc();
+  Type et = type.getElementType();
+  SmallVector<int64_t> full(type.getShape());
+  full.push_back(loops.back());
+  auto fullType = RankedTensorType::get(full, et);
+  const auto n = static_cast<unsigned>(full.size());
+  SmallVector<AffineExpr> rows;
+  for (unsigned i = 0; i + 1 < n; ++i) rows.push_back(rw.getAffineDimExpr(i));
+  SmallVector<AffineMap> maps{AffineMap::get(n, 0, rows, rw.getContext()),
+                              rw.getMultiDimIdentityMap(n)};
+  Value empty = rw.create<tensor::EmptyOp>(loc, full, et);
+  auto bcast = rw.create<linalg::GenericOp>(
+      loc, TypeRange{fullType}, ValueRange{r}, ValueRange{empty}, maps,
+      SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel),
+      [&](OpBuilder& b, Location l, ValueRange args) {
+        b.create<linalg::YieldOp>(l, ValueRange{args[0]});
+      });
+  SmallVector<OpFoldResult> offsets(n, rw.getIndexAttr(0)), strides(n, rw.getIndexAttr(1)), sizes;
+  SmallVector<int64_t> colShape(type.getShape());
+  colShape.push_back(1);
+  for (int64_t d : colShape) sizes.push_back(rw.getIndexAttr(d));
+  Value col = rw.create<tensor::ExtractSliceOp>(loc, RankedTensorType::get(colShape, et),
+                                                bcast.getResult(0), offsets, sizes, strides);
+  SmallVector<int64_t> rowShape(colShape);
+  std::swap(rowShape[n - 1], rowShape[n - 2]);
+  SmallVector<int64_t> perm;
+  for (unsigned i = 0; i < n; ++i) perm.push_back(i);
+  std::swap(perm[n - 1], perm[n - 2]);
+  Value rowEmpty = rw.create<tensor::EmptyOp>(loc, rowShape, et);
+  Value row = rw.create<linalg::TransposeOp>(loc, col, rowEmpty, perm)->getResult(0);
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned i = 0; i + 2 < n; ++i) groups.push_back({static_cast<int64_t>(i)});
+  groups.push_back({static_cast<int64_t>(n - 2), static_cast<int64_t>(n - 1)});
+  Value flat = rw.create<tensor::CollapseShapeOp>(loc, type, row, groups);
+  rw.replaceUsesWithIf(r, flat,
+                       [&](OpOperand& use) { return isa<func::ReturnOp>(use.getOwner()); });
+}
+
+} // namespace
+
+void transposeReductions(ModuleOp module) {
+  IRRewriter rw(module.getContext());
+  SmallVector<linalg::ReduceOp> todo;
+  module.walk([&](linalg::ReduceOp r) {
+    auto in = cast<RankedTensorType>(r.getInputs()[0].getType());
+    if (r.getDimensions().size() == 1 && r.getDimensions()[0] == in.getRank() - 2)
+      todo.push_back(r);
+  });
+  for (linalg::ReduceOp r : todo) {
+    Value x = r.getInputs()[0];
+    auto in = cast<RankedTensorType>(x.getType());
+    const int64_t rank = in.getRank();
+    SmallVector<int64_t> perm, shape(in.getShape());
+    for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
+    std::swap(perm[rank - 1], perm[rank - 2]);
+    std::swap(shape[rank - 1], shape[rank - 2]);
+    rw.setInsertionPoint(r);
+    Value empty = rw.create<tensor::EmptyOp>(r.getLoc(), shape, in.getElementType());
+    Value t = rw.create<linalg::TransposeOp>(r.getLoc(), x, empty, perm)->getResult(0);
+    rw.modifyOpInPlace(r, [&] {
+      r->setOperand(0, t);
+      r.setDimensions({rank - 1});
+    });
+  }
+}
+
+LogicalResult materializeTransposes(ModuleOp module) {
+  IRRewriter rw(module.getContext());
+  SmallVector<std::pair<linalg::GenericOp, OpResult>> returned;
+  module.walk([&](linalg::GenericOp g) {
+    if (g.getNumReductionLoops() != 1 ||
+        g.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+      return;
+    for (OpResult r : g->getResults())
+      if (llvm::any_of(r.getUsers(), [](Operation* u) { return isa<func::ReturnOp>(u); }))
+        returned.push_back({g, r});
+  });
+  for (auto& [g, r] : returned) returnReduction(g, r, rw);
+  SmallVector<linalg::TransposeOp> todo;
+  module.walk([&](linalg::TransposeOp t) {
+    ArrayRef<int64_t> perm = t.getPermutation();
+    if (perm.back() != static_cast<int64_t>(perm.size()) - 1 && !readInPlace(t->getResult(0)))
+      todo.push_back(t);
+  });
+  for (linalg::TransposeOp t : todo)
+    if (failed(materialize(t, rw))) return failure();
+  return success();
+}
+
+} // namespace chipless::tpuc

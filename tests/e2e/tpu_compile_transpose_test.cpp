@@ -1,0 +1,162 @@
+// The TPU compiler on materialised transposes: a linalg.transpose that moves the innermost
+// dimension and is read other than as a matmul's RHS (x^T @ W, x^T + y, a returned x^T) is
+// computed on the MXU as the transposed-weight fold of an identity generated on the VPU.
+// Awkward shapes (not multiples of 8 or 128), bf16 and f32, a batched transpose, and the
+// transposes that stay refused.
+#include "tests/e2e/tpu_compile_harness.h"
+
+#include <algorithm>
+#include <cmath>
+#include <gtest/gtest.h>
+
+namespace chipless::test {
+namespace {
+
+/// [rows, cols] row-major -> [cols, rows].
+std::vector<double> transposed(const std::vector<double>& x, int64_t rows, int64_t cols) {
+  std::vector<double> t(x.size());
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      t[static_cast<size_t>(j * rows + i)] = x[static_cast<size_t>(i * cols + j)];
+  return t;
+}
+
+/// z = x^T @ W, s = x^T + y, t = x^T for x [r, c] of element type `et` (y and the results f32).
+std::string graph(int64_t r, int64_t c, int64_t n, const std::string& et) {
+  const std::string x = "tensor<" + std::to_string(r) + "x" + std::to_string(c) + "x" + et + ">",
+                    w = "tensor<" + std::to_string(r) + "x" + std::to_string(n) + "x" + et + ">",
+                    xt = "tensor<" + std::to_string(c) + "x" + std::to_string(r) + "x" + et + ">",
+                    y = "tensor<" + std::to_string(c) + "x" + std::to_string(r) + "xf32>",
+                    z = "tensor<" + std::to_string(c) + "x" + std::to_string(n) + "xf32>";
+  return "#m = affine_map<(d0, d1) -> (d0, d1)>\n"
+         "func.func @tp(%x: " +
+         x + " {graph.name = \"x\"}, %w: " + w +
+         " {graph.name = \"W\"},\n"
+         "    %y: " +
+         y +
+         " {graph.name = \"y\"})\n"
+         "    -> (" +
+         z + " {graph.name = \"z\"}, " + y + " {graph.name = \"s\"}, " + xt +
+         " {graph.name = \"t\"}) {\n"
+         "  %zero = arith.constant 0.0 : f32\n"
+         "  %et = tensor.empty() : " +
+         xt +
+         "\n"
+         "  %xt = linalg.transpose ins(%x : " +
+         x + ") outs(%et : " + xt +
+         ") permutation = [1, 0]\n"
+         "  %e = tensor.empty() : " +
+         z +
+         "\n"
+         "  %f = linalg.fill ins(%zero : f32) outs(%e : " +
+         z + ") -> " + z +
+         "\n"
+         "  %z = linalg.matmul ins(%xt, %w : " +
+         xt + ", " + w + ") outs(%f : " + z + ") -> " + z +
+         "\n"
+         "  %es = tensor.empty() : " +
+         y +
+         "\n"
+         "  %s = linalg.generic {indexing_maps = [#m, #m, #m], iterator_types = [\"parallel\", "
+         "\"parallel\"]}\n"
+         "      ins(%xt, %y : " +
+         xt + ", " + y + ") outs(%es : " + y +
+         ") {\n"
+         "    ^bb0(%a: " +
+         et + ", %b: f32, %o: f32):\n" +
+         (et == "f32" ? "      %s = arith.addf %a, %b : f32\n"
+                      : "      %af = arith.extf %a : bf16 to f32\n"
+                        "      %s = arith.addf %af, %b : f32\n") +
+         "      linalg.yield %s : f32\n"
+         "  } -> " +
+         y +
+         "\n"
+         "  return %z, %s, %xt : " +
+         z + ", " + y + ", " + xt +
+         "\n"
+         "}\n";
+}
+
+/// Compiles and runs the graph for x [r, c], W [r, n]; checks the three results against fp64
+/// (the matmul with relative tolerance `rtol`, the transposes with `ttol`).
+void check(int64_t r, int64_t c, int64_t n, const std::string& et, const TpuArch& arch,
+           const std::vector<std::string>& flags, double rtol, double ttol) {
+  const std::string tag = "tp_" + et + "_" + std::to_string(r) + "x" + std::to_string(c);
+  std::string dir = compileOrFail(writeGraph(tag, graph(r, c, n, et)), tag, flags);
+  NpyArray x = randomF32Array({r, c}, 71, 2.0f), w = randomF32Array({r, n}, 72),
+           y = randomF32Array({c, r}, 73);
+  TpuKernelRun run = runProgram(dir, {{"x", x}, {"W", w}, {"y", y}}, arch);
+  const bool bf = et == "bf16";
+  std::vector<double> xv = bf ? bf16Values(x) : asDoubles(x),
+                      wv = bf ? bf16Values(w) : asDoubles(w), yv = asDoubles(y);
+  std::vector<double> xt = transposed(xv, r, c), s(xt.size());
+  for (size_t i = 0; i < s.size(); ++i) s[i] = xt[i] + yv[i];
+  expectClose(run.outputs.at("t"), xt, ttol, 0, tag + ": x^T");
+  // |x| < 8: the transposed element's error bounds the sum's.
+  expectClose(run.outputs.at("s"), s, 1e-6, std::max(1e-6, 8 * ttol), tag + ": x^T + y");
+  expectClose(run.outputs.at("z"), matmul(xt, wv, c, r, n), rtol, rtol, tag + ": x^T @ W");
+  // The transpose is real work on the MXU: the identity [c, c] times the view [c, r], besides
+  // the [c, r] x [r, n] matmul.
+  EXPECT_EQ(run.stats.get("mxu_flops"), 2.0 * c * r * n + 2.0 * c * c * r) << tag;
+}
+
+TEST(TpuCompileTranspose, Bf16TransposeIsExact) {
+  check(100, 70, 50, "bf16", tpuArchWith(), {}, 1e-5, 0);
+  check(300, 136, 130, "bf16", tpuArchWith({}, "v4"), {"--arch", "v4"}, 1e-5, 0);
+}
+
+TEST(TpuCompileTranspose, F32TransposeFollowsTheMatmulPrecision) {
+  // bf16x6: three bf16 pieces times the identity reproduce an f32 exactly.
+  check(100, 70, 50, "f32", tpuArchWith({"numerics.fp32_matmul_precision=bf16x6"}),
+        {"--set", "numerics.fp32_matmul_precision=bf16x6"}, 1e-5, 0);
+  // bf16x3 (the default): two pieces, about 16 significant bits.
+  check(77, 200, 20, "f32", tpuArchWith(), {}, 1e-3, std::ldexp(1.0, -15));
+}
+
+TEST(TpuCompileTranspose, BatchedTransposeReturned) {
+  const std::string g = R"(func.func @bt(%x: tensor<3x40x136xbf16> {graph.name = "x"})
+    -> (tensor<3x136x40xbf16> {graph.name = "t"}) {
+  %e = tensor.empty() : tensor<3x136x40xbf16>
+  %t = linalg.transpose ins(%x : tensor<3x40x136xbf16>) outs(%e : tensor<3x136x40xbf16>) permutation = [0, 2, 1]
+  return %t : tensor<3x136x40xbf16>
+})";
+  std::string dir = compileOrFail(writeGraph("bt", g), "bt");
+  NpyArray x = randomF32Array({3, 40, 136}, 74);
+  TpuKernelRun run = runProgram(dir, {{"x", x}}, tpuArchWith());
+  std::vector<double> xv = bf16Values(x), ref(xv.size());
+  for (int64_t b = 0; b < 3; ++b)
+    for (int64_t i = 0; i < 40; ++i)
+      for (int64_t j = 0; j < 136; ++j)
+        ref[static_cast<size_t>((b * 136 + j) * 40 + i)] =
+            xv[static_cast<size_t>((b * 40 + i) * 136 + j)];
+  expectClose(run.outputs.at("t"), ref, 0, 0, "batched transpose");
+}
+
+TEST(TpuCompileTranspose, TransposesThatStayRefused) {
+  auto expectError = [](const std::string& text, const std::string& needle) {
+    CompileResult r = tpuCompile(writeGraph("bad_tp", text), "bad_tp");
+    EXPECT_EQ(r.status, 1) << r.log;
+    EXPECT_NE(r.log.find(needle), std::string::npos) << "expected '" << needle << "' in:\n"
+                                                     << r.log;
+  };
+  // Integer elements: the MXU transposes bf16 and f32 only.
+  expectError(R"(func.func @f(%x: tensor<8x16xi32>) -> tensor<16x8xi32> {
+  %e = tensor.empty() : tensor<16x8xi32>
+  %t = linalg.transpose ins(%x : tensor<8x16xi32>) outs(%e : tensor<16x8xi32>) permutation = [1, 0]
+  return %t : tensor<16x8xi32>
+})",
+              "bad_tp.mlir:3:8: error: a transpose that moves the innermost dimension is read in "
+              "place only as a matmul's RHS; materialising it (on the MXU) needs bf16 or f32");
+  // Rank 3 with the batch dimension moved.
+  expectError(R"(func.func @f(%x: tensor<2x8x16xf32>) -> tensor<16x2x8xf32> {
+  %e = tensor.empty() : tensor<16x2x8xf32>
+  %t = linalg.transpose ins(%x : tensor<2x8x16xf32>) outs(%e : tensor<16x2x8xf32>) permutation = [2, 0, 1]
+  return %t : tensor<16x2x8xf32>
+})",
+              "bad_tp.mlir:3:8: error: a transpose that moves the innermost dimension is read in "
+              "place only as a matmul's RHS; other readers need it materialised, which is "
+              "supported for rank 2 and for rank 3 with the batch dimension first");
+}
+
+} // namespace
+} // namespace chipless::test
