@@ -103,18 +103,13 @@ int indexOf(const std::vector<int64_t>& tiles, int core) {
 
 LogicalResult Lowering::lowerGather(Operation* o) {
   auto op = cast<ktdp::InterTileGatherOp>(o);
-  auto d =
+  auto found =
       deliveryOf(o, op.getFuture(), op.getProducerDependencyPerConsumer().has_value(), "gathers");
-  if (failed(d)) return failure();
-  // Plain variables, not a structured binding: the emit lambdas capture them (C++17).
-  ktdp::InterTileProduceOp produce = d->produce;
-  const ktdp::TileFutureType type = d->type;
-  const RankedTensorType partType = d->partType;
-  const std::vector<int64_t> resShape = d->resShape;
-  const Type elem = d->elem;
-  const int64_t partBytes = denseBytes(partType.getShape(), elem);
-  for (int64_t g : groupsOf(type, numTiles_)) {
-    auto producers = membersOf(produce.getProducerTilesPerGroup().getValue(), g, numTiles_);
+  if (failed(found)) return failure();
+  Delivery d = *found; // a copy the emit lambdas capture
+  const int64_t partBytes = denseBytes(d.partType.getShape(), d.elem);
+  for (int64_t g : groupsOf(d.type, numTiles_)) {
+    auto producers = membersOf(d.produce.getProducerTilesPerGroup().getValue(), g, numTiles_);
     auto consumers = membersOf(op.getConsumerTilesPerGroup().getValue(), g, numTiles_);
     const bool isProducer = llvm::is_contained(producers, core_);
     const bool isConsumer = llvm::is_contained(consumers, core_);
@@ -124,17 +119,17 @@ LogicalResult Lowering::lowerGather(Operation* o) {
       return op.emitOpError("delivers to a set of consumers that is neither the producers nor "
                             "one tile");
     const int P = static_cast<int>(producers.size());
-    if (failed(
-            checkStacked(o, "gathers", op.getGatherDimensions(), partType.getShape(), resShape, P)))
+    if (failed(checkStacked(o, "gathers", op.getGatherDimensions(), d.partType.getShape(),
+                            d.resShape, P)))
       return failure();
-    if (denseBytes(resShape, elem) != P * partBytes)
+    if (denseBytes(d.resShape, d.elem) != P * partBytes)
       return op.emitOpError("gathers partials of ")
-             << partType.getShape()[0] << " row(s) that end inside a stick; each partial must be "
+             << d.partType.getShape()[0] << " row(s) that end inside a stick; each partial must be "
              << "a whole number of " << stick() << "-byte sticks";
     auto partialOr = densePartial(o, futures_, op.getFuture(), *this);
     if (failed(partialOr)) return failure();
     const TVal partial = *partialOr;
-    TVal result = newDense(resShape, elem, "inter_tile_gather");
+    TVal result = newDense(d.resShape, d.elem, "inter_tile_gather");
     out_.buffers[static_cast<size_t>(result.buffer)].exchange = locationKey(op.getLoc());
     const int j = indexOf(producers, core_);
     const int ready = arch_.sync.tokens_per_core - 2, arrive = arch_.sync.tokens_per_core - 1;
@@ -150,7 +145,7 @@ LogicalResult Lowering::lowerGather(Operation* o) {
     auto copyOwn = [=](ProgramWriter& w) {
       w.b.create<dfir::RingSendOp>(
           w.loc, w.c(me), w.get(w.addr(pbuf)), w.get(w.addr(rbuf, Expr(j * partBytes))),
-          w.c(partBytes), StringAttr(), StringAttr(), Value(), Value(), TypeAttr::get(elem));
+          w.c(partBytes), StringAttr(), StringAttr(), Value(), Value(), TypeAttr::get(d.elem));
     };
     if (allGather) {
       const int next = static_cast<int>(producers[static_cast<size_t>((j + 1) % P)]);
@@ -164,7 +159,7 @@ LogicalResult Lowering::lowerGather(Operation* o) {
           const int c = ((j - t) % P + P) % P;
           Value at = w.get(w.addr(rbuf, Expr(c * partBytes)));
           w.b.create<dfir::RingSendOp>(w.loc, w.c(next), at, at, w.c(partBytes), StringAttr(),
-                                       StringAttr(), w.c(arrive), Value(), TypeAttr::get(elem));
+                                       StringAttr(), w.c(arrive), Value(), TypeAttr::get(d.elem));
           w.b.create<dfir::TokenWaitOp>(w.loc, w.c(arrive));
         }
       };
@@ -182,9 +177,10 @@ LogicalResult Lowering::lowerGather(Operation* o) {
         }
         // R is an exchange buffer: slot j is at the same address on the consumer.
         w.b.create<dfir::TokenWaitOp>(w.loc, w.c(ready));
-        w.b.create<dfir::RingSendOp>(
-            w.loc, w.c(root), w.get(w.addr(pbuf)), w.get(w.addr(rbuf, Expr(j * partBytes))),
-            w.c(partBytes), StringAttr(), StringAttr(), w.c(arrive), Value(), TypeAttr::get(elem));
+        w.b.create<dfir::RingSendOp>(w.loc, w.c(root), w.get(w.addr(pbuf)),
+                                     w.get(w.addr(rbuf, Expr(j * partBytes))), w.c(partBytes),
+                                     StringAttr(), StringAttr(), w.c(arrive), Value(),
+                                     TypeAttr::get(d.elem));
       };
     }
     if (isConsumer) bind(op.getResult(0), result);
@@ -194,17 +190,12 @@ LogicalResult Lowering::lowerGather(Operation* o) {
 
 LogicalResult Lowering::lowerScatter(Operation* o) {
   auto op = cast<ktdp::InterTileScatterOp>(o);
-  auto d = deliveryOf(o, op.getFuture(), false, "scatters");
-  if (failed(d)) return failure();
-  // Plain variables, not a structured binding: the emit lambdas capture them (C++17).
-  ktdp::InterTileProduceOp produce = d->produce;
-  const ktdp::TileFutureType type = d->type;
-  const RankedTensorType partType = d->partType;
-  const std::vector<int64_t> resShape = d->resShape;
-  const Type elem = d->elem;
-  const int64_t sliceBytes = denseBytes(resShape, elem);
-  for (int64_t g : groupsOf(type, numTiles_)) {
-    auto producers = membersOf(produce.getProducerTilesPerGroup().getValue(), g, numTiles_);
+  auto found = deliveryOf(o, op.getFuture(), false, "scatters");
+  if (failed(found)) return failure();
+  Delivery d = *found; // a copy the emit lambdas capture
+  const int64_t sliceBytes = denseBytes(d.resShape, d.elem);
+  for (int64_t g : groupsOf(d.type, numTiles_)) {
+    auto producers = membersOf(d.produce.getProducerTilesPerGroup().getValue(), g, numTiles_);
     auto consumers = membersOf(op.getConsumerTilesPerGroup().getValue(), g, numTiles_);
     const bool isProducer = llvm::is_contained(producers, core_);
     const bool isConsumer = llvm::is_contained(consumers, core_);
@@ -213,18 +204,18 @@ LogicalResult Lowering::lowerScatter(Operation* o) {
       return op.emitOpError("has ")
              << producers.size() << " producers in group " << g << "; a scatter has one";
     const int C = static_cast<int>(consumers.size());
-    if (failed(checkStacked(o, "scatters", op.getScatterDimensions(), resShape, partType.getShape(),
-                            C)))
+    if (failed(checkStacked(o, "scatters", op.getScatterDimensions(), d.resShape,
+                            d.partType.getShape(), C)))
       return failure();
-    if (denseBytes(partType.getShape(), elem) != C * sliceBytes)
+    if (denseBytes(d.partType.getShape(), d.elem) != C * sliceBytes)
       return op.emitOpError("scatters slices of ")
-             << resShape[0] << " row(s) that end inside a stick; each slice must be a whole "
+             << d.resShape[0] << " row(s) that end inside a stick; each slice must be a whole "
              << "number of " << stick() << "-byte sticks";
     const int root = static_cast<int>(producers[0]);
     std::vector<int64_t> others;
     for (int64_t c : consumers)
       if (c != root) others.push_back(c);
-    TVal received = newDense(resShape, elem, "inter_tile_scatter");
+    TVal received = newDense(d.resShape, d.elem, "inter_tile_scatter");
     out_.buffers[static_cast<size_t>(received.buffer)].exchange = locationKey(op.getLoc());
     const int ready = arch_.sync.tokens_per_core - 2, arrive = arch_.sync.tokens_per_core - 1;
     usesRing_ = true;
@@ -249,13 +240,13 @@ LogicalResult Lowering::lowerScatter(Operation* o) {
         for (const auto& [c, off] : sends)
           w.b.create<dfir::RingSendOp>(w.loc, w.c(c), w.get(w.addr(pbuf, Expr(off))),
                                        w.get(w.addr(rbuf)), w.c(sliceBytes), StringAttr(),
-                                       StringAttr(), w.c(arrive), Value(), TypeAttr::get(elem));
+                                       StringAttr(), w.c(arrive), Value(), TypeAttr::get(d.elem));
       };
       if (isConsumer) {
         TVal mine = partial;
-        mine.shape = resShape;
+        mine.shape = d.resShape;
         mine.offset = localIndex(me) * sliceBytes;
-        mine.strides = denseStrides(resShape, elem);
+        mine.strides = denseStrides(d.resShape, d.elem);
         mine.pad.reset();
         bind(op.getResult(0), mine);
       }
@@ -274,38 +265,34 @@ LogicalResult Lowering::lowerScatter(Operation* o) {
 
 LogicalResult Lowering::lowerAllToAll(Operation* o) {
   auto op = cast<ktdp::InterTileAllToAllOp>(o);
-  auto d =
+  auto found =
       deliveryOf(o, op.getFuture(), op.getProducerDependencyPerConsumer().has_value(), "exchanges");
-  if (failed(d)) return failure();
-  // Plain variables, not a structured binding: the emit lambdas capture them (C++17).
-  ktdp::InterTileProduceOp produce = d->produce;
-  const ktdp::TileFutureType type = d->type;
-  const RankedTensorType partType = d->partType;
-  const std::vector<int64_t> resShape = d->resShape;
-  const Type elem = d->elem;
-  for (int64_t g : groupsOf(type, numTiles_)) {
-    auto producers = membersOf(produce.getProducerTilesPerGroup().getValue(), g, numTiles_);
+  if (failed(found)) return failure();
+  Delivery d = *found; // a copy the emit lambdas capture
+  for (int64_t g : groupsOf(d.type, numTiles_)) {
+    auto producers = membersOf(d.produce.getProducerTilesPerGroup().getValue(), g, numTiles_);
     if (!llvm::is_contained(producers, core_)) continue;
     const int P = static_cast<int>(producers.size());
     // Slice l of a partial is rows [l r / P, (l + 1) r / P); the result stacks the P
     // slices it receives along dimension 0.
-    std::vector<int64_t> slice(partType.getShape().begin(), partType.getShape().end());
+    std::vector<int64_t> slice(d.partType.getShape().begin(), d.partType.getShape().end());
     if (slice.empty() || slice[0] % P != 0)
       return op.emitOpError("splits a partial of ")
              << (slice.empty() ? 0 : slice[0]) << " rows over " << P << " consumers";
     slice[0] /= P;
-    if (failed(checkStacked(o, "splits", op.getSplitDimensions(), slice, partType.getShape(), P)) ||
-        failed(checkStacked(o, "concatenates", op.getConcatDimensions(), slice, resShape, P)))
+    if (failed(
+            checkStacked(o, "splits", op.getSplitDimensions(), slice, d.partType.getShape(), P)) ||
+        failed(checkStacked(o, "concatenates", op.getConcatDimensions(), slice, d.resShape, P)))
       return failure();
-    const int64_t sliceBytes = denseBytes(slice, elem);
-    if (denseBytes(resShape, elem) != P * sliceBytes)
+    const int64_t sliceBytes = denseBytes(slice, d.elem);
+    if (denseBytes(d.resShape, d.elem) != P * sliceBytes)
       return op.emitOpError("exchanges slices of ")
              << slice[0] << " row(s) that end inside a stick; each slice must be a whole "
              << "number of " << stick() << "-byte sticks";
     auto partialOr = densePartial(o, futures_, op.getFuture(), *this);
     if (failed(partialOr)) return failure();
     const TVal partial = *partialOr;
-    TVal result = newDense(resShape, elem, "inter_tile_all_to_all");
+    TVal result = newDense(d.resShape, d.elem, "inter_tile_all_to_all");
     out_.buffers[static_cast<size_t>(result.buffer)].exchange = locationKey(op.getLoc());
     const int j = indexOf(producers, core_);
     const int ready = arch_.sync.tokens_per_core - 2, arrive = arch_.sync.tokens_per_core - 1;
@@ -321,7 +308,7 @@ LogicalResult Lowering::lowerAllToAll(Operation* o) {
         w.b.create<dfir::RingSendOp>(w.loc, w.c(core), w.get(w.addr(pbuf, Expr(l * sliceBytes))),
                                      w.get(w.addr(rbuf, Expr(j * sliceBytes))), w.c(sliceBytes),
                                      StringAttr(), StringAttr(), self ? Value() : w.c(arrive),
-                                     Value(), TypeAttr::get(elem));
+                                     Value(), TypeAttr::get(d.elem));
       };
       send(me, j, true);
       for (int l = 0; l < P; ++l)
