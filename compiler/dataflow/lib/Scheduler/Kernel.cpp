@@ -6,6 +6,7 @@
 
 #include "Kernel.h"
 
+#include "AffineToExpr.h"
 #include "ktir/Dialect/Ktdp/KtdpOps.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -44,40 +45,6 @@ std::string pointerSymbol(unsigned i) {
 //===----------------------------------------------------------------------===//
 // Index values
 //===----------------------------------------------------------------------===//
-
-namespace {
-
-Expr applyAffine(AffineExpr e, ArrayRef<Expr> dims, ArrayRef<Expr> syms, bool& ok) {
-  switch (e.getKind()) {
-  case AffineExprKind::Constant:
-    return Expr(cast<AffineConstantExpr>(e).getValue());
-  case AffineExprKind::DimId:
-    return dims[cast<AffineDimExpr>(e).getPosition()];
-  case AffineExprKind::SymbolId:
-    return syms[cast<AffineSymbolExpr>(e).getPosition()];
-  default:
-    break;
-  }
-  auto bin = cast<AffineBinaryOpExpr>(e);
-  Expr l = applyAffine(bin.getLHS(), dims, syms, ok), r = applyAffine(bin.getRHS(), dims, syms, ok);
-  switch (e.getKind()) {
-  case AffineExprKind::Add:
-    return l + r;
-  case AffineExprKind::Mul:
-    return l * r;
-  case AffineExprKind::FloorDiv:
-    return floorDiv(l, r);
-  case AffineExprKind::CeilDiv:
-    return ceilDiv(l, r);
-  case AffineExprKind::Mod:
-    return mod(l, r);
-  default:
-    ok = false;
-    return Expr(0);
-  }
-}
-
-} // namespace
 
 FailureOr<Expr> IndexEval::eval(Value v) {
   if (auto it = cache_.find(v); it != cache_.end()) return it->second;

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AffineToExpr.h"
 #include "Lowering.h"
 #include "dataflow/Dialect/Dfir/DfirOps.h"
 #include "ktir/Dialect/Ktdp/KtdpOps.h"
@@ -216,33 +217,10 @@ FailureOr<std::vector<Piece>> MemoryLowering::pieces(Operation* op, Value tileVa
   std::vector<Expr> base;
   for (AffineExpr r : baseMap.getResults()) {
     // The base map is affine over the indices (dims) and symbols.
-    std::function<Expr(AffineExpr)> ev = [&](AffineExpr e) -> Expr {
-      switch (e.getKind()) {
-      case AffineExprKind::Constant:
-        return Expr(cast<AffineConstantExpr>(e).getValue());
-      case AffineExprKind::DimId:
-        return operands[cast<AffineDimExpr>(e).getPosition()];
-      case AffineExprKind::SymbolId:
-        return operands[baseMap.getNumDims() + cast<AffineSymbolExpr>(e).getPosition()];
-      default:
-        break;
-      }
-      auto bin = cast<AffineBinaryOpExpr>(e);
-      Expr a = ev(bin.getLHS()), b = ev(bin.getRHS());
-      switch (e.getKind()) {
-      case AffineExprKind::Add:
-        return a + b;
-      case AffineExprKind::Mul:
-        return a * b;
-      case AffineExprKind::FloorDiv:
-        return floorDiv(a, b);
-      case AffineExprKind::CeilDiv:
-        return ceilDiv(a, b);
-      default:
-        return mod(a, b);
-      }
-    };
-    base.push_back(ev(r));
+    bool ok = true;
+    ArrayRef<Expr> all(operands);
+    base.push_back(applyAffine(r, all.take_front(baseMap.getNumDims()),
+                               all.drop_front(baseMap.getNumDims()), ok));
   }
   ktdp::SetBounds box = ktdp::getSetBounds(tile.getAccessTileSet().getValue());
   if (!box.isBox || !tile.getSymbolOperands().empty())
@@ -490,31 +468,11 @@ LogicalResult MemoryLowering::transfer(Operation* op, bool load, const std::vect
 
 namespace {
 
-Expr affineToExpr(AffineExpr e, ArrayRef<Expr> dims) {
-  switch (e.getKind()) {
-  case AffineExprKind::Constant:
-    return Expr(cast<AffineConstantExpr>(e).getValue());
-  case AffineExprKind::DimId:
-    return dims[cast<AffineDimExpr>(e).getPosition()];
-  case AffineExprKind::SymbolId:
-    return Expr(0);
-  default:
-    break;
-  }
-  auto bin = cast<AffineBinaryOpExpr>(e);
-  Expr a = affineToExpr(bin.getLHS(), dims), b = affineToExpr(bin.getRHS(), dims);
-  switch (e.getKind()) {
-  case AffineExprKind::Add:
-    return a + b;
-  case AffineExprKind::Mul:
-    return a * b;
-  case AffineExprKind::FloorDiv:
-    return floorDiv(a, b);
-  case AffineExprKind::CeilDiv:
-    return ceilDiv(a, b);
-  default:
-    return mod(a, b);
-  }
+/// Result `e` of subscript map `m` over `dims`, its symbols read as 0.
+Expr affineToExpr(AffineMap m, AffineExpr e, ArrayRef<Expr> dims) {
+  bool ok = true;
+  std::vector<Expr> zeros(m.getNumSymbols(), Expr(0));
+  return applyAffine(e, dims, zeros, ok);
 }
 
 } // namespace
@@ -588,10 +546,10 @@ LogicalResult MemoryLowering::indirect(Operation* op, bool load,
     Sub& sub = subs[d];
     sub.indirect = tile.isIndirectDim(d);
     if (!sub.indirect) {
-      sub.direct = affineToExpr(m.getResult(0), dimsIn);
+      sub.direct = affineToExpr(m, m.getResult(0), dimsIn);
       continue;
     }
-    for (AffineExpr e : m.getResults()) sub.index.push_back(affineToExpr(e, dimsIn));
+    for (AffineExpr e : m.getResults()) sub.index.push_back(affineToExpr(m, e, dimsIn));
     // Load the part of the index view the subscripts reach.
     Value idxView = tile.getIndirectViewForDim(d);
     auto idesc = view(idxView);
