@@ -114,12 +114,14 @@ void PreparedJob::prepare() {
 
 std::map<std::string, int64_t> PreparedJob::bindScalars(const LaunchArgs& args) const {
   std::map<std::string, int64_t> values;
+  std::map<std::string, std::string> sources; // where each value came from, for errors
   std::set<std::string> declared;
   for (const auto& s : job_.plan.scalars) declared.insert(s.name);
   for (const auto& [name, v] : args.scalars) {
     if (!declared.count(name))
       throw Error("scalar '" + name + "' is not an argument of " + job_.plan.kernel);
     values[name] = v;
+    sources[name] = "--scalar " + name;
   }
   // Scalars that name tensor dimensions can be read off the inputs.
   for (const auto& a : job_.plan.args) {
@@ -135,16 +137,14 @@ std::map<std::string, int64_t> PreparedJob::bindScalars(const LaunchArgs& args) 
     for (size_t d = 0; d < a.shape.size(); ++d)
       if (auto* s = std::get_if<std::string>(&a.shape[d])) {
         auto [pos, inserted] = values.emplace(*s, hostShape[d]);
+        if (inserted) sources[*s] = "input '" + a.name + "' dimension " + std::to_string(d);
         if (!inserted && pos->second != hostShape[d])
           throw Error("input '" + a.name + "' dimension " + std::to_string(d) + " is " +
                       std::to_string(hostShape[d]) + " but scalar " + *s + " = " +
                       std::to_string(pos->second));
       }
   }
-  for (const auto& name : declared)
-    if (!values.count(name))
-      throw Error("scalar '" + name + "' of " + job_.plan.kernel + " is not bound (pass --scalar " +
-                  name + "=VALUE)");
+  checkBoundScalars(job_.plan.scalars, values, sources, job_.plan.kernel);
   return values;
 }
 

@@ -138,6 +138,33 @@ void AsmSource::defineEqu(const std::string& rest) {
   equ_[name] = constantExpr(value, ".equ value");
 }
 
+ScalarArg AsmSource::scalarDirective(const std::string& rest) {
+  std::istringstream in(rest);
+  ScalarArg s;
+  in >> s.name;
+  if (!isName(s.name)) fail(".scalar needs a name");
+  std::string item;
+  std::set<std::string> seen;
+  while (in >> item) {
+    size_t eq = item.find('=');
+    std::string key = item.substr(0, eq);
+    if (eq == std::string::npos || (key != "multiple_of" && key != "min" && key != "max"))
+      fail(".scalar " + s.name + ": expected multiple_of=, min= or max=, got '" + item + "'");
+    if (!seen.insert(key).second) fail(".scalar " + s.name + ": " + key + " given twice");
+    int64_t v = constantExpr(item.substr(eq + 1), ".scalar " + key);
+    if (key == "multiple_of")
+      s.multipleOf = v;
+    else if (key == "min")
+      s.min = v;
+    else
+      s.max = v;
+  }
+  if (std::string why = scalarConstraintError(s); !why.empty())
+    fail(".scalar " + s.name + ": " + why);
+  declare(s.name);
+  return s;
+}
+
 void AsmSource::declare(const std::string& name) {
   if (!declared_.insert(name).second) fail("name '" + name + "' is declared twice");
 }

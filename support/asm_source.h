@@ -4,6 +4,7 @@
 /// (`reg + @symbol + constant`). Each assembler derives from AsmSource and adds its own
 /// directives and instruction syntax; both report errors as "file:line: message".
 #include "support/error.h"
+#include "support/scalar_arg.h"
 
 #include <cstdint>
 #include <map>
@@ -64,6 +65,10 @@ public:
   /// Records a declared argument, scalar or buffer name; a second declaration fails.
   void declare(const std::string& name);
   bool isDeclared(const std::string& name) const { return declared_.count(name) != 0; }
+
+  /// `.scalar NAME [multiple_of=G] [min=A] [max=B]` (the text after the directive; values
+  /// are constant expressions); declares NAME.
+  ScalarArg scalarDirective(const std::string& rest);
 
   /// A scalar used as a tensor dimension: must be declared by the end of the file.
   void useScalarDim(const std::string& name) { pendingScalarDims_.push_back({name, line_}); }

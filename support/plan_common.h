@@ -2,6 +2,7 @@
 /// What both job-plan formats (SpyreCode and TPU programs) share beyond spyrecode's commands:
 /// the standard preparation and execution steps, and the JSON of the parts their plans have
 /// in common. Templates over spyrecode::JobPlan and tpuprog::JobPlan.
+#include "support/scalar_arg.h"
 #include "support/spyrecode/plan.h"
 
 #include <cstdint>
@@ -37,7 +38,7 @@ std::string planJson(const Plan& plan, const char* format, int version, ArgToJso
                  buffers = nlohmann::json::array(), prep = nlohmann::json::array(),
                  exec = nlohmann::json::array();
   for (const auto& a : plan.args) args.push_back(argToJson(a));
-  for (const auto& s : plan.scalars) scalars.push_back({{"name", s.name}});
+  for (const auto& s : plan.scalars) scalars.push_back(scalarArgToJson(s));
   for (const auto& b : plan.buffers) buffers.push_back({{"name", b.name}, {"size", b.size}});
   for (const auto& c : plan.prepare) prep.push_back(spyrecode::planCommandToJson(c));
   for (const auto& c : plan.execute) exec.push_back(spyrecode::planCommandToJson(c));

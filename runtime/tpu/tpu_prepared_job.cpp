@@ -130,12 +130,14 @@ void TpuPreparedJob::prepare() {
 
 std::map<std::string, int64_t> TpuPreparedJob::bindScalars(const TpuLaunchArgs& args) const {
   std::map<std::string, int64_t> values;
+  std::map<std::string, std::string> sources; // where each value came from, for errors
   std::set<std::string> declared;
   for (const auto& s : job_.plan.scalars) declared.insert(s.name);
   for (const auto& [name, v] : args.scalars) {
     if (!declared.count(name))
       throw Error("scalar '" + name + "' is not an argument of " + job_.plan.kernel);
     values[name] = v;
+    sources[name] = "--scalar " + name;
   }
   // Scalars that name tensor dimensions can be read off the inputs.
   const int64_t chips = device_.chips();
@@ -157,15 +159,13 @@ std::map<std::string, int64_t> TpuPreparedJob::bindScalars(const TpuLaunchArgs& 
           v /= chips;
         }
         auto [pos, inserted] = values.emplace(*s, v);
+        if (inserted) sources[*s] = "input '" + a.name + "' dimension " + std::to_string(d);
         if (!inserted && pos->second != v)
           throw Error("input '" + a.name + "' dimension " + std::to_string(d) + " gives " + *s +
                       " = " + std::to_string(v) + " but it is " + std::to_string(pos->second));
       }
   }
-  for (const auto& name : declared)
-    if (!values.count(name))
-      throw Error("scalar '" + name + "' of " + job_.plan.kernel + " is not bound (pass --scalar " +
-                  name + "=VALUE)");
+  checkBoundScalars(job_.plan.scalars, values, sources, job_.plan.kernel);
   return values;
 }
 

@@ -291,9 +291,7 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
     const json& sc = r.raw("scalars");
     if (!sc.is_array()) r.failField("scalars", "expected an array");
     for (size_t i = 0; i < sc.size(); ++i) {
-      Reader s(sc[i], path, indexedField("scalars", i));
-      s.only({"name"});
-      plan.scalars.push_back({s.str("name")});
+      plan.scalars.push_back(scalarArgFromJson(Reader(sc[i], path, indexedField("scalars", i))));
       unique(plan.scalars.back().name, indexedField("scalars", i));
     }
   }

@@ -1,6 +1,7 @@
 #pragma once
 /// In-memory form of a SpyreCode job: the core programs (job binary) and the plan.
 #include "support/dtype.h"
+#include "support/scalar_arg.h"
 #include "support/spyrecode/isa.h"
 
 #include <cstdint>
@@ -93,11 +94,8 @@ struct TensorArg {
 };
 
 /// A scalar argument, bound at launch (spyre-sim run --scalar NAME=VALUE) or inferred from
-/// a tensor shape that names it.
-struct ScalarArg {
-  std::string name;
-  bool operator==(const ScalarArg& o) const { return name == o.name; }
-};
+/// a tensor shape that names it, with the values the program accepts.
+using chipless::ScalarArg;
 
 /// Device memory the job keeps between launches (program and intermediates), allocated
 /// at preparation in the SpyreCode segment.

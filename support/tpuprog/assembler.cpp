@@ -90,9 +90,7 @@ private:
     } else if (word == ".input" || word == ".output" || word == ".inout") {
       tensorArg(word, rest);
     } else if (word == ".scalar") {
-      if (!isName(rest)) fail(".scalar needs a name");
-      declare(rest);
-      job_.plan.scalars.push_back({rest});
+      job_.plan.scalars.push_back(scalarDirective(rest));
     } else if (word == ".buffer") {
       std::istringstream in(rest);
       std::string name, size;

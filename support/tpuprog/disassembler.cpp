@@ -77,7 +77,7 @@ std::string disassemble(const Job& job) {
   const JobPlan& plan = job.plan;
   out << "; TPU program '" << plan.kernel << "' (disassembled)\n";
   out << ".kernel " << plan.kernel << "\n";
-  for (const auto& s : plan.scalars) out << ".scalar " << s.name << "\n";
+  for (const auto& s : plan.scalars) out << ".scalar " << scalarArgAsm(s) << "\n";
   for (const auto& a : plan.args) {
     const char* dir = a.role == ArgRole::Input    ? ".input"
                       : a.role == ArgRole::Output ? ".output"

@@ -184,9 +184,7 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
     const json& sc = r.raw("scalars");
     if (!sc.is_array()) r.failField("scalars", "expected an array");
     for (size_t i = 0; i < sc.size(); ++i) {
-      Fields s(sc[i], path, indexedField("scalars", i));
-      s.only({"name"});
-      plan.scalars.push_back({s.str("name")});
+      plan.scalars.push_back(scalarArgFromJson(Fields(sc[i], path, indexedField("scalars", i))));
       unique(plan.scalars.back().name, indexedField("scalars", i));
     }
   }

@@ -472,5 +472,58 @@ TEST_F(KtirOpKernels, DynamicLengthVectorAddRunsTwoLengthsWithOneProgram) {
   }
 }
 
+TEST_F(KtirOpKernels, DynamicLengthOutsideTheRuntimeArgTypeIsRefusedAtLaunch) {
+  // n: !ktdp.runtime_arg<index, granularity = 4096, upperbound = 4194304>. The program's
+  // loop runs n / 4096 whole chunks and its footprint is planned for the upperbound, so
+  // any other n would silently compute part of C: the plan carries the constraint and
+  // the runtime refuses such n, whether given with --scalar or read off an input's shape.
+  KtirCase c{"vadd_dynamic.mlir", {}, nullptr, nullptr};
+  ASSERT_TRUE(compileKtir(kernelsDir(), c, work));
+  const std::string plan = (work / "job" / "job.plan").string();
+  spyrecode::Job job = spyrecode::readJob(plan);
+  ASSERT_EQ(job.plan.scalars.size(), 1u);
+  EXPECT_EQ(job.plan.scalars[0].multipleOf, 4096);
+  EXPECT_EQ(job.plan.scalars[0].min, 0);
+  EXPECT_EQ(job.plan.scalars[0].max, 4194304);
+
+  const std::string sim = std::string(CHIPLESS_BINARY_DIR) + "/bin/spyre-sim run " + plan;
+  const fs::path out = work / "c.npy";
+  struct Refused {
+    std::string args, message;
+  };
+  const std::string accepts = "(the program accepts multiples of 4096 from 0 to 4194304)";
+  for (const Refused& r :
+       {Refused{"--timing-only --scalar n=4100",
+                "scalar 'n' of vadd_dynamic (from --scalar n) is 4100, not a multiple of 4096 " +
+                    accepts},
+        Refused{"--timing-only --scalar n=8392704",
+                "scalar 'n' of vadd_dynamic (from --scalar n) is 8392704, above its maximum "
+                "4194304 " +
+                    accepts},
+        Refused{"--timing-only --scalar n=-4096",
+                "scalar 'n' of vadd_dynamic (from --scalar n) is -4096, below its minimum 0 " +
+                    accepts}}) {
+    int status = 0;
+    std::string log = shell(sim + " " + r.args + " --output C=" + out.string(), status);
+    EXPECT_EQ(status, 1) << r.args << "\n" << log;
+    EXPECT_NE(log.find(r.message), std::string::npos) << r.args << "\n" << log;
+    EXPECT_FALSE(fs::exists(out)) << r.args << " wrote " << out;
+  }
+
+  // Inputs of 5000 elements bind n = 5000 through the tensors' shape [n].
+  Tensors in{{"A", randomArray(DType::F16, {5000}, 1)}, {"B", randomArray(DType::F16, {5000}, 2)}};
+  for (const auto& [name, t] : in) writeNpy((work / (name + ".npy")).string(), t);
+  int status = 0;
+  std::string log = shell(sim + " --input A=" + (work / "A.npy").string() + " --input B=" +
+                              (work / "B.npy").string() + " --output C=" + out.string(),
+                          status);
+  EXPECT_EQ(status, 1) << log;
+  EXPECT_NE(log.find("scalar 'n' of vadd_dynamic (from input 'A' dimension 0) is 5000, not a "
+                     "multiple of 4096"),
+            std::string::npos)
+      << log;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 } // namespace
 } // namespace chipless::test

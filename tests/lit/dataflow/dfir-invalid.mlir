@@ -83,6 +83,20 @@ dfir.job @bad_scalar_name {
 
 // -----
 
+dfir.job @bad_scalar_multiple {
+  // expected-error @+1 {{multiple_of must be positive, got 0}}
+  dfir.scalar_arg "n" multiple_of 0
+}
+
+// -----
+
+dfir.job @bad_scalar_range {
+  // expected-error @+1 {{min 9 is greater than max 8}}
+  dfir.scalar_arg "n" min 9 max 8
+}
+
+// -----
+
 dfir.job @bad_buffer {
   // expected-error @+1 {{size must be positive, got 0}}
   dfir.buffer "tmp" size = 0

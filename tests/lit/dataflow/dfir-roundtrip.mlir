@@ -6,8 +6,12 @@
 
 // CHECK-LABEL: dfir.job @everything
 dfir.job @everything {
-  // CHECK: dfir.scalar_arg "N"
+  // CHECK: dfir.scalar_arg "N"{{$}}
   dfir.scalar_arg "N"
+  // CHECK: dfir.scalar_arg "n" multiple_of 4096 min 0 max 4194304
+  dfir.scalar_arg "n" multiple_of 4096 min 0 max 4194304
+  // CHECK: dfir.scalar_arg "lo" min -8
+  dfir.scalar_arg "lo" min -8
   // CHECK: dfir.tensor_arg "A" role = input, dtype = f16, shape = [32, "N"], layout = "stick"
   dfir.tensor_arg "A" role = input, dtype = f16, shape = [32, "N"], layout = "stick"
   // CHECK: dfir.tensor_arg "B" role = inout, dtype = bf16, shape = ["N"]

@@ -1,19 +1,32 @@
 // A runtime argument (!ktdp.runtime_arg) is a launch scalar: its value sizes the outermost
 // dimension of the tensor arguments whose views it sizes (the job plan's shape names it),
 // and loop bounds computed from it are evaluated at launch. --const fixes it when it
-// keeps the type's contract (a multiple of the granularity, at most the upperbound).
+// keeps the type's contract (a multiple of the granularity, at most the upperbound);
+// otherwise the contract goes into the plan, and the runtime refuses other values.
 // RUN: spyre-compile %s -o %t --dump-dir %t.d
 // RUN: FileCheck %s --input-file %t.d/02-arguments.txt
+// RUN: FileCheck %s --check-prefix=DFIR --input-file %t.d/04-dataflow.mlir
 // RUN: FileCheck %s --check-prefix=PLAN --input-file %t/job.plan
+// RUN: spyre-sim run %t/job.plan --timing-only --scalar n=384 | FileCheck %s --check-prefix=SIM
+// RUN: not spyre-sim run %t/job.plan --timing-only --scalar n=4224 2>&1 | FileCheck %s --check-prefix=BIG
 // RUN: spyre-compile %s -o %t --dump-dir %t.c --const n=512
 // RUN: FileCheck %s --check-prefix=CONST --input-file %t.c/02-arguments.txt
 // RUN: not spyre-compile %s -o %t --const n=100 2>&1 | FileCheck %s --check-prefix=BAD
 
 // CHECK: tensor a f16 [n (<= 4096)] input  <- argument 0
 // CHECK: tensor c f16 [n (<= 4096)] output  <- argument 1
-// CHECK: scalar n  <- argument 2
+// CHECK: scalar n  <- argument 2, multiple of 128, min 0, max 4096
+// DFIR: dfir.scalar_arg "n" multiple_of 128 min 0 max 4096
 // PLAN: "shape": [
 // PLAN-NEXT: "n"
+// PLAN: "scalars": [
+// PLAN-NEXT: {
+// PLAN-NEXT: "max": 4096,
+// PLAN-NEXT: "min": 0,
+// PLAN-NEXT: "multiple_of": 128,
+// PLAN-NEXT: "name": "n"
+// SIM: simulated cycles
+// BIG: spyre-sim: error: scalar 'n' of copy (from --scalar n) is 4224, above its maximum 4096 (the program accepts multiples of 128 from 0 to 4096)
 // CONST: tensor a f16 [512] input  <- argument 0
 // CONST-NOT: scalar
 // BAD: runtime-arg.mlir:[[@LINE+3]]:{{[0-9]+}}: error: --const n=100: the value must be a multiple of 128 between 0 and 4096

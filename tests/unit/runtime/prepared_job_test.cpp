@@ -158,6 +158,22 @@ TEST_F(PreparedJobTest, ScalarInconsistentWithAShape) {
   EXPECT_EQ(out.outputs["C"].data, input({4, 64}).data);
 }
 
+TEST_F(PreparedJobTest, ScalarOutsideItsConstraintsIsRefused) {
+  // The program handles N in multiples of 64 up to 128 (as a KTIR runtime_arg's
+  // granularity and upperbound say): other values are refused before anything runs,
+  // named with where they came from; accepted ones run.
+  std::string text = kCopy;
+  text.replace(text.find(".scalar N"), 9, ".scalar N multiple_of=64 min=0 max=128");
+  PreparedJob job(*device_, assembleText(text), "copy.s");
+  std::string e = errorOf([&] { job.launch({{{"A", input({4, 96})}}, {}, nullptr}); });
+  EXPECT_CONTAINS(e, "scalar 'N' of copy (from input 'A' dimension 1) is 96, not a multiple of 64 "
+                     "(the program accepts multiples of 64 from 0 to 128)");
+  e = errorOf([&] { job.launch({{{"A", input({4, 192})}}, {{"N", 192}}, nullptr}); });
+  EXPECT_CONTAINS(e, "scalar 'N' of copy (from --scalar N) is 192, above its maximum 128");
+  LaunchOutput out = job.launch({{{"A", input({4, 128})}}, {}, nullptr});
+  EXPECT_EQ(out.outputs["C"].data, input({4, 128}).data);
+}
+
 TEST_F(PreparedJobTest, TwoInputsDisagreeOnAScalar) {
   std::string text = kCopy;
   text.replace(text.find(".output"), 7, ".input  B f16 [N]\n.output");

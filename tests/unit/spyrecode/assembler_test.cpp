@@ -3,6 +3,7 @@
 #include "spyrecode_test_util.h"
 #include "support/spyrecode/assembler.h"
 #include "support/spyrecode/binary.h"
+#include "support/spyrecode/disassembler.h"
 
 #include <gtest/gtest.h>
 #include <string>
@@ -92,6 +93,31 @@ TEST(AssemblerDirectives, DeclarationsFillThePlan) {
   ASSERT_EQ(p.buffers.size(), 2u);
   EXPECT_EQ(p.buffers[0], (Buffer{"tmp", 8192}));
   EXPECT_EQ(p.buffers[1], (Buffer{"acc", 64}));
+}
+
+TEST(AssemblerDirectives, ScalarConstraints) {
+  Job job = as(".kernel k\n.equ CHUNK 4096\n"
+               ".scalar n multiple_of=CHUNK min=0 max=CHUNK*1024\n"
+               ".scalar lo min=-8\n"
+               ".input A f16 [n]\n.program dma_in cores=0\n nop\n.end\n");
+  ASSERT_EQ(job.plan.scalars.size(), 2u);
+  EXPECT_EQ(job.plan.scalars[0], (ScalarArg{"n", 4096, 0, 4194304}));
+  EXPECT_EQ(job.plan.scalars[1], (ScalarArg{"lo", 1, -8, std::nullopt}));
+  std::string text = disassemble(job);
+  EXPECT_NE(text.find(".scalar n multiple_of=4096 min=0 max=4194304\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(".scalar lo min=-8\n"), std::string::npos) << text;
+  EXPECT_TRUE(as(text).plan == job.plan);
+}
+
+TEST(AssemblerErrors, BadScalarConstraints) {
+  expectError(".kernel k\n.scalar n step=4\n", 2,
+              {".scalar n: expected multiple_of=, min= or max=, got 'step=4'"});
+  expectError(".kernel k\n.scalar n max=4 max=8\n", 2, {".scalar n: max given twice"});
+  expectError(".kernel k\n.scalar n multiple_of=0\n", 2,
+              {".scalar n: multiple_of must be positive, got 0"});
+  expectError(".kernel k\n.scalar n min=5 max=4\n", 2, {".scalar n: min 5 is greater than max 4"});
+  expectError(".kernel k\n.scalar n max=LOTS\n", 2, {"LOTS"});
+  expectError(".kernel k\n.scalar\n", 2, {".scalar needs a name"});
 }
 
 TEST(AssemblerDirectives, StandardStepsPlaceTheProgramAndBuffers) {

@@ -123,6 +123,34 @@ TEST(Plan, OptionalFields) {
   EXPECT_EQ(p.findArg("B"), nullptr);
 }
 
+TEST(Plan, ScalarConstraints) {
+  // A KTIR runtime_arg<index, granularity = 4096, upperbound = 4194304>: the fields appear
+  // only when set, and read back equal.
+  JobPlan p = samplePlan();
+  p.scalars.push_back({"n", 4096, 0, 4194304});
+  p.scalars.push_back({"lo", 1, -8, std::nullopt});
+  json j = json::parse(planToJson(p));
+  EXPECT_EQ(j["scalars"][0], (json{{"name", "N"}}));
+  EXPECT_EQ(j["scalars"][1],
+            (json{{"name", "n"}, {"multiple_of", 4096}, {"min", 0}, {"max", 4194304}}));
+  EXPECT_EQ(j["scalars"][2], (json{{"name", "lo"}, {"min", -8}}));
+  EXPECT_TRUE(parse(j) == p);
+  EXPECT_FALSE(parse(j) == samplePlan());
+}
+
+TEST(PlanErrors, BadScalarConstraints) {
+  json j = base();
+  j["scalars"][0]["multiple_of"] = 0;
+  expectPlanError(j, {"scalars[0]: scalar 'N': multiple_of must be positive, got 0"});
+  j = base();
+  j["scalars"][0]["min"] = 10;
+  j["scalars"][0]["max"] = 9;
+  expectPlanError(j, {"scalars[0]: scalar 'N': min 10 is greater than max 9"});
+  j = base();
+  j["scalars"][0]["max"] = "big";
+  expectPlanError(j, {"scalars[0].max: expected an integer"});
+}
+
 TEST(Plan, StandardSteps) {
   JobPlan p;
   p.binaryFile = "kernel.bin";
@@ -268,7 +296,8 @@ TEST(PlanErrors, UnknownFields) {
                       "role, shape)"});
   j = base();
   j["scalars"][0]["value"] = 3;
-  expectPlanError(j, {"scalars[0].value: unknown field (expected one of: name)"});
+  expectPlanError(
+      j, {"scalars[0].value: unknown field (expected one of: max, min, multiple_of, name)"});
   j = base();
   j["buffers"][0]["align"] = 3;
   expectPlanError(j, {"buffers[0].align: unknown field"});

@@ -88,6 +88,19 @@ TEST(TpuRuntime, LaunchErrorsNameTheArgument) {
             std::string::npos);
 }
 
+TEST(TpuRuntime, ScalarOutsideItsConstraintsIsRefused) {
+  // The same launch check as SpyreCode's (support/scalar_arg.h): R read off X's shape.
+  std::string text = kCopy;
+  text.replace(text.find(".scalar R"), 9, ".scalar R multiple_of=8 max=64");
+  TpuArch arch = tpuArch();
+  EXPECT_NE(tpuError(text, {{"X", randomF32({13, 100}, 3)}}, arch)
+                .find("scalar 'R' of copy (from input 'X' dimension 0) is 13, not a multiple of 8 "
+                      "(the program accepts multiples of 8 up to 64)"),
+            std::string::npos);
+  NpyArray x = randomF32({16, 100}, 2);
+  EXPECT_EQ(runTpu(text, {{"X", x}}, arch).outputs.at("Y").data, x.data);
+}
+
 TEST(TpuRuntime, SplitArgumentsStackTheChipsBlocks) {
   const char* text = R"(
 .kernel scale

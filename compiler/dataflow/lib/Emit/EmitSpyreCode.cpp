@@ -57,7 +57,12 @@ FailureOr<sc::Job> chipless::dataflow::emitSpyreCode(dfir::JobOp job, const Spyr
       }
       out.plan.args.push_back(std::move(t));
     } else if (auto scalar = dyn_cast<dfir::ScalarArgOp>(op)) {
-      out.plan.scalars.push_back({scalar.getName().str()});
+      sc::ScalarArg s;
+      s.name = scalar.getName().str();
+      if (auto m = scalar.getMultipleOf()) s.multipleOf = static_cast<int64_t>(*m);
+      if (auto m = scalar.getMin()) s.min = static_cast<int64_t>(*m);
+      if (auto m = scalar.getMax()) s.max = static_cast<int64_t>(*m);
+      out.plan.scalars.push_back(s);
     } else if (auto buffer = dyn_cast<dfir::BufferOp>(op)) {
       out.plan.buffers.push_back({buffer.getName().str(), static_cast<int64_t>(buffer.getSize())});
     } else if (auto program = dyn_cast<dfir::ProgramOp>(op)) {

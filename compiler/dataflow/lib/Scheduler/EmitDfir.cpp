@@ -120,8 +120,13 @@ OwningOpRef<ModuleOp> writeJob(MLIRContext* ctx, const std::string& name, const 
   Block* body = new Block();
   job.getBody().push_back(body);
   b.setInsertionPointToEnd(body);
-  for (const ScalarArgument& sa : args.scalars)
-    b.create<dfir::ScalarArgOp>(loc, b.getStringAttr(sa.name));
+  for (const ScalarArgument& sa : args.scalars) {
+    auto optional = [&](std::optional<int64_t> v) { return v ? b.getI64IntegerAttr(*v) : nullptr; };
+    b.create<dfir::ScalarArgOp>(
+        loc, b.getStringAttr(sa.name),
+        optional(sa.multipleOf != 1 ? std::optional<int64_t>(sa.multipleOf) : std::nullopt),
+        optional(sa.min), optional(sa.max));
+  }
   for (const TensorArgument& t : args.tensors) {
     SmallVector<Attribute> shape;
     for (size_t k = 0; k < t.shape.size(); ++k)

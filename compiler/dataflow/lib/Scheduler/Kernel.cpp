@@ -628,6 +628,13 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
     ScalarArgument s;
     s.name = unique(sanitizeName(sourceName(arg.getLoc()).value_or("arg" + std::to_string(i))));
     s.funcArg = static_cast<int>(i);
+    if (runtime) {
+      // The program is planned for multiples of the granularity up to the upperbound
+      // (loops over whole chunks, footprints sized by the upperbound).
+      s.multipleOf = runtime.getGranularity().value_or(1);
+      s.min = 0;
+      s.max = runtime.getUpperbound();
+    }
     out.scalarArg[static_cast<int>(i)] = s.name;
     out.scalars.push_back(s);
   }

@@ -56,6 +56,10 @@ struct TensorArgument {
 struct ScalarArgument {
   std::string name;
   int funcArg = -1;
+  /// The values the program handles (a runtime_arg's granularity, 0 and upperbound),
+  /// checked by the runtime at launch.
+  int64_t multipleOf = 1;
+  std::optional<int64_t> min, max;
 };
 
 /// The kernel's arguments.

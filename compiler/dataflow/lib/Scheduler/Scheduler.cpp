@@ -196,8 +196,13 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
            << (t.space >= 0 ? " of tile " + std::to_string(t.space) + "'s scratchpad view" : "")
            << "\n";
     }
-    for (const auto& s : args.scalars)
-      os << "scalar " << s.name << "  <- argument " << s.funcArg << "\n";
+    for (const auto& s : args.scalars) {
+      os << "scalar " << s.name << "  <- argument " << s.funcArg;
+      if (s.multipleOf != 1) os << ", multiple of " << s.multipleOf;
+      if (s.min) os << ", min " << *s.min;
+      if (s.max) os << ", max " << *s.max;
+      os << "\n";
+    }
     dump("02-arguments.txt", os.str());
   }
 

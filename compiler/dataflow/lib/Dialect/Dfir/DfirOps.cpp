@@ -158,6 +158,12 @@ LogicalResult ScalarArgOp::verify() {
   if (!isPlainName(getName()))
     return emitOpError() << "name \"" << getName()
                          << "\" must be a plain identifier ([A-Za-z_][A-Za-z0-9_]*)";
+  if (getMultipleOf() && static_cast<int64_t>(*getMultipleOf()) <= 0)
+    return emitOpError() << "multiple_of must be positive, got "
+                         << static_cast<int64_t>(*getMultipleOf());
+  if (getMin() && getMax() && static_cast<int64_t>(*getMin()) > static_cast<int64_t>(*getMax()))
+    return emitOpError() << "min " << static_cast<int64_t>(*getMin()) << " is greater than max "
+                         << static_cast<int64_t>(*getMax());
   return success();
 }
 

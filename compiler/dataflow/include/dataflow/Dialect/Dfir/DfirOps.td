@@ -108,15 +108,27 @@ def Dfir_ScalarArgOp : Dfir_Op<"scalar_arg", [HasParent<"JobOp">]> {
   let description = [{
     Declares scalar `name`: bound at launch (`spyre-sim run --scalar N=256`)
     or read off the shape of a tensor argument that names it. Programs read
-    it with `dfir.symbol "N"`.
+    it with `dfir.symbol "N"`. The optional constraints are the values the
+    programs handle (a KTIR runtime_arg's granularity and upperbound); the
+    runtime rejects any other value at launch.
 
     Example:
     ```mlir
     dfir.scalar_arg "N"
+    dfir.scalar_arg "n" multiple_of 4096 min 0 max 4194304
     ```
   }];
-  let arguments = (ins StrAttr:$name);
-  let assemblyFormat = "$name attr-dict";
+  let arguments = (ins StrAttr:$name, OptionalAttr<I64Attr>:$multiple_of,
+                       OptionalAttr<I64Attr>:$min, OptionalAttr<I64Attr>:$max);
+  let assemblyFormat = [{
+    $name (`multiple_of` $multiple_of^)? (`min` $min^)? (`max` $max^)? attr-dict
+  }];
+  let builders = [
+    // An unconstrained scalar.
+    OpBuilder<(ins "::llvm::StringRef":$name), [{
+      build($_builder, $_state, $_builder.getStringAttr(name), nullptr, nullptr, nullptr);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
