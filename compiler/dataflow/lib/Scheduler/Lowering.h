@@ -4,7 +4,9 @@
 // one tile op by op and builds its CoreSchedule: every tensor value gets a place in the
 // scratchpad (TVal), every op the steps of the engines that compute it.
 //
-//   ktdp.load / ktdp.store           dma_in / dma_out descriptors (LowerMemory.cpp)
+//   ktdp.load / ktdp.store           dma_in / dma_out descriptors (LowerMemory.cpp; access
+//                                    tiles in MemoryViews.cpp, gathers and scatters in
+//                                    LowerIndirect.cpp; MemoryLowering.h)
 //   elementwise arith, math, linalg,
 //   spyreop, linalg.generic          load unit streams -> SFU -> store unit, per corelet
 //                                    (LowerElementwise.cpp, streams in LowerCompute.cpp)
