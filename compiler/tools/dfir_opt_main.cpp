@@ -5,11 +5,14 @@
 // `-split-input-file` and upstream passes work as in mlir-opt. `--emit-spyrecode=DIR`
 // also writes the SpyreCode directory of the job (after any passes given), for
 // `spyre-sim run DIR/job.plan`; `--arch FILE` and `--set key.path=value` choose the chip.
+// Each input chunk goes through the ParseGuard check first (GuardedOptMain.h), so text
+// that would crash MLIR 19's parser gets located errors instead.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dataflow/DfirRegistration.h"
 #include "dataflow/Emit/EmitSpyreCode.h"
+#include "ktir/GuardedOptMain.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -65,7 +68,9 @@ int main(int argc, char** argv) {
     llvm::errs() << error << "\n";
     return 1;
   }
-  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry, config))) return 1;
+  if (mlir::failed(
+          chipless::ktir::guardedMlirOptMain(output->os(), std::move(input), registry, config)))
+    return 1;
   output->keep();
   return 0;
 }

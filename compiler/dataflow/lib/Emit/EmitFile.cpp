@@ -8,10 +8,10 @@
 
 #include "dataflow/DfirRegistration.h"
 #include "dataflow/Emit/EmitSpyreCode.h"
+#include "ktir/ParseGuard.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "support/error.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -35,7 +35,8 @@ chipless::spyrecode::Job chipless::dataflow::emitSpyreCodeFile(const std::string
   if (!buffer) throw Error(path + ": cannot read: " + buffer.getError().message());
   sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
 
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
+  // Text that would crash MLIR 19's parser gets located errors instead (ParseGuard.h).
+  OwningOpRef<ModuleOp> module = chipless::ktir::parseModuleGuarded(sources, &context);
   if (!module) throw Error(os.str());
   dfir::JobOp job;
   int jobs = 0;

@@ -2,8 +2,7 @@
 //
 // Part of chipless. See Lowering.h. This file holds the walk over the function, control
 // flow (scf.for, scf.if), value views (shape casts, slices, broadcasts, splats, fills) and
-// the buffer helpers; LowerMemory.cpp, LowerCompute.cpp and LowerCollective.cpp the ops
-// that move or compute data.
+// the buffer helpers; the Lower*.cpp files the ops that move or compute data.
 //
 //===----------------------------------------------------------------------===//
 

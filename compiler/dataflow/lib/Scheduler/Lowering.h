@@ -4,15 +4,19 @@
 // one tile op by op and builds its CoreSchedule: every tensor value gets a place in the
 // scratchpad (TVal), every op the steps of the engines that compute it.
 //
-//   ktdp.load / ktdp.store           dma_in / dma_out descriptors (LowerMemory.cpp)
+//   ktdp.load / ktdp.store           dma_in / dma_out descriptors (LowerMemory.cpp; access
+//                                    tiles in MemoryViews.cpp, gathers and scatters in
+//                                    LowerIndirect.cpp; MemoryLowering.h)
 //   elementwise arith, math, linalg,
 //   spyreop, linalg.generic          load unit streams -> SFU -> store unit, per corelet
+//                                    (LowerElementwise.cpp, streams in LowerCompute.cpp)
 //   linalg.reduce                    sfu.acc.* across sticks, sfu.lane.* within a stick
+//                                    (LowerReduce.cpp)
 //   linalg.matmul                    PT-array tiles (LowerMatmul.cpp)
 //   linalg.transpose                 DMA out to a job buffer, dma.loadb back one element
 //                                    per run (LowerTranspose.cpp)
 //   fill, splat, broadcast, dense    values in every lane (SFU registers), materialised
-//   constants                        only when a buffer is needed
+//   constants                        only when a buffer is needed (LowerFillCopy.cpp)
 //   expand/collapse_shape,
 //   extract_slice, extract           views of a buffer
 //   scf.for / scf.if                 loop nodes; iter_args and results in buffers
@@ -68,6 +72,12 @@ struct TVal {
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
   int64_t elements() const;
 };
+
+/// `t`'s shape, with a rank-0 value read as one element of rank 1 (the SFU streams and
+/// reductions walk at least one dimension: the lanes).
+inline std::vector<int64_t> normShape(const TVal& t) {
+  return t.shape.empty() ? std::vector<int64_t>{1} : t.shape;
+}
 
 /// Options of the lowering that come from the command line.
 struct LowerOptions {

@@ -1,0 +1,289 @@
+//===- LowerElementwise.cpp - elementwise ops and linalg.generic ----------===//
+//
+// Part of chipless. See Lowering.h. arith, math, linalg and spyreop elementwise ops, and
+// the bodies of parallel linalg.generic ops, map to one SFU instruction kind each:
+// constants fold at compile time, lane-uniform operands compute one stick, anything else
+// runs over the SFU streams (Lowering::elementwise in LowerCompute.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+#include "ktir/Dialect/Spyreop/SpyreopOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+#include <functional>
+
+using namespace mlir;
+
+namespace chipless::sched {
+
+namespace {
+
+/// The SFU kind of a scalar or tensor elementwise op; "" if it is not one.
+std::string sfuKind(Operation* op) {
+  if (isa<arith::AddFOp, arith::AddIOp, linalg::AddOp>(op)) return "add";
+  if (isa<arith::SubFOp, arith::SubIOp, linalg::SubOp>(op)) return "sub";
+  if (isa<arith::MulFOp, arith::MulIOp, linalg::MulOp>(op)) return "mul";
+  if (isa<arith::DivFOp, linalg::DivOp, spyreop::RealDivOp>(op)) return "div";
+  if (isa<arith::NegFOp, linalg::NegFOp>(op)) return "neg";
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp, linalg::MaxOp>(op)) return "max";
+  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp, linalg::MinOp>(op)) return "min";
+  if (isa<math::ExpOp, linalg::ExpOp, spyreop::ExpOp>(op)) return "exp";
+  if (isa<math::LogOp, linalg::LogOp>(op)) return "log";
+  if (isa<math::SqrtOp, linalg::SqrtOp, spyreop::SqrtOp>(op)) return "sqrt";
+  if (isa<math::RsqrtOp, linalg::RsqrtOp, spyreop::RsqrtOp>(op)) return "rsqrt";
+  if (isa<math::TanhOp, linalg::TanhOp>(op)) return "tanh";
+  if (isa<math::AbsFOp, linalg::AbsOp>(op)) return "abs";
+  if (isa<linalg::ReciprocalOp, spyreop::ReciprocalOp>(op)) return "recip";
+  if (isa<spyreop::SigmoidOp>(op)) return "sigmoid";
+  if (isa<spyreop::SiluOp>(op)) return "silu";
+  if (isa<spyreop::GeluOp>(op)) return "gelu";
+  if (isa<math::FmaOp>(op)) return "fma";
+  if (isa<arith::SelectOp, linalg::SelectOp>(op)) return "select";
+  if (isa<linalg::CopyOp>(op)) return "mov";
+  if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+    switch (cmp.getPredicate()) {
+    case arith::CmpFPredicate::OEQ:
+    case arith::CmpFPredicate::UEQ:
+      return "eq";
+    case arith::CmpFPredicate::ONE:
+    case arith::CmpFPredicate::UNE:
+      return "ne";
+    case arith::CmpFPredicate::OLT:
+    case arith::CmpFPredicate::ULT:
+      return "lt";
+    case arith::CmpFPredicate::OLE:
+    case arith::CmpFPredicate::ULE:
+      return "le";
+    case arith::CmpFPredicate::OGT:
+    case arith::CmpFPredicate::UGT:
+      return "gt";
+    case arith::CmpFPredicate::OGE:
+    case arith::CmpFPredicate::UGE:
+      return "ge";
+    default:
+      return "";
+    }
+  }
+  return "";
+}
+
+/// The value of `kind` on constants.
+std::optional<double> fold(const std::string& kind, ArrayRef<double> x) {
+  auto a = x.size() > 0 ? x[0] : 0, b = x.size() > 1 ? x[1] : 0, c = x.size() > 2 ? x[2] : 0;
+  if (kind == "add") return a + b;
+  if (kind == "sub") return a - b;
+  if (kind == "mul") return a * b;
+  if (kind == "div") return a / b;
+  if (kind == "neg") return -a;
+  if (kind == "max") return std::max(a, b);
+  if (kind == "min") return std::min(a, b);
+  if (kind == "exp") return std::exp(a);
+  if (kind == "log") return std::log(a);
+  if (kind == "sqrt") return std::sqrt(a);
+  if (kind == "rsqrt") return 1 / std::sqrt(a);
+  if (kind == "tanh") return std::tanh(a);
+  if (kind == "abs") return std::fabs(a);
+  if (kind == "recip") return 1 / a;
+  if (kind == "sigmoid") return 1 / (1 + std::exp(-a));
+  if (kind == "silu") return a / (1 + std::exp(-a));
+  if (kind == "fma") return a * b + c;
+  if (kind == "select") return a != 0 ? b : c;
+  if (kind == "mov") return a;
+  if (kind == "eq") return a == b;
+  if (kind == "ne") return a != b;
+  if (kind == "lt") return a < b;
+  if (kind == "le") return a <= b;
+  if (kind == "gt") return a > b;
+  if (kind == "ge") return a >= b;
+  return std::nullopt;
+}
+
+} // namespace
+
+/// One elementwise computation on values (not necessarily SSA values of the kernel).
+static FailureOr<TVal> computeElementwise(Lowering& l, Operation* op, std::string kind,
+                                          std::vector<TVal> operands, Type resultElem,
+                                          ArrayRef<int64_t> shape, const TVal* dest,
+                                          const std::function<TVal()>& freshBuffer) {
+  // 1 / x and 0 - x.
+  if (kind == "div" && operands[0].kind == TVal::Kind::Uniform && operands[0].scalar.isConst &&
+      operands[0].scalar.value == 1.0) {
+    kind = "recip";
+    operands.erase(operands.begin());
+  }
+  bool allUniform =
+      llvm::all_of(operands, [](const TVal& t) { return t.kind == TVal::Kind::Uniform; });
+  bool allConst =
+      allUniform && llvm::all_of(operands, [](const TVal& t) { return t.scalar.isConst; });
+  Type elem = resultElem.isInteger(1) ? operands.front().elem : resultElem;
+  if (allConst) {
+    std::vector<double> x;
+    for (const TVal& t : operands) x.push_back(t.scalar.value);
+    auto v = fold(kind, x);
+    if (!v) return op->emitOpError("cannot be folded"), failure();
+    TVal u;
+    u.kind = TVal::Kind::Uniform;
+    u.shape.assign(shape.begin(), shape.end());
+    u.elem = elem;
+    u.scalar.value = *v;
+    return u;
+  }
+  for (TVal& t : operands) t.shape.assign(shape.begin(), shape.end());
+  if (allUniform) {
+    // Every lane of every element is the same: compute one stick.
+    TVal one = l.newSparse({}, elem, op->getName().getStringRef().str());
+    std::vector<TVal> ops;
+    for (TVal t : operands) {
+      t.shape.clear();
+      ops.push_back(t);
+    }
+    if (failed(l.elementwise(kind, ops, one, op->getLoc(), op->getName().getStringRef().str())))
+      return failure();
+    TVal u;
+    u.kind = TVal::Kind::Uniform;
+    u.shape.assign(shape.begin(), shape.end());
+    u.elem = elem;
+    u.scalar.isConst = false;
+    u.scalar.buffer = one.buffer;
+    u.scalar.offset = 0;
+    return u;
+  }
+  TVal out = dest ? *dest : freshBuffer();
+  if (failed(l.elementwise(kind, operands, out, op->getLoc(), op->getName().getStringRef().str())))
+    return failure();
+  out.pad.reset();
+  return out;
+}
+
+LogicalResult Lowering::lowerElementwise(Operation* op) {
+  std::string kind = sfuKind(op);
+  if (kind.empty()) {
+    if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp>(op))
+      return op->emitOpError("converts element types; the SFU computes in one type per op and "
+                             "type conversions are not supported");
+    return op->emitOpError("is not an elementwise op the SFU runs");
+  }
+  SmallVector<Value> inputs;
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+    for (OpOperand* o : dps.getDpsInputOperands()) inputs.push_back(o->get());
+  else
+    inputs.assign(op->getOperands().begin(), op->getOperands().end());
+  std::vector<TVal> operands;
+  for (Value v : inputs) {
+    auto t = value(v);
+    if (failed(t)) return failure();
+    operands.push_back(*t);
+  }
+  Value result = op->getResult(0);
+  std::vector<int64_t> shape;
+  Type elem = result.getType();
+  if (auto type = dyn_cast<RankedTensorType>(result.getType())) {
+    shape.assign(type.getShape().begin(), type.getShape().end());
+    elem = type.getElementType();
+  }
+  auto dest = destinations_.find(result);
+  TVal destVal;
+  const TVal* destPtr = nullptr;
+  if (dest != destinations_.end()) {
+    destVal = dest->second;
+    destPtr = &destVal;
+  }
+  auto r = computeElementwise(*this, op, kind, operands, elem, shape, destPtr, [&] {
+    if (!isa<RankedTensorType>(result.getType())) return newSparse({}, elem, "scalar");
+    return resultBuffer(op, result, operands, op->getName().getStringRef().str());
+  });
+  if (failed(r)) return failure();
+  bind(result, *r);
+  return success();
+}
+
+LogicalResult Lowering::lowerGeneric(Operation* o) {
+  auto op = cast<linalg::GenericOp>(o);
+  for (utils::IteratorType it : op.getIteratorTypesArray())
+    if (it != utils::IteratorType::parallel)
+      return op.emitOpError("has reduction iterators; express reductions with linalg.reduce");
+  if (op.getNumDpsInits() != 1 || op.getNumResults() != 1)
+    return op.emitOpError("has more than one output; not supported");
+  auto outType = cast<RankedTensorType>(op.getResult(0).getType());
+  std::vector<int64_t> shape(outType.getShape().begin(), outType.getShape().end());
+  auto maps = op.getIndexingMapsArray();
+  if (!maps.back().isIdentity())
+    return op.emitOpError("writes its output through a non-identity indexing map");
+  Block& body = op.getRegion().front();
+  llvm::DenseMap<Value, TVal> local;
+  // Inputs: identity maps, or projections that broadcast (stride 0 on missing dims).
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    auto t = value(operand);
+    if (failed(t)) return failure();
+    AffineMap m = maps[i];
+    TVal v = *t;
+    if (v.kind == TVal::Kind::Buffer && !m.isIdentity()) {
+      if (!m.isProjectedPermutation())
+        return op.emitOpError("reads an operand through an indexing map that is neither the "
+                              "identity nor a broadcast");
+      std::vector<int64_t> strides(shape.size(), 0);
+      for (unsigned r = 0; r < m.getNumResults(); ++r) strides[m.getDimPosition(r)] = t->strides[r];
+      v.strides = strides;
+    }
+    v.shape = shape;
+    local[body.getArgument(static_cast<unsigned>(i))] = v;
+  }
+  auto lookup = [&](Value v) -> FailureOr<TVal> {
+    auto it = local.find(v);
+    if (it != local.end()) return it->second;
+    return value(v); // defined outside the body
+  };
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Value yielded = yield.getOperand(0);
+  for (Operation& inner : body.without_terminator()) {
+    if (auto c = dyn_cast<arith::ConstantOp>(&inner)) {
+      auto t = value(c.getResult());
+      if (failed(t)) return failure();
+      TVal u = *t;
+      u.shape = shape;
+      local[c.getResult()] = u;
+      continue;
+    }
+    std::string kind = sfuKind(&inner);
+    if (kind.empty())
+      return inner.emitOpError("in a linalg.generic body is not an elementwise op the SFU runs");
+    std::vector<TVal> operands;
+    for (Value v : inner.getOperands()) {
+      auto t = lookup(v);
+      if (failed(t)) return failure();
+      TVal x = *t;
+      if (x.kind == TVal::Kind::Uniform) x.shape = shape;
+      operands.push_back(x);
+    }
+    Value res = inner.getResult(0);
+    bool last = res == yielded;
+    TVal destVal;
+    const TVal* destPtr = nullptr;
+    if (last) {
+      auto dest = destinations_.find(op.getResult(0));
+      if (dest != destinations_.end()) {
+        destVal = dest->second;
+        destPtr = &destVal;
+      }
+    }
+    auto r = computeElementwise(*this, &inner, kind, operands, res.getType(), shape, destPtr, [&] {
+      Type e = res.getType().isInteger(1) ? operands.front().elem : res.getType();
+      bool sparse = !shape.empty() && llvm::all_of(operands, [&](const TVal& t) {
+        return t.kind == TVal::Kind::Uniform || (t.sparse && t.strides == sparseStrides(shape));
+      });
+      return sparse ? newSparse(shape, e, "linalg.generic") : newDense(shape, e, "linalg.generic");
+    });
+    if (failed(r)) return failure();
+    local[res] = *r;
+  }
+  auto r = lookup(yielded);
+  if (failed(r)) return failure();
+  bind(op.getResult(0), *r);
+  return success();
+}
+
+} // namespace chipless::sched
