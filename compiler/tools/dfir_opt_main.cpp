@@ -16,13 +16,9 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 static llvm::cl::opt<std::string>
     emitDir("emit-spyrecode", llvm::cl::value_desc("DIR"),
@@ -36,41 +32,22 @@ static llvm::cl::list<std::string>
                   llvm::cl::desc("override one architecture parameter (repeatable)"));
 
 int main(int argc, char** argv) {
-  llvm::InitLLVM init(argc, argv);
   mlir::DialectRegistry registry;
   chipless::dataflow::registerDfirDialects(registry);
   chipless::dataflow::registerDfirPasses();
-  auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
-      argc, argv, "dfir-opt: DataflowIR (dfir) optimizer driver and SpyreCode emitter\n", registry);
-
-  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
-  if (!emitDir.empty()) {
-    chipless::dataflow::EmitSpyreCodeOptions options;
-    options.dir = emitDir;
-    options.archFile = archFile;
-    options.overrides.assign(archOverrides.begin(), archOverrides.end());
-    mlir::MlirOptMainConfig base = config;
-    config.setPassPipelineSetupFn([base, options](mlir::PassManager& pm) {
-      if (mlir::failed(base.setupPassPipeline(pm))) return mlir::failure();
-      pm.addPass(chipless::dataflow::createEmitSpyreCodePass(options));
-      return mlir::success();
-    });
-  }
-
-  std::string error;
-  auto input = mlir::openInputFile(inputFile, &error);
-  if (!input) {
-    llvm::errs() << error << "\n";
-    return 1;
-  }
-  auto output = mlir::openOutputFile(outputFile, &error);
-  if (!output) {
-    llvm::errs() << error << "\n";
-    return 1;
-  }
-  if (mlir::failed(
-          chipless::ktir::guardedMlirOptMain(output->os(), std::move(input), registry, config)))
-    return 1;
-  output->keep();
-  return 0;
+  return chipless::ktir::guardedOptMain(
+      argc, argv, "dfir-opt: DataflowIR (dfir) optimizer driver and SpyreCode emitter\n", registry,
+      [](mlir::MlirOptMainConfig& config) {
+        if (emitDir.empty()) return;
+        chipless::dataflow::EmitSpyreCodeOptions options;
+        options.dir = emitDir;
+        options.archFile = archFile;
+        options.overrides.assign(archOverrides.begin(), archOverrides.end());
+        mlir::MlirOptMainConfig base = config;
+        config.setPassPipelineSetupFn([base, options](mlir::PassManager& pm) {
+          if (mlir::failed(base.setupPassPipeline(pm))) return mlir::failure();
+          pm.addPass(chipless::dataflow::createEmitSpyreCodePass(options));
+          return mlir::success();
+        });
+      });
 }

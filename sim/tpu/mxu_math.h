@@ -1,5 +1,5 @@
 #pragma once
-/// What one MXU fold computes (the numbers; timing is in tensor_core.cpp): a rows x k block of
+/// What one MXU fold computes (the numbers; timing is in tensor_core_mxu.cpp): a rows x k block of
 /// activations times a k x n block of stationary weights, summed over k in fp32 (int32 for
 /// int8) and written to, or added to, a rows x n block of fp32 (int32) results. fp32 inputs
 /// are split into bf16 pieces and multiplied in 1, 3 or 6 passes as the MXU does

@@ -94,7 +94,11 @@ private:
   void iciSend(const tpuprog::Op& op);
   void collective(const tpuprog::Op& op);
 
-  static constexpr int kVectorUnit = -1;
+  /// Unit ids of VMEM accesses: the vector slots, and the asynchronous units
+  /// (kMxuUnit + mxu, kDmaUnit + engine).
+  static constexpr int kVectorUnit = -1, kMxuUnit = 100, kDmaUnit = 200;
+  /// An address as faults print it (0x…).
+  static std::string hex(int64_t v);
   /// Earliest start >= `start` at which an access of `blocks` can begin: it waits for
   /// conflicting vector-slot accesses (they are interlocked) and faults on conflicting
   /// accesses of other asynchronous units (a race the program must order with a semaphore).

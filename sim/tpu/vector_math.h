@@ -1,5 +1,5 @@
 #pragma once
-/// What the VPU computes (the numbers; timing is in tensor_core.cpp): conversions between
+/// What the VPU computes (the numbers; timing is in tensor_core_vector.cpp): conversions between
 /// VMEM rows and 32-bit register lanes, and the element-wise, fill and reduction operations
 /// on whole (sublanes x lanes) vector registers. Lanes hold f32 or i32 bits.
 #include "support/dtype.h"

@@ -1,7 +1,7 @@
 // A value used before its definition inside a region opened after the use. MLIR 19's
 // parser crashes on this (llvm/llvm-project#127778) or, when a later parse error follows,
-// corrupts the heap; ktir-opt, spyre-compile and tpu-compile report it at the use instead
-// (ParseGuard.h). Found by tests/fuzz.
+// corrupts the heap; ktir-opt, spyre-compile, tpu-compile and tpu-opt report it at the use
+// instead (ParseGuard.h; tpu-opt-parse-guard-invalid.mlir). Found by tests/fuzz.
 // RUN: ktir-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
 // RUN: not ktir-opt %s 2>&1 | FileCheck %s
 // CHECK: error: use of '%n' before its definition, which is inside a region opened after it

@@ -8,12 +8,16 @@
 
 #include "ktir/ParseGuard.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/ToolUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 #include <optional>
 #include <utility>
@@ -44,10 +48,30 @@ std::optional<mlir::LogicalResult> guardChunk(const llvm::MemoryBuffer& chunk,
 
 } // namespace
 
-mlir::LogicalResult guardedMlirOptMain(llvm::raw_ostream& output,
-                                       std::unique_ptr<llvm::MemoryBuffer> input,
-                                       mlir::DialectRegistry& registry,
-                                       const mlir::MlirOptMainConfig& config) {
+int guardedOptMain(int argc, char** argv, llvm::StringRef toolName, mlir::DialectRegistry& registry,
+                   llvm::function_ref<void(mlir::MlirOptMainConfig&)> adjust) {
+  // Stack traces on a crash, as MlirOptMain(argc, argv, …) sets up.
+  llvm::InitLLVM initLLVM(argc, argv);
+  auto [inputFilename, outputFilename] =
+      mlir::registerAndParseCLIOptions(argc, argv, toolName, registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (adjust) adjust(config);
+  if (config.shouldShowDialects()) // prints them without reading the input
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(llvm::outs(), llvm::MemoryBuffer::getMemBuffer(""), registry, config));
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file = mlir::openInputFile(inputFilename, &errorMessage);
+  if (!file) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
   // Chunks are split here so that each is guarded before MlirOptMain sees it.
   mlir::MlirOptMainConfig chunkConfig = config;
   chunkConfig.splitInputFile("");
@@ -58,8 +82,11 @@ mlir::LogicalResult guardedMlirOptMain(llvm::raw_ostream& output,
       return *guarded;
     return mlir::MlirOptMain(os, std::move(chunk), registry, chunkConfig);
   };
-  return mlir::splitAndProcessBuffer(std::move(input), processChunk, output,
-                                     config.inputSplitMarker(), config.outputSplitMarker());
+  mlir::LogicalResult result = mlir::splitAndProcessBuffer(
+      std::move(file), processChunk, output->os(), std::as_const(config).inputSplitMarker(),
+      std::as_const(config).outputSplitMarker());
+  if (mlir::succeeded(result)) output->keep();
+  return mlir::asMainReturnCode(result);
 }
 
 } // namespace chipless::ktir
