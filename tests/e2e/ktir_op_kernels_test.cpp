@@ -380,6 +380,40 @@ TEST_F(KtirOpKernels, RingAllGatherAndGatherToOneTile) {
         << "core " << k;
 }
 
+TEST_F(KtirOpKernels, RingRouteDeliversEachConsumerItsNamedProducer) {
+  // Three inter_tile_consume exchanges with producer_dependency_per_consumer, back to back
+  // in a loop over 4 slabs: a shift (t <- t + 1 mod 32), a reversal (t <- 31 - t) and a
+  // fan-out from every fourth tile (t <- 4 floor(t / 4)). Tile u's rows are [2u, 2u + 2).
+  KtirCase c{"ring_route.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> x = in(t, "X"), y(x.size()), z(x.size());
+               const size_t slab = 64 * 64, rows = 2 * 64;
+               auto reversed = [&](size_t s, size_t tile, size_t i) {
+                 size_t from = (32 - tile) % 32; // shifted, then mirrored
+                 return halfToFloat(floatToHalf(2.0f * x[s * slab + from * rows + i] + 1.0f));
+               };
+               for (size_t s = 0; s < 4; ++s)
+                 for (size_t tile = 0; tile < 32; ++tile)
+                   for (size_t i = 0; i < rows; ++i) {
+                     y[s * slab + tile * rows + i] = reversed(s, tile, i);
+                     z[s * slab + tile * rows + i] = reversed(s, tile / 4 * 4, i);
+                   }
+               return Expected{{"Y", y}, {"Z", z}};
+             }};
+  c.rtol = 0;
+  c.atol = 0;
+  KtirRun r = run(c, 0, 0);
+  if (!r.ok) return;
+  // Per slab every tile sends one partial in the shift and one in the reversal; a leader
+  // sends three more in the fan-out, and keeps its own.
+  for (int k = 0; k < 32; ++k) {
+    const double sends = 4.0 * (k % 4 == 0 ? 5 : 2);
+    EXPECT_DOUBLE_EQ(r.stats.get("chip.core[" + std::to_string(k) + "].ring.messages"), sends)
+        << "core " << k;
+    EXPECT_DOUBLE_EQ(r.stats.get("chip.core[" + std::to_string(k) + "].ring.bytes"), sends * 256)
+        << "core " << k;
+  }
+}
+
 TEST_F(KtirOpKernels, RingScatterGivesEachTileItsRows) {
   KtirCase c{"ring_scatter.mlir", {}, nullptr, [](const Tensors& t) {
                std::vector<float> s = in(t, "S"), w(s.size());

@@ -275,9 +275,11 @@ func.func @reduction_result_with_a_dense_value(%x_ptr: index) {
 
 // -----
 
-#all4 = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
-#reverse = affine_set<(p)[c] : (p + c - 3 == 0)>
-func.func @consume_with_routing(%x_ptr: index) attributes {grid = [4]} {
+#pairs = affine_set<(i)[g] : (i - 2*g >= 0, -i + 2*g + 1 >= 0)>
+#every = affine_set<(i)[g] : (i >= 0, -i + 3 >= 0)>
+#two_groups = affine_set<(g) : (g >= 0, -g + 1 >= 0)>
+#from_group = affine_set<(p)[c, g] : (p - 2*g - c mod 2 == 0)>
+func.func @consume_in_two_groups(%x_ptr: index) attributes {grid = [4]} {
   %c0 = arith.constant 0 : index
   %v = ktdp.construct_memory_view %x_ptr, sizes: [1, 64], strides: [64, 1] {
     memory_space = #ktdp.memory_space<global>
@@ -287,15 +289,16 @@ func.func @consume_with_routing(%x_ptr: index) attributes {grid = [4]} {
     access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
   } : memref<1x64xf16> -> !ktdp.access_tile<1x64xindex>
   %p = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
-  %f = ktdp.inter_tile_produce producer_tiles_per_group = #all4
-      : tensor<1x64xf16> -> !ktdp.tile_future<tensor<1x64xf16>, groups = affine_set<(g) : (g == 0)>> {
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #pairs
+      : tensor<1x64xf16> -> !ktdp.tile_future<tensor<1x64xf16>, groups = #two_groups> {
     ^bb0(%gid: index):
       ktdp.yield_partial %p : tensor<1x64xf16>
   }
-  // expected-error @+1 {{routes with producer_dependency_per_consumer; only a broadcast from one producer per group is supported}}
-  %r = ktdp.inter_tile_consume(%f) consumer_tiles_per_group = #all4,
-      producer_dependency_per_consumer = #reverse
-      : !ktdp.tile_future<tensor<1x64xf16>, groups = affine_set<(g) : (g == 0)>> -> tensor<1x64xf16>
+  // Every tile is a consumer of both groups: it would receive two partials.
+  // expected-error @+1 {{has tile 0 consume in two groups; a tile receives one partial per exchange}}
+  %r = ktdp.inter_tile_consume(%f) consumer_tiles_per_group = #every,
+      producer_dependency_per_consumer = #from_group
+      : !ktdp.tile_future<tensor<1x64xf16>, groups = #two_groups> -> tensor<1x64xf16>
   ktdp.store %r, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
   return
 }

@@ -12,18 +12,16 @@
 //    waiting for its predecessor's chunk after every step. Empty chunks send a bare token.
 //  * reduce to one consumer: the consumer copies its partial into R and tells every
 //    producer READY; each producer adds its partial into the consumer's R.
-//  * broadcast (inter_tile_consume with one producer per group): every other consumer
-//    tells the producer READY; the producer then sends its partial into each consumer's
-//    exchange buffer (ARRIVE on landing). The producer's own result is its partial.
 //  * reduce-scatter (inter_tile_reduce_scatter, consumers == producers): the reduce-scatter
 //    half of the all-reduce, with the slices shifted by one (step t sends slice
 //    (j - 1 - t) mod G) so that slice j of the sum completes on core j; the result is a
 //    view of that slice of R. Slices are split over the leading dimensions, so each is one
 //    contiguous run of whole sticks.
 //
-// Two token ids at the top of every core's bank are reserved for the protocols: READY
-// (from the core that will receive) and ARRIVE (data landed). Each is only ever sent by one
-// kind of sender to one waiting engine (the ring engine), so counts stay in step.
+// Token ids at the top of every core's bank are reserved for the protocols: ARRIVE (data
+// landed) and one READY per exchange op (from the core that will receive;
+// LowerOptions::exchangeIndex). Each is only ever sent by one kind of sender to one waiting
+// engine (the ring engine), so counts stay in step. inter_tile_consume: LowerConsume.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -195,7 +193,7 @@ LogicalResult Lowering::lowerReduceDelivery(Operation* o) {
     const int G = static_cast<int>(producers.size());
     const int j =
         static_cast<int>(std::find(producers.begin(), producers.end(), core_) - producers.begin());
-    const int ready = arch_.sync.tokens_per_core - 2, arrive = arch_.sync.tokens_per_core - 1;
+    const int ready = readyToken(o), arrive = arriveToken();
     usesRing_ = true;
     const int pbuf = partial.buffer, rbuf = result.buffer;
     const int me = core_;
@@ -306,7 +304,7 @@ LogicalResult Lowering::lowerReduceScatter(Operation* o, const TVal& partial,
   out_.buffers[static_cast<size_t>(whole.buffer)].exchange = locationKey(o->getLoc());
   const int j =
       static_cast<int>(std::find(producers.begin(), producers.end(), core_) - producers.begin());
-  const int ready = arch_.sync.tokens_per_core - 2, arrive = arch_.sync.tokens_per_core - 1;
+  const int ready = readyToken(o), arrive = arriveToken();
   usesRing_ = true;
   const int next = static_cast<int>(producers[static_cast<size_t>((j + 1) % G)]);
   const int prev = static_cast<int>(producers[static_cast<size_t>((j + G - 1) % G)]);
@@ -339,76 +337,6 @@ LogicalResult Lowering::lowerReduceScatter(Operation* o, const TVal& partial,
   mine.offset = static_cast<int64_t>(j) * sliceBytes;
   mine.strides = denseStrides(resShape, elem);
   bind(o->getResult(0), mine);
-  return success();
-}
-
-LogicalResult Lowering::lowerConsume(Operation* o) {
-  auto op = cast<ktdp::InterTileConsumeOp>(o);
-  if (op.getProducerDependencyPerConsumer())
-    return op.emitOpError("routes with producer_dependency_per_consumer; only a broadcast from "
-                          "one producer per group is supported");
-  if (op->getNumResults() != 1) return op.emitOpError("delivers several results; not supported");
-  auto produce = op.getFuture().getDefiningOp<ktdp::InterTileProduceOp>();
-  if (!produce) return op.emitOpError("consumes a future that is not produced in this function");
-  auto type = cast<ktdp::TileFutureType>(op.getFuture().getType());
-  auto resType = cast<RankedTensorType>(op.getResult(0).getType());
-  std::vector<int64_t> resShape(resType.getShape().begin(), resType.getShape().end());
-  Type elem = resType.getElementType();
-  const int64_t bytes = denseBytes(resShape, elem);
-  for (int64_t g : groupsOf(type, numTiles_)) {
-    auto producers = membersOf(produce.getProducerTilesPerGroup().getValue(), g, numTiles_);
-    auto consumers = membersOf(op.getConsumerTilesPerGroup().getValue(), g, numTiles_);
-    bool isProducer = llvm::is_contained(producers, core_);
-    bool isConsumer = llvm::is_contained(consumers, core_);
-    if (!isProducer && !isConsumer) continue;
-    if (producers.size() != 1)
-      return op.emitOpError("has ")
-             << producers.size() << " producers in group " << g
-             << "; only a broadcast from one producer per group is supported";
-    const int root = static_cast<int>(producers[0]);
-    std::vector<int64_t> others;
-    for (int64_t c : consumers)
-      if (c != root) others.push_back(c);
-    // Every core of the group holds the exchange buffer at the same address; the producer
-    // writes the consumers' copies over the ring.
-    TVal received = newDense(resShape, elem, "inter_tile_consume");
-    out_.buffers[static_cast<size_t>(received.buffer)].exchange = locationKey(op.getLoc());
-    const int ready = arch_.sync.tokens_per_core - 2, arrive = arch_.sync.tokens_per_core - 1;
-    usesRing_ = true;
-    const int rbuf = received.buffer, me = core_;
-    std::string text = "broadcast from core " + std::to_string(root) + " to cores";
-    for (int64_t c : others) text += " " + std::to_string(c);
-    if (me == root) {
-      auto pit = futures_.find(op.getFuture());
-      if (pit == futures_.end()) return op.emitOpError("internal error: no partial for this tile");
-      const TVal partial = pit->second;
-      if (partial.sparse || partial.offset != 0 ||
-          partial.strides != denseStrides(partial.shape, partial.elem) ||
-          out_.buffers[static_cast<size_t>(partial.buffer)].bytes != bytes)
-        return op.emitOpError("internal error: the partial is not a dense value of the result's "
-                              "size");
-      const int pbuf = partial.buffer;
-      Step& s = addStep(Engines::ring(), op.getLoc(), text);
-      s.accesses.push_back(scratch(pbuf, 0, bytes, false));
-      // READY from every other consumer (its copy may be written), then one send each.
-      s.emit = [=](ProgramWriter& w, int) {
-        for (size_t k = 0; k < others.size(); ++k) w.b.create<dfir::TokenWaitOp>(w.loc, w.c(ready));
-        for (int64_t c : others)
-          w.b.create<dfir::RingSendOp>(w.loc, w.c(c), w.get(w.addr(pbuf)), w.get(w.addr(rbuf)),
-                                       w.c(bytes), StringAttr(), StringAttr(), w.c(arrive), Value(),
-                                       TypeAttr::get(elem));
-      };
-      if (isConsumer) bind(op.getResult(0), partial);
-      continue;
-    }
-    Step& s = addStep(Engines::ring(), op.getLoc(), text);
-    s.accesses.push_back(scratch(rbuf, 0, bytes, true));
-    s.emit = [=](ProgramWriter& w, int) {
-      w.b.create<dfir::TokenSendOp>(w.loc, w.c(ready), w.c(root));
-      w.b.create<dfir::TokenWaitOp>(w.loc, w.c(arrive));
-    };
-    bind(op.getResult(0), received);
-  }
   return success();
 }
 

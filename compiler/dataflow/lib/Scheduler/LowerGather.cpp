@@ -132,7 +132,7 @@ LogicalResult Lowering::lowerGather(Operation* o) {
     TVal result = newDense(d.resShape, d.elem, "inter_tile_gather");
     out_.buffers[static_cast<size_t>(result.buffer)].exchange = locationKey(op.getLoc());
     const int j = indexOf(producers, core_);
-    const int ready = arch_.sync.tokens_per_core - 2, arrive = arch_.sync.tokens_per_core - 1;
+    const int ready = readyToken(o), arrive = arriveToken();
     usesRing_ = true;
     const int pbuf = partial.buffer, rbuf = result.buffer, me = core_;
     const int root = static_cast<int>(consumers[0]);
@@ -217,7 +217,7 @@ LogicalResult Lowering::lowerScatter(Operation* o) {
       if (c != root) others.push_back(c);
     TVal received = newDense(d.resShape, d.elem, "inter_tile_scatter");
     out_.buffers[static_cast<size_t>(received.buffer)].exchange = locationKey(op.getLoc());
-    const int ready = arch_.sync.tokens_per_core - 2, arrive = arch_.sync.tokens_per_core - 1;
+    const int ready = readyToken(o), arrive = arriveToken();
     usesRing_ = true;
     const int rbuf = received.buffer, me = core_;
     std::string text = "scatter from core " + std::to_string(root) + " to cores";
@@ -295,7 +295,7 @@ LogicalResult Lowering::lowerAllToAll(Operation* o) {
     TVal result = newDense(d.resShape, d.elem, "inter_tile_all_to_all");
     out_.buffers[static_cast<size_t>(result.buffer)].exchange = locationKey(op.getLoc());
     const int j = indexOf(producers, core_);
-    const int ready = arch_.sync.tokens_per_core - 2, arrive = arch_.sync.tokens_per_core - 1;
+    const int ready = readyToken(o), arrive = arriveToken();
     usesRing_ = true;
     const int pbuf = partial.buffer, rbuf = result.buffer, me = core_;
     std::string text = "all-to-all over cores";

@@ -8,6 +8,7 @@
 
 #include "Lowering.h"
 
+#include "RingGroups.h"
 #include "ktir/Dialect/Ktdp/KtdpOps.h"
 #include "ktir/Dialect/Spyreop/SpyreopOps.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -15,6 +16,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+#include <set>
 
 using namespace mlir;
 
@@ -24,6 +29,31 @@ int64_t TVal::elements() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
+}
+
+std::map<std::string, int> numberExchanges(llvm::ArrayRef<func::FuncOp> funcs) {
+  std::set<std::string> keys;
+  for (func::FuncOp f : funcs)
+    f.walk([&](Operation* op) {
+      if (isa<ktdp::InterTileReduceOp, ktdp::InterTileReduceScatterOp, ktdp::InterTileConsumeOp,
+              ktdp::InterTileGatherOp, ktdp::InterTileScatterOp, ktdp::InterTileAllToAllOp>(op))
+        keys.insert(locationKey(op->getLoc()));
+    });
+  std::map<std::string, int> index;
+  for (const std::string& k : keys) index.emplace(k, static_cast<int>(index.size()));
+  return index;
+}
+
+int Lowering::readyToken(Operation* op) const {
+  auto it = options_.exchangeIndex.find(locationKey(op->getLoc()));
+  // Every delivery op was numbered before lowering; a miss is a bug of the scheduler.
+  if (it == options_.exchangeIndex.end())
+    llvm::report_fatal_error("Dataflow Scheduler: inter-tile exchange not numbered");
+  return arch_.sync.tokens_per_core - 2 - it->second;
+}
+
+int Lowering::arriveToken() const {
+  return arch_.sync.tokens_per_core - 1;
 }
 
 Lowering::Lowering(func::FuncOp func, int core, int numTiles, const KernelArgs& args,

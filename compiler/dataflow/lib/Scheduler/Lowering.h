@@ -87,7 +87,17 @@ struct LowerOptions {
   /// on the first chunk. A scheduling choice; the scheduler sets it to the output a PT
   /// array accumulates at a time (pt.accumulator_bytes in spyre.yaml).
   int64_t transferChunkBytes = 0;
+  /// Every inter-tile exchange of the kernel (by locationKey, the same on every tile)
+  /// numbered from 0: exchange k's READY token is `sync.tokens_per_core - 2 - k`, its
+  /// ARRIVE token `sync.tokens_per_core - 1`. A READY token per exchange keeps a core that
+  /// runs ahead into a later exchange from having its READY counted by an earlier one
+  /// (which would let a sender overwrite a buffer its receiver still reads).
+  std::map<std::string, int> exchangeIndex;
 };
+
+/// The inter-tile exchanges (ring deliveries) of `funcs`, numbered as
+/// LowerOptions::exchangeIndex wants.
+std::map<std::string, int> numberExchanges(llvm::ArrayRef<mlir::func::FuncOp> funcs);
 
 /// Ops that only compute scalars for addresses and sizes, or describe memory: evaluated
 /// when a load, store or loop needs them (Lowering.cpp).
@@ -152,6 +162,10 @@ public:
   mlir::func::FuncOp func() { return func_; }
   /// Whether the schedule runs ring protocols (which reserve two tokens).
   bool usesRing() const { return usesRing_; }
+  /// The READY token of the exchange `op` (LowerOptions::exchangeIndex) and the ARRIVE
+  /// token all exchanges share.
+  int readyToken(mlir::Operation* op) const;
+  int arriveToken() const;
 
 private:
   friend class MemoryLowering;

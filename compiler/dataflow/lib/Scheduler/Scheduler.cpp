@@ -210,6 +210,7 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
   std::vector<CoreSchedule> cores(static_cast<size_t>(numTiles));
   LowerOptions lowerOptions;
   lowerOptions.transferChunkBytes = arch.pt.accumulator_bytes;
+  lowerOptions.exchangeIndex = numberExchanges(tiles);
   bool ring = false;
   for (int64_t t = 0; t < numTiles; ++t) {
     CoreSchedule& s = cores[static_cast<size_t>(t)];
@@ -240,7 +241,8 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
   for (CoreSchedule& s : cores)
     for (Buffer& b : s.buffers)
       if (!b.exchange.empty()) b.fixedAddr = exchangeAddr[b.exchange];
-  const int reserved = ring ? 2 : 0;
+  // The ARRIVE token and one READY token per exchange (LowerOptions::exchangeIndex).
+  const int reserved = ring ? 1 + static_cast<int>(lowerOptions.exchangeIndex.size()) : 0;
   std::string scheduleText;
   for (CoreSchedule& s : cores) {
     if (failed(allocateScratchpad(s, budget, stick, ctx))) return failure();
