@@ -414,6 +414,38 @@ TEST_F(KtirOpKernels, RingRouteDeliversEachConsumerItsNamedProducer) {
   }
 }
 
+TEST_F(KtirOpKernels, RingWindowFoldsEachConsumersOwnProducers) {
+  // inter_tile_reduce with producer_dependency_per_consumer, every tile a consumer: S sums
+  // the partials of tiles t - 1, t, t + 1 (a stencil across tiles); M is the max over the
+  // other pair of t's quad, without t's own partial (its result starts as the identity).
+  KtirCase c{"ring_window.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> x = in(t, "X"), sum(x.size(), 0.0f), max(x.size());
+               const size_t rows = 2 * 64;
+               for (size_t tile = 0; tile < 32; ++tile)
+                 for (size_t i = 0; i < rows; ++i) {
+                   for (int p = static_cast<int>(tile) - 1; p <= static_cast<int>(tile) + 1; ++p)
+                     if (p >= 0 && p < 32) sum[tile * rows + i] += x[p * rows + i];
+                   const size_t pair = (tile / 2) ^ 1;
+                   max[tile * rows + i] =
+                       std::max(x[2 * pair * rows + i], x[(2 * pair + 1) * rows + i]);
+                 }
+               return Expected{{"S", sum}, {"M", max}};
+             }};
+  // The sums are folded in fp16 as the partials arrive (two roundings); the max is exact.
+  c.rtol = 2e-3;
+  c.atol = 2e-3;
+  KtirRun r = run(c, 0, 0);
+  if (!r.ok) return;
+  // Tile t adds its partial into each neighbour's sum (1 or 2 sends) and into both tiles
+  // of the other pair of its quad (2 sends); its own partial is copied into its sum.
+  for (int k = 0; k < 32; ++k) {
+    const double neighbours = (k == 0 || k == 31) ? 1 : 2;
+    EXPECT_DOUBLE_EQ(r.stats.get("chip.core[" + std::to_string(k) + "].ring.messages"),
+                     neighbours + 2 + 1)
+        << "core " << k;
+  }
+}
+
 TEST_F(KtirOpKernels, RingScatterGivesEachTileItsRows) {
   KtirCase c{"ring_scatter.mlir", {}, nullptr, [](const Tensors& t) {
                std::vector<float> s = in(t, "S"), w(s.size());

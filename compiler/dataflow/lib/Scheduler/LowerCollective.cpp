@@ -132,8 +132,9 @@ ReduceDelivery reduceDeliveryOf(Operation* o) {
 LogicalResult Lowering::lowerReduceDelivery(Operation* o) {
   ReduceDelivery op = reduceDeliveryOf(o);
   const bool scatter = op.scatterDims.has_value();
-  if (op.dependency)
-    return o->emitOpError("has producer_dependency_per_consumer; not supported yet");
+  if (op.dependency && scatter)
+    return o->emitOpError("scatters with producer_dependency_per_consumer; not supported (the "
+                          "ring reduce-scatter folds every producer)");
   if (o->getNumResults() != 1) return o->emitOpError("delivers several results; not supported");
   auto produce = op.future.getDefiningOp<ktdp::InterTileProduceOp>();
   if (!produce) return o->emitOpError("reduces a future that is not produced in this function");
@@ -147,6 +148,10 @@ LogicalResult Lowering::lowerReduceDelivery(Operation* o) {
     if (t->kind != TVal::Kind::Uniform || !t->scalar.isConst ||
         t->scalar.value != identityFor(kind))
       return o->emitOpError("has an identity that is not the combiner's neutral element");
+  }
+  if (op.dependency) {
+    FailureOr<TVal> identity = value(op.identity.front());
+    return lowerReducePerConsumer(o, *identity, kind);
   }
   auto type = cast<ktdp::TileFutureType>(op.future.getType());
   auto resType = cast<RankedTensorType>(o->getResult(0).getType());
@@ -169,22 +174,8 @@ LogicalResult Lowering::lowerReduceDelivery(Operation* o) {
     if (pit == futures_.end()) return o->emitOpError("internal error: no partial for this tile");
     const TVal partial = pit->second;
     if (scatter) return lowerReduceScatter(o, partial, kind, producers, *op.scatterDims);
-    // The result lies in the scratchpad as the partial does: same bytes, same order.
-    if (partial.elements() != [&] {
-          int64_t n = 1;
-          for (int64_t d : resShape) n *= d;
-          return n;
-        }())
-      return o->emitOpError("returns a tensor with another number of elements than the partial");
+    if (failed(checkFoldable(o, partial, resShape, elem))) return failure();
     const int64_t bytes = out_.buffers[static_cast<size_t>(partial.buffer)].bytes;
-    const int64_t lanesPer = lanes(elem);
-    if (denseBytes(resShape, elem) != bytes ||
-        (partial.shape.empty() ? 1 : partial.shape.back()) % lanesPer != 0 ||
-        (resShape.empty() ? 1 : resShape.back()) % lanesPer != 0) {
-      if (partial.shape != resShape)
-        return o->emitOpError("reshapes the partial into rows that are padded differently; "
-                              "not supported");
-    }
     TVal result = newDense(resShape, elem, "inter_tile_reduce");
     // Other cores write into R: it lives at an address every core agrees on.
     out_.buffers[static_cast<size_t>(result.buffer)].exchange = locationKey(o->getLoc());
@@ -259,6 +250,25 @@ LogicalResult Lowering::lowerReduceDelivery(Operation* o) {
       };
     }
     if (isConsumer) bind(o->getResult(0), result);
+  }
+  return success();
+}
+
+LogicalResult Lowering::checkFoldable(Operation* o, const TVal& partial, ArrayRef<int64_t> resShape,
+                                      Type elem) {
+  // The result lies in the scratchpad as the partial does: same bytes, same order.
+  int64_t n = 1;
+  for (int64_t d : resShape) n *= d;
+  if (partial.elements() != n)
+    return o->emitOpError("returns a tensor with another number of elements than the partial");
+  const int64_t bytes = out_.buffers[static_cast<size_t>(partial.buffer)].bytes;
+  const int64_t lanesPer = lanes(elem);
+  if (denseBytes(resShape, elem) != bytes ||
+      (partial.shape.empty() ? 1 : partial.shape.back()) % lanesPer != 0 ||
+      (resShape.empty() ? 1 : resShape.back()) % lanesPer != 0) {
+    if (ArrayRef<int64_t>(partial.shape) != resShape)
+      return o->emitOpError("reshapes the partial into rows that are padded differently; "
+                            "not supported");
   }
   return success();
 }

@@ -195,6 +195,14 @@ private:
   mlir::LogicalResult sinkResultStores(mlir::scf::ForOp loop, Node* body);
   mlir::LogicalResult lowerProduce(mlir::Operation* op);
   mlir::LogicalResult lowerReduceDelivery(mlir::Operation* op);
+  /// inter_tile_reduce with producer_dependency_per_consumer: every consumer folds the
+  /// partials of its own dependency set, point to point (LowerReduceRouted.cpp).
+  /// Whether a reduction result of `resShape` can be folded in place of `partial`'s bytes
+  /// (same elements, same stick padding, or the same shape); an error at `op` if not.
+  mlir::LogicalResult checkFoldable(mlir::Operation* op, const TVal& partial,
+                                    llvm::ArrayRef<int64_t> resShape, mlir::Type elem);
+  mlir::LogicalResult lowerReducePerConsumer(mlir::Operation* op, const TVal& identity,
+                                             const std::string& kind);
   /// inter_tile_consume: a broadcast from one producer per group over the ring.
   mlir::LogicalResult lowerConsume(mlir::Operation* op);
   /// The ring reduce-scatter of `partial` over `producers` (every one a consumer), split
