@@ -292,6 +292,32 @@ TEST_F(KtirOpKernels, TransposeTilesOfTwoTypesAndShapesThatAreNotWholeSticks) {
   run(c, 0, 0);
 }
 
+TEST_F(KtirOpKernels, TransposeRankThreeTilesWithAnyPermutation) {
+  // Per tile a 4 x 24 x 40 f16 block (rows of 80 bytes): [0, 2, 1] (per-head transpose),
+  // [1, 0, 2] plus 1 (read back a row per DMA run) and [2, 0, 1].
+  KtirCase c{"transpose3d.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> x = in(t, "X"), y(x.size()), z(x.size()), w(x.size());
+               const size_t H = 4, R = 24, C = 40, tileElems = H * R * C;
+               for (size_t tile = 0; tile < 32; ++tile)
+                 for (size_t h = 0; h < H; ++h)
+                   for (size_t r = 0; r < R; ++r)
+                     for (size_t col = 0; col < C; ++col) {
+                       const size_t base = tile * tileElems;
+                       const float v = x[base + (h * R + r) * C + col];
+                       y[base + (h * C + col) * R + r] = v;
+                       z[base + (r * H + h) * C + col] = halfToFloat(floatToHalf(v + 1.0f));
+                       w[base + (col * H + h) * R + r] = v;
+                     }
+               return Expected{{"Y", y}, {"Z", z}, {"W", w}};
+             }};
+  c.rtol = 0;
+  c.atol = 0;
+  KtirRun r = run(c, 0, 0);
+  // Y and W come back one element per DMA run, each charged a stick of device memory;
+  // Z one 80-byte row per run.
+  if (r.ok) EXPECT_GE(r.stats.get("chip.dram.bytes"), 32.0 * (2 * 3840 * 128 + 96 * 128));
+}
+
 TEST_F(KtirOpKernels, CausalAttentionFourHeadsOnATwoDimensionalGridWithBroadcastKeys) {
   KtirCase c{
       "attention_mha.mlir", {}, causalMask, [](const Tensors& t) { return attention(t, 4); }};

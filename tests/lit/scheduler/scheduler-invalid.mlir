@@ -305,27 +305,27 @@ func.func @consume_in_two_groups(%x_ptr: index) attributes {grid = [4]} {
 
 // -----
 
-func.func @transpose_rank3(%x_ptr: index) {
+func.func @transpose_rank4(%x_ptr: index) {
   %c0 = arith.constant 0 : index
-  %v = ktdp.construct_memory_view %x_ptr, sizes: [2, 4, 64], strides: [256, 64, 1] {
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [2, 2, 4, 64], strides: [512, 256, 64, 1] {
     memory_space = #ktdp.memory_space<global>
-  } : memref<2x4x64xf16>
-  %t = ktdp.construct_access_tile %v[%c0, %c0, %c0] {
-    access_tile_set = affine_set<(d0, d1, d2) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 3 >= 0, d2 >= 0, -d2 + 63 >= 0)>,
-    access_tile_order = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
-  } : memref<2x4x64xf16> -> !ktdp.access_tile<2x4x64xindex>
-  %x = ktdp.load %t : !ktdp.access_tile<2x4x64xindex> -> tensor<2x4x64xf16>
-  %e = tensor.empty() : tensor<2x64x4xf16>
-  // expected-error @+1 {{transposes a rank-3 tensor; only 2-D tiles are supported by the Dataflow Scheduler}}
-  %y = linalg.transpose ins(%x : tensor<2x4x64xf16>) outs(%e : tensor<2x64x4xf16>) permutation = [0, 2, 1]
-  %w = ktdp.construct_memory_view %x_ptr, sizes: [2, 64, 4], strides: [256, 4, 1] {
+  } : memref<2x2x4x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0, %c0, %c0] {
+    access_tile_set = affine_set<(d0, d1, d2, d3) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 1 >= 0, d2 >= 0, -d2 + 3 >= 0, d3 >= 0, -d3 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+  } : memref<2x2x4x64xf16> -> !ktdp.access_tile<2x2x4x64xindex>
+  %x = ktdp.load %t : !ktdp.access_tile<2x2x4x64xindex> -> tensor<2x2x4x64xf16>
+  %e = tensor.empty() : tensor<2x2x64x4xf16>
+  // expected-error @+1 {{transposes a rank-4 tensor; the Dataflow Scheduler transposes tiles of rank 2 and 3 (the DMA engines loop over at most three dimensions)}}
+  %y = linalg.transpose ins(%x : tensor<2x2x4x64xf16>) outs(%e : tensor<2x2x64x4xf16>) permutation = [0, 1, 3, 2]
+  %w = ktdp.construct_memory_view %x_ptr, sizes: [2, 2, 64, 4], strides: [512, 256, 4, 1] {
     memory_space = #ktdp.memory_space<global>
-  } : memref<2x64x4xf16>
-  %u = ktdp.construct_access_tile %w[%c0, %c0, %c0] {
-    access_tile_set = affine_set<(d0, d1, d2) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 63 >= 0, d2 >= 0, -d2 + 3 >= 0)>,
-    access_tile_order = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
-  } : memref<2x64x4xf16> -> !ktdp.access_tile<2x64x4xindex>
-  ktdp.store %y, %u : tensor<2x64x4xf16>, !ktdp.access_tile<2x64x4xindex>
+  } : memref<2x2x64x4xf16>
+  %u = ktdp.construct_access_tile %w[%c0, %c0, %c0, %c0] {
+    access_tile_set = affine_set<(d0, d1, d2, d3) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 1 >= 0, d2 >= 0, -d2 + 63 >= 0, d3 >= 0, -d3 + 3 >= 0)>,
+    access_tile_order = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+  } : memref<2x2x64x4xf16> -> !ktdp.access_tile<2x2x64x4xindex>
+  ktdp.store %y, %u : tensor<2x2x64x4xf16>, !ktdp.access_tile<2x2x64x4xindex>
   return
 }
 
