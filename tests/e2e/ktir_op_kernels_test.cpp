@@ -443,9 +443,10 @@ TEST_F(KtirOpKernels, RingRouteDeliversEachConsumerItsNamedProducer) {
 TEST_F(KtirOpKernels, RingWindowFoldsEachConsumersOwnProducers) {
   // inter_tile_reduce with producer_dependency_per_consumer, every tile a consumer: S sums
   // the partials of tiles t - 1, t, t + 1 (a stencil across tiles); M is the max over the
-  // other pair of t's quad, without t's own partial (its result starts as the identity).
+  // other pair of t's quad, without t's own partial (its result starts as the identity);
+  // G (inter_tile_gather with a dependency set) stacks the partials of t's quad.
   KtirCase c{"ring_window.mlir", {}, nullptr, [](const Tensors& t) {
-               std::vector<float> x = in(t, "X"), sum(x.size(), 0.0f), max(x.size());
+               std::vector<float> x = in(t, "X"), sum(x.size(), 0.0f), max(x.size()), quad;
                const size_t rows = 2 * 64;
                for (size_t tile = 0; tile < 32; ++tile)
                  for (size_t i = 0; i < rows; ++i) {
@@ -455,7 +456,10 @@ TEST_F(KtirOpKernels, RingWindowFoldsEachConsumersOwnProducers) {
                    max[tile * rows + i] =
                        std::max(x[2 * pair * rows + i], x[(2 * pair + 1) * rows + i]);
                  }
-               return Expected{{"S", sum}, {"M", max}};
+               for (size_t tile = 0; tile < 32; ++tile)
+                 quad.insert(quad.end(), x.begin() + (tile / 4 * 4) * rows,
+                             x.begin() + (tile / 4 * 4 + 4) * rows);
+               return Expected{{"S", sum}, {"M", max}, {"G", quad}};
              }};
   // The sums are folded in fp16 as the partials arrive (two roundings); the max is exact.
   c.rtol = 2e-3;
@@ -463,11 +467,12 @@ TEST_F(KtirOpKernels, RingWindowFoldsEachConsumersOwnProducers) {
   KtirRun r = run(c, 0, 0);
   if (!r.ok) return;
   // Tile t adds its partial into each neighbour's sum (1 or 2 sends) and into both tiles
-  // of the other pair of its quad (2 sends); its own partial is copied into its sum.
+  // of the other pair of its quad (2 sends); its own partial is copied into its sum; for
+  // G it copies its partial into its own slot and sends it to its 3 quad-mates.
   for (int k = 0; k < 32; ++k) {
     const double neighbours = (k == 0 || k == 31) ? 1 : 2;
     EXPECT_DOUBLE_EQ(r.stats.get("chip.core[" + std::to_string(k) + "].ring.messages"),
-                     neighbours + 2 + 1)
+                     neighbours + 2 + 1 + 4)
         << "core " << k;
   }
 }

@@ -295,7 +295,7 @@ func.func @consume_in_two_groups(%x_ptr: index) attributes {grid = [4]} {
       ktdp.yield_partial %p : tensor<1x64xf16>
   }
   // Every tile is a consumer of both groups: it would receive two partials.
-  // expected-error @+1 {{has tile 0 consume in two groups; a tile receives one partial per exchange}}
+  // expected-error @+1 {{has tile 0 consume in two groups; a tile gets one result per exchange}}
   %r = ktdp.inter_tile_consume(%f) consumer_tiles_per_group = #every,
       producer_dependency_per_consumer = #from_group
       : !ktdp.tile_future<tensor<1x64xf16>, groups = #two_groups> -> tensor<1x64xf16>

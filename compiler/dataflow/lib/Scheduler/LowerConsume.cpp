@@ -47,26 +47,17 @@ LogicalResult Lowering::lowerConsume(Operation* o) {
   if (auto d = op.getProducerDependencyPerConsumer()) dependency = d->getValue();
 
   // Every route of the exchange: consumer -> its one source.
+  auto sources = sourcesPerConsumer(o, produce, type, op.getConsumerTilesPerGroup().getValue(),
+                                    dependency, numTiles_);
+  if (failed(sources)) return failure();
   std::map<int64_t, int64_t> sourceOf;
-  for (int64_t g : groupsOf(type, numTiles_)) {
-    auto producers = membersOf(produce.getProducerTilesPerGroup().getValue(), g, numTiles_);
-    for (int64_t c : membersOf(op.getConsumerTilesPerGroup().getValue(), g, numTiles_)) {
-      std::vector<int64_t> sources = producers;
-      if (dependency) {
-        llvm::SmallVector<int64_t> symbols = {c};
-        if (dependency->getNumSymbols() == 2) symbols.push_back(g);
-        auto deps = ktdp::enumerateTiles(*dependency, symbols, numTiles_);
-        sources.assign(deps.begin(), deps.end());
-      }
-      if (sources.size() != 1)
-        return op.emitOpError("gives consumer ")
-               << c << " of group " << g << " " << sources.size()
-               << " sources; each consumer receives exactly one partial (name it with "
-                  "producer_dependency_per_consumer)";
-      if (!sourceOf.emplace(c, sources[0]).second)
-        return op.emitOpError("has tile ")
-               << c << " consume in two groups; a tile receives one partial per exchange";
-    }
+  for (const auto& [c, from] : *sources) {
+    if (from.size() != 1)
+      return op.emitOpError("gives consumer ")
+             << c << " " << from.size()
+             << " sources; each consumer receives exactly one partial (name it with "
+                "producer_dependency_per_consumer)";
+    sourceOf[c] = from[0];
   }
   std::optional<int64_t> source;
   if (auto it = sourceOf.find(core_); it != sourceOf.end()) source = it->second;

@@ -13,6 +13,10 @@
 //    core copies its partial into its slot of R, trades READY with its neighbours, and in
 //    step t = 0 .. P-2 sends slot (j - t) mod P to its successor, waiting for its
 //    predecessor's slot after each step.
+//  * gather with producer_dependency_per_consumer: consumer c assembles the partials of
+//    its own set, in ascending tile order; it copies its own (if in the set) into its slot
+//    and tells the others READY; each producer waits for READY from every consumer that
+//    gathers it and writes its partial into its slot of each one's R (ARRIVE on landing).
 //  * scatter (one producer per group): every other consumer tells the producer READY; the
 //    producer sends slice l of its partial into consumer l's exchange buffer (ARRIVE on
 //    landing). The producer's own result, when it is a consumer, is a view of its slice.
@@ -33,6 +37,15 @@ using namespace mlir;
 
 namespace chipless::sched {
 
+/// What every delivery op of this file starts from.
+struct Delivery {
+  ktdp::InterTileProduceOp produce;
+  ktdp::TileFutureType type;
+  RankedTensorType partType;
+  std::vector<int64_t> resShape;
+  Type elem;
+};
+
 namespace {
 
 /// Checks that `whole` is `pieces` tensors of shape `piece` stacked along dimension 0,
@@ -52,15 +65,6 @@ LogicalResult checkStacked(Operation* o, llvm::StringRef what, ArrayRef<int64_t>
            failure();
   return success();
 }
-
-/// What every delivery op of this file starts from.
-struct Delivery {
-  ktdp::InterTileProduceOp produce;
-  ktdp::TileFutureType type;
-  RankedTensorType partType;
-  std::vector<int64_t> resShape;
-  Type elem;
-};
 
 /// Checks the parts of delivery op `o` (of `future`, routed when `routed`) that this file
 /// does not lower; `verb` names what it does in messages.
@@ -103,10 +107,11 @@ int indexOf(const std::vector<int64_t>& tiles, int core) {
 
 LogicalResult Lowering::lowerGather(Operation* o) {
   auto op = cast<ktdp::InterTileGatherOp>(o);
-  auto found =
-      deliveryOf(o, op.getFuture(), op.getProducerDependencyPerConsumer().has_value(), "gathers");
+  auto found = deliveryOf(o, op.getFuture(), false, "gathers");
   if (failed(found)) return failure();
   Delivery d = *found; // a copy the emit lambdas capture
+  if (auto dependency = op.getProducerDependencyPerConsumer())
+    return gatherPerConsumer(o, d, dependency->getValue());
   const int64_t partBytes = denseBytes(d.partType.getShape(), d.elem);
   for (int64_t g : groupsOf(d.type, numTiles_)) {
     auto producers = membersOf(d.produce.getProducerTilesPerGroup().getValue(), g, numTiles_);
@@ -185,6 +190,81 @@ LogicalResult Lowering::lowerGather(Operation* o) {
     }
     if (isConsumer) bind(op.getResult(0), result);
   }
+  return success();
+}
+
+LogicalResult Lowering::gatherPerConsumer(Operation* o, const Delivery& d, IntegerSet dependency) {
+  auto op = cast<ktdp::InterTileGatherOp>(o);
+  auto sources = sourcesPerConsumer(o, d.produce, d.type, op.getConsumerTilesPerGroup().getValue(),
+                                    dependency, numTiles_);
+  if (failed(sources)) return failure();
+  const auto mine = sources->find(core_);
+  const bool consumer = mine != sources->end();
+  // Where this core's partial goes: (consumer, slot) for every other consumer that
+  // gathers it; the slot is its position in that consumer's (ascending) set.
+  std::vector<std::pair<int64_t, int64_t>> to;
+  int64_t ownSlot = -1;
+  for (const auto& [c, from] : *sources) {
+    auto at = std::find(from.begin(), from.end(), core_);
+    if (at == from.end()) continue;
+    if (c == core_)
+      ownSlot = at - from.begin();
+    else
+      to.push_back({c, at - from.begin()});
+  }
+  if (!consumer && to.empty()) return success();
+  const int64_t partBytes = denseBytes(d.partType.getShape(), d.elem);
+  const int64_t P = static_cast<int64_t>(sources->begin()->second.size());
+  if (failed(checkStacked(o, "gathers", op.getGatherDimensions(), d.partType.getShape(), d.resShape,
+                          P)))
+    return failure();
+  if (denseBytes(d.resShape, d.elem) != P * partBytes)
+    return op.emitOpError("gathers partials of ")
+           << d.partType.getShape()[0] << " row(s) that end inside a stick; each partial must be "
+           << "a whole number of " << stick() << "-byte sticks";
+  std::optional<TVal> partial;
+  if (!to.empty() || ownSlot >= 0) {
+    auto partialOr = densePartial(o, futures_, op.getFuture(), *this);
+    if (failed(partialOr)) return failure();
+    partial = *partialOr;
+  }
+  std::vector<int64_t> from;
+  if (consumer)
+    for (int64_t p : mine->second)
+      if (p != core_) from.push_back(p);
+  // R is an exchange buffer: at the same address on every core, so slot k of a consumer's R
+  // is at the address of slot k of this core's.
+  TVal result = newDense(d.resShape, d.elem, "inter_tile_gather");
+  out_.buffers[static_cast<size_t>(result.buffer)].exchange = locationKey(op.getLoc());
+  const int ready = readyToken(o), arrive = arriveToken();
+  usesRing_ = true;
+  std::string text = "gather";
+  if (consumer) {
+    text += " of cores";
+    for (int64_t p : mine->second) text += " " + std::to_string(p);
+  }
+  if (!to.empty()) {
+    text += std::string(consumer ? ";" : "") + " into cores";
+    for (const auto& [c, slot] : to) text += " " + std::to_string(c);
+  }
+  Step& s = addStep(Engines::ring(), op.getLoc(), text);
+  const int pbuf = partial ? partial->buffer : -1, rbuf = result.buffer, me = core_;
+  if (partial) s.accesses.push_back(scratch(pbuf, 0, partBytes, false));
+  if (consumer) s.accesses.push_back(scratch(rbuf, 0, P * partBytes, true));
+  const Type elem = d.elem;
+  s.emit = [=](ProgramWriter& w, int) {
+    auto send = [&](int64_t core, int64_t slot, Value token) {
+      w.b.create<dfir::RingSendOp>(w.loc, w.c(core), w.get(w.addr(pbuf)),
+                                   w.get(w.addr(rbuf, Expr(slot * partBytes))), w.c(partBytes),
+                                   StringAttr(), StringAttr(), token, Value(), TypeAttr::get(elem));
+    };
+    if (ownSlot >= 0) send(me, ownSlot, Value());
+    for (int64_t p : from) w.b.create<dfir::TokenSendOp>(w.loc, w.c(ready), w.c(p));
+    for (size_t k = 0; k < to.size(); ++k) w.b.create<dfir::TokenWaitOp>(w.loc, w.c(ready));
+    for (const auto& [c, slot] : to) send(c, slot, w.c(arrive));
+    for (size_t k = 0; k < from.size(); ++k) w.b.create<dfir::TokenWaitOp>(w.loc, w.c(arrive));
+  };
+  if (consumer) bind(op.getResult(0), result);
   return success();
 }
 

@@ -40,16 +40,10 @@ LogicalResult Lowering::lowerReducePerConsumer(Operation* o, const TVal& identit
   IntegerSet dependency = op.getProducerDependencyPerConsumer()->getValue();
 
   // consumer -> the producers it folds.
-  std::map<int64_t, std::vector<int64_t>> depsOf;
-  for (int64_t g : groupsOf(type, numTiles_))
-    for (int64_t c : membersOf(op.getConsumerTilesPerGroup().getValue(), g, numTiles_)) {
-      llvm::SmallVector<int64_t> symbols = {c};
-      if (dependency.getNumSymbols() == 2) symbols.push_back(g);
-      auto deps = ktdp::enumerateTiles(dependency, symbols, numTiles_);
-      if (!depsOf.emplace(c, std::vector<int64_t>(deps.begin(), deps.end())).second)
-        return op.emitOpError("has tile ")
-               << c << " consume in two groups; a tile receives one result per reduction";
-    }
+  auto sources = sourcesPerConsumer(o, produce, type, op.getConsumerTilesPerGroup().getValue(),
+                                    dependency, numTiles_);
+  if (failed(sources)) return failure();
+  const std::map<int64_t, std::vector<int64_t>>& depsOf = *sources;
   const auto mine = depsOf.find(core_);
   const bool consumer = mine != depsOf.end();
   const bool selfIncluded = consumer && llvm::is_contained(mine->second, core_);

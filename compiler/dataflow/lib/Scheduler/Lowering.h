@@ -103,6 +103,10 @@ std::map<std::string, int> numberExchanges(llvm::ArrayRef<mlir::func::FuncOp> fu
 /// when a load, store or loop needs them (Lowering.cpp).
 bool isLazy(mlir::Operation* op);
 
+/// The parts of a delivery op the gather, scatter and all-to-all lowerings share
+/// (LowerGather.cpp).
+struct Delivery;
+
 class Lowering {
 public:
   Lowering(mlir::func::FuncOp func, int core, int numTiles, const KernelArgs& args,
@@ -201,6 +205,10 @@ private:
   /// (same elements, same stick padding, or the same shape); an error at `op` if not.
   mlir::LogicalResult checkFoldable(mlir::Operation* op, const TVal& partial,
                                     llvm::ArrayRef<int64_t> resShape, mlir::Type elem);
+  /// inter_tile_gather with producer_dependency_per_consumer: each consumer assembles the
+  /// partials of its own set, point to point (LowerGather.cpp).
+  mlir::LogicalResult gatherPerConsumer(mlir::Operation* op, const Delivery& d,
+                                        mlir::IntegerSet dependency);
   mlir::LogicalResult lowerReducePerConsumer(mlir::Operation* op, const TVal& identity,
                                              const std::string& kind);
   /// inter_tile_consume: a broadcast from one producer per group over the ring.

@@ -14,6 +14,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,34 @@ inline std::vector<int64_t> groupsOf(mlir::ktdp::TileFutureType type, int64_t nu
 inline std::vector<int64_t> membersOf(mlir::IntegerSet set, int64_t group, int64_t numTiles) {
   auto v = mlir::ktdp::enumerateTiles(set, {group}, numTiles);
   return {v.begin(), v.end()};
+}
+
+/// Per consumer of a delivery op: the producers it receives from, ascending — those the
+/// op's `producer_dependency_per_consumer` set names, or, without one, every producer of
+/// the consumer's group. An error at `op` when a tile consumes in two groups (it would get
+/// two results).
+inline mlir::FailureOr<std::map<int64_t, std::vector<int64_t>>>
+sourcesPerConsumer(mlir::Operation* op, mlir::ktdp::InterTileProduceOp produce,
+                   mlir::ktdp::TileFutureType type, mlir::IntegerSet consumers,
+                   std::optional<mlir::IntegerSet> dependency, int64_t numTiles) {
+  std::map<int64_t, std::vector<int64_t>> sources;
+  for (int64_t g : groupsOf(type, numTiles)) {
+    auto producers = membersOf(produce.getProducerTilesPerGroup().getValue(), g, numTiles);
+    for (int64_t c : membersOf(consumers, g, numTiles)) {
+      std::vector<int64_t> from = producers;
+      if (dependency) {
+        llvm::SmallVector<int64_t> symbols = {c};
+        if (dependency->getNumSymbols() == 2) symbols.push_back(g);
+        auto deps = mlir::ktdp::enumerateTiles(*dependency, symbols, numTiles);
+        from.assign(deps.begin(), deps.end());
+      }
+      if (!sources.emplace(c, std::move(from)).second)
+        return op->emitOpError("has tile ")
+                   << c << " consume in two groups; a tile gets one result per exchange",
+               mlir::failure();
+    }
+  }
+  return sources;
 }
 
 /// A key naming an exchange by the op's location: the buffers of one exchange sit at the
