@@ -276,6 +276,32 @@ TEST_F(KtirOpKernels, CausalAttentionTransposingTheKeysInTheKernel) {
   if (r.ok) EXPECT_GE(r.stats.get("chip.dram.bytes"), 32.0 * 256 * 64 * 128);
 }
 
+TEST_F(KtirOpKernels, CompositeIntrinsicsSoftplusAndLayerNormScale) {
+  // spyreop.softplus (beta 2, threshold 3; on tensors) and spyreop.layernormscale (in a
+  // linalg.generic body) run as several SFU instructions each, every intermediate rounded
+  // to f16: compared with fp32 math within f16 tolerances.
+  KtirCase c{"intrinsics.mlir",
+             {},
+             [](Tensors& t) {
+               scaled(t, "X", 2.0f, 11);
+               // A mean of squares above the squared mean: a positive variance.
+               std::vector<float> m = in(t, "M"), m2 = in(t, "M2");
+               for (size_t i = 0; i < m.size(); ++i) m2[i] = m[i] * m[i] + 0.25f + std::fabs(m2[i]);
+               setF16(t, "M2", m2);
+             },
+             [](const Tensors& t) {
+               std::vector<float> x = in(t, "X"), m = in(t, "M"), m2 = in(t, "M2");
+               std::vector<float> y(x.size()), s(m.size());
+               for (size_t i = 0; i < x.size(); ++i)
+                 y[i] = 2 * x[i] > 3 ? x[i] : std::log1p(std::exp(2 * x[i])) / 2;
+               for (size_t i = 0; i < m.size(); ++i) s[i] = 1 / std::sqrt(m2[i] - m[i] * m[i]);
+               return Expected{{"Y", y}, {"S", s}};
+             }};
+  c.rtol = 1e-2;
+  c.atol = 1e-3;
+  run(c, 0, 0);
+}
+
 // ---- data movement ----------------------------------------------------------------------
 
 TEST_F(KtirOpKernels, TransposeTilesOfTwoTypesAndShapesThatAreNotWholeSticks) {

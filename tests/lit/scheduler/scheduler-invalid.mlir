@@ -453,3 +453,23 @@ func.func @all_to_all_inner_split(%x_ptr: index) attributes {grid = [4]} {
       : !ktdp.tile_future<tensor<16x64xf16>, groups = affine_set<(g) : (g == 0)>> -> tensor<64x16xf16>
   return
 }
+
+// -----
+
+// layernormnorm's operands are not specified precisely enough to compile it (the mean
+// travels in its `squares` operand): refused rather than guessed.
+func.func @layernormnorm_not_compiled(%x_ptr: index) {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x_ptr, sizes: [1, 64], strides: [64, 1] {
+    memory_space = #ktdp.memory_space<global>
+  } : memref<1x64xf16>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+  } : memref<1x64xf16> -> !ktdp.access_tile<1x64xindex>
+  %x = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
+  // expected-error @+1 {{is not an elementwise op the SFU runs}}
+  %y = spyreop.layernormnorm %x squares %x scale %x weight %x bias %x : tensor<1x64xf16>
+  ktdp.store %y, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
+  return
+}

@@ -159,9 +159,63 @@ static FailureOr<TVal> computeElementwise(Lowering& l, Operation* op, std::strin
   return out;
 }
 
+/// spyreop intrinsics the SFU runs as several instructions.
+static bool isComposite(Operation* op) {
+  return isa<spyreop::SoftplusOp, spyreop::LayerNormScaleOp>(op);
+}
+
+/// A composite intrinsic on `in` (its operands, shaped): intermediates in buffers from
+/// `scratch`, the last instruction into `dest` (or a buffer from `freshBuffer`).
+///   softplus {beta, threshold}: y = beta x > threshold ? x : log(1 + exp(beta x)) / beta
+///   layernormscale(m, m2):      y = rsqrt(m2 - m m)
+static FailureOr<TVal> computeComposite(Lowering& l, Operation* op, const std::vector<TVal>& in,
+                                        Type elem, ArrayRef<int64_t> shape, const TVal* dest,
+                                        const std::function<TVal()>& scratch,
+                                        const std::function<TVal()>& freshBuffer) {
+  auto constant = [&](double v) {
+    TVal u;
+    u.kind = TVal::Kind::Uniform;
+    u.shape.assign(shape.begin(), shape.end());
+    u.elem = elem;
+    u.scalar.value = v;
+    return u;
+  };
+  auto step = [&](const char* kind, std::vector<TVal> operands) {
+    return computeElementwise(l, op, kind, std::move(operands), elem, shape, nullptr, scratch);
+  };
+  auto last = [&](const char* kind, std::vector<TVal> operands) {
+    return computeElementwise(l, op, kind, std::move(operands), elem, shape, dest, freshBuffer);
+  };
+  if (auto softplus = dyn_cast<spyreop::SoftplusOp>(op)) {
+    const double beta = softplus.getBeta().convertToDouble();
+    const double threshold = softplus.getThreshold().convertToDouble();
+    if (beta == 0) return op->emitOpError("has beta = 0"), failure();
+    const TVal& x = in[0];
+    auto bx = step("mul", {x, constant(beta)});
+    if (failed(bx)) return failure();
+    auto e = step("exp", {*bx});
+    if (failed(e)) return failure();
+    auto e1 = step("add", {*e, constant(1.0)});
+    if (failed(e1)) return failure();
+    auto lg = step("log", {*e1});
+    if (failed(lg)) return failure();
+    auto soft = step("mul", {*lg, constant(1.0 / beta)});
+    if (failed(soft)) return failure();
+    auto linear = step("gt", {*bx, constant(threshold)});
+    if (failed(linear)) return failure();
+    return last("select", {*linear, x, *soft});
+  }
+  // layernormscale
+  auto squared = step("mul", {in[0], in[0]});
+  if (failed(squared)) return failure();
+  auto variance = step("sub", {in[1], *squared});
+  if (failed(variance)) return failure();
+  return last("rsqrt", {*variance});
+}
+
 LogicalResult Lowering::lowerElementwise(Operation* op) {
   std::string kind = sfuKind(op);
-  if (kind.empty()) {
+  if (kind.empty() && !isComposite(op)) {
     if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp>(op))
       return op->emitOpError("converts element types; the SFU computes in one type per op and "
                              "type conversions are not supported");
@@ -192,10 +246,21 @@ LogicalResult Lowering::lowerElementwise(Operation* op) {
     destVal = dest->second;
     destPtr = &destVal;
   }
-  auto r = computeElementwise(*this, op, kind, operands, elem, shape, destPtr, [&] {
+  auto fresh = [&] {
     if (!isa<RankedTensorType>(result.getType())) return newSparse({}, elem, "scalar");
     return resultBuffer(op, result, operands, op->getName().getStringRef().str());
-  });
+  };
+  auto scratch = [&] {
+    const bool sparse = !shape.empty() && llvm::all_of(operands, [&](const TVal& t) {
+      return t.kind == TVal::Kind::Uniform || (t.sparse && t.strides == sparseStrides(shape));
+    });
+    if (!isa<RankedTensorType>(result.getType())) return newSparse({}, elem, "scalar");
+    return sparse ? newSparse(shape, elem, "intrinsic step")
+                  : newDense(shape, elem, "intrinsic step");
+  };
+  auto r = kind.empty()
+               ? computeComposite(*this, op, operands, elem, shape, destPtr, scratch, fresh)
+               : computeElementwise(*this, op, kind, operands, elem, shape, destPtr, fresh);
   if (failed(r)) return failure();
   bind(result, *r);
   return success();
@@ -249,7 +314,7 @@ LogicalResult Lowering::lowerGeneric(Operation* o) {
       continue;
     }
     std::string kind = sfuKind(&inner);
-    if (kind.empty())
+    if (kind.empty() && !isComposite(&inner))
       return inner.emitOpError("in a linalg.generic body is not an elementwise op the SFU runs");
     std::vector<TVal> operands;
     for (Value v : inner.getOperands()) {
@@ -270,13 +335,17 @@ LogicalResult Lowering::lowerGeneric(Operation* o) {
         destPtr = &destVal;
       }
     }
-    auto r = computeElementwise(*this, &inner, kind, operands, res.getType(), shape, destPtr, [&] {
+    auto fresh = [&] {
       Type e = res.getType().isInteger(1) ? operands.front().elem : res.getType();
       bool sparse = !shape.empty() && llvm::all_of(operands, [&](const TVal& t) {
         return t.kind == TVal::Kind::Uniform || (t.sparse && t.strides == sparseStrides(shape));
       });
       return sparse ? newSparse(shape, e, "linalg.generic") : newDense(shape, e, "linalg.generic");
-    });
+    };
+    auto r = kind.empty() ? computeComposite(*this, &inner, operands, res.getType(), shape, destPtr,
+                                             fresh, fresh)
+                          : computeElementwise(*this, &inner, kind, operands, res.getType(), shape,
+                                               destPtr, fresh);
     if (failed(r)) return failure();
     local[res] = *r;
   }
