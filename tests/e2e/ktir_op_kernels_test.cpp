@@ -115,9 +115,9 @@ TEST_F(KtirOpKernels, LayerNormWithBroadcastWeights) {
              }};
   c.rtol = 2e-2;
   c.atol = 2e-2;
-  // Tile 0 broadcasts gamma and beta (2 KB each) to 31 tiles: at least 16 copies of each
-  // leave it in one direction.
-  run(c, 0, 2 * 16 * 2048);
+  // Tile 0 broadcasts gamma and beta (2 KB each) to 31 tiles down two chains, one per ring
+  // direction: one copy of each over every link.
+  run(c, 0, 2 * 2048);
 }
 
 TEST_F(KtirOpKernels, RmsNormWithABroadcastWeight) {
@@ -137,9 +137,8 @@ TEST_F(KtirOpKernels, RmsNormWithABroadcastWeight) {
              }};
   c.rtol = 2e-2;
   c.atol = 2e-2;
-  // Tile 0 broadcasts the 4 KB weight to 31 tiles: at least 16 copies leave it in one
-  // direction.
-  run(c, 0, 16 * 4096);
+  // Tile 0 broadcasts the 4 KB weight to 31 tiles down two chains: one copy per link.
+  run(c, 0, 4096);
 }
 
 TEST_F(KtirOpKernels, RotaryEmbedding) {
@@ -352,8 +351,15 @@ TEST_F(KtirOpKernels, CausalAttentionFourHeadsOnATwoDimensionalGridWithBroadcast
   c.rtol = 2e-2;
   c.atol = 1e-2;
   // The first tile of each head broadcasts the head's KT and V (32 KB each) to the 7
-  // tiles after it, all the short way round: 7 copies of each over its outgoing link.
-  run(c, 4 * 2.0 * 2 * 256 * 256 * 64, 7 * 2 * 32768);
+  // tiles after it down one chain, pipelined in chunks: one copy of each over every link.
+  KtirRun r = run(c, 4 * 2.0 * 2 * 256 * 256 * 64, 2 * 32768);
+  // Each of the 8 tiles of a head sends the chunks on to the next (the last sends none):
+  // the head's first tile 64 KB, its 6 relays 64 KB each, its last tile nothing.
+  if (r.ok)
+    for (int k = 0; k < 32; ++k)
+      EXPECT_DOUBLE_EQ(r.stats.get("chip.core[" + std::to_string(k) + "].ring.bytes"),
+                       k % 8 == 7 ? 0.0 : 2 * 32768.0)
+          << "core " << k;
 }
 
 // ---- ring collectives -------------------------------------------------------------------
@@ -505,15 +511,16 @@ TEST_F(KtirOpKernels, RingWindowFoldsEachConsumersOwnProducers) {
   }
 }
 
-TEST_F(KtirOpKernels, PointToPointExchangesCompileAndRunDeterministically) {
-  // Several cores add into one buffer as their data arrives (ring_window), and exchanges
-  // follow each other without a barrier (ring_route): the compiled program is the same
-  // bytes every time, and so are the outputs, the statistics and the timeline of a run.
+TEST_F(KtirOpKernels, RingExchangesCompileAndRunDeterministically) {
+  // Several cores add into one buffer as their data arrives (ring_window), exchanges
+  // follow each other without a barrier (ring_route), broadcasts are relayed in chunks
+  // (layernorm): the compiled program is the same bytes every time, and so are the
+  // outputs, the statistics and the timeline of a run.
   auto bytes = [](const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
-  for (const char* kernel : {"ring_window.mlir", "ring_route.mlir"}) {
+  for (const char* kernel : {"ring_window.mlir", "ring_route.mlir", "layernorm.mlir"}) {
     KtirCase c{kernel, {}, nullptr, nullptr};
     c.verify = [](const Tensors&, const Tensors&) {}; // numbers: the tests above
     c.trace = true;

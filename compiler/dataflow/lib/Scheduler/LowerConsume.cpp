@@ -24,6 +24,8 @@
 #include "ktir/Dialect/Ktdp/KtdpOps.h"
 #include "ktir/Dialect/Ktdp/KtdpTileSets.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -59,6 +61,12 @@ LogicalResult Lowering::lowerConsume(Operation* o) {
                 "producer_dependency_per_consumer)";
     sourceOf[c] = from[0];
   }
+  // Broadcasts go down chains, unless a tile both sends its own partial and receives
+  // another's (then every route is point to point, below).
+  bool rootReceives = false;
+  for (const auto& [c, s] : sourceOf)
+    if (s != c) rootReceives |= sourceOf.count(s) && sourceOf.at(s) != s;
+  if (!dependency && !rootReceives) return broadcastChains(o, sourceOf, resShape, elem);
   std::optional<int64_t> source;
   if (auto it = sourceOf.find(core_); it != sourceOf.end()) source = it->second;
   std::vector<int64_t> destinations;
@@ -67,16 +75,11 @@ LogicalResult Lowering::lowerConsume(Operation* o) {
   const bool receives = source && *source != core_;
   if (!source && destinations.empty()) return success();
 
-  const TVal* partial = nullptr;
+  std::optional<TVal> partial;
   if (!destinations.empty() || (source && *source == core_)) {
-    auto pit = futures_.find(op.getFuture());
-    if (pit == futures_.end()) return op.emitOpError("internal error: no partial for this tile");
-    partial = &pit->second;
-    if (partial->sparse || partial->offset != 0 ||
-        partial->strides != denseStrides(partial->shape, partial->elem) ||
-        out_.buffers[static_cast<size_t>(partial->buffer)].bytes != bytes)
-      return op.emitOpError("internal error: the partial is not a dense value of the result's "
-                            "size");
+    auto p = densePartial(o, op.getFuture(), bytes);
+    if (failed(p)) return failure();
+    partial = *p;
   }
   std::optional<TVal> received;
   if (receives) {
@@ -115,6 +118,106 @@ LogicalResult Lowering::lowerConsume(Operation* o) {
     if (from >= 0) w.b.create<dfir::TokenWaitOp>(w.loc, w.c(arrive));
   };
   if (source) bind(op.getResult(0), receives ? *received : *partial);
+  return success();
+}
+
+LogicalResult Lowering::broadcastChains(Operation* o, const std::map<int64_t, int64_t>& sourceOf,
+                                        const std::vector<int64_t>& resShape, Type elem) {
+  auto op = cast<ktdp::InterTileConsumeOp>(o);
+  const int64_t bytes = denseBytes(resShape, elem);
+  const int64_t cores = arch_.chip.cores;
+  // Per root, its other consumers in two chains, one per ring direction, each ordered by
+  // distance: node i is fed by node i - 1 (the first by the root).
+  std::map<int64_t, std::vector<int64_t>> others;
+  for (const auto& [c, root] : sourceOf)
+    if (c != root) others[root].push_back(c);
+  std::map<int64_t, int64_t> feeder;
+  std::map<int64_t, std::vector<int64_t>> fed;
+  size_t longest = 0;
+  for (auto& [root, list] : others) {
+    std::vector<std::pair<int64_t, int64_t>> cw, ccw; // (distance, core)
+    for (int64_t c : list) {
+      const int64_t d = ((c - root) % cores + cores) % cores;
+      if (d <= cores - d)
+        cw.push_back({d, c});
+      else
+        ccw.push_back({cores - d, c});
+    }
+    for (auto* chain : {&cw, &ccw}) {
+      std::sort(chain->begin(), chain->end());
+      int64_t prev = root;
+      for (const auto& [d, c] : *chain) {
+        feeder[c] = prev;
+        fed[prev].push_back(c);
+        prev = c;
+      }
+      longest = std::max(longest, chain->size());
+    }
+  }
+  const auto mine = sourceOf.find(core_);
+  const bool isRoot = fed.count(core_) && !feeder.count(core_);
+  const bool receives = feeder.count(core_) != 0;
+  if (mine == sourceOf.end() && !isRoot) return success();
+  if (!isRoot && !receives) { // its own source, and nobody else's
+    auto pit = futures_.find(op.getFuture());
+    if (pit == futures_.end()) return op.emitOpError("internal error: no partial for this tile");
+    bind(op.getResult(0), pit->second);
+    return success();
+  }
+  // Chunks pipeline the chain: node i forwards chunk k while chunk k + 1 comes in. About
+  // sqrt((L - 1) T / o) chunks minimise (K + L - 1) (T / K + o) for a chain of L nodes, a
+  // copy of T link cycles and o cycles per chunk (its token and the hops to the next core).
+  const int64_t stickBytes = stick(), sticks = (bytes + stickBytes - 1) / stickBytes;
+  const double linkCycles = static_cast<double>(bytes) / arch_.ring.bytes_per_cycle;
+  const double perChunk = arch_.sync.token_latency_cycles + 2.0 * arch_.ring.hop_latency_cycles;
+  int64_t chunks = 1;
+  if (longest > 1)
+    chunks = std::clamp<int64_t>(
+        std::llround(std::sqrt((static_cast<double>(longest) - 1) * linkCycles / perChunk)), 1,
+        sticks);
+  const int64_t chunkSticks = (sticks + chunks - 1) / chunks;
+
+  std::optional<TVal> partial;
+  if (isRoot) {
+    auto p = densePartial(o, op.getFuture(), bytes);
+    if (failed(p)) return failure();
+    partial = *p;
+  }
+  // Every core allocates the exchange buffer at the same address, so a sender writes a
+  // receiver's copy at the address of its own.
+  TVal received = newDense(resShape, elem, "inter_tile_consume");
+  out_.buffers[static_cast<size_t>(received.buffer)].exchange = locationKey(op.getLoc());
+  const std::vector<int64_t> next = fed.count(core_) ? fed.at(core_) : std::vector<int64_t>{};
+  const int64_t from = receives ? feeder.at(core_) : -1;
+
+  const int ready = readyToken(o), arrive = arriveToken();
+  usesRing_ = true;
+  std::string text = "broadcast";
+  if (receives) text += ": from core " + std::to_string(from);
+  if (!next.empty()) {
+    text += std::string(receives ? ";" : ":") + " to cores";
+    for (int64_t c : next) text += " " + std::to_string(c);
+  }
+  if (chunks > 1) text += " in " + std::to_string(chunks) + " chunks";
+  Step& s = addStep(Engines::ring(), op.getLoc(), text);
+  const int rbuf = received.buffer, sbuf = isRoot ? partial->buffer : rbuf;
+  if (isRoot) s.accesses.push_back(scratch(sbuf, 0, bytes, false));
+  if (receives) s.accesses.push_back(scratch(rbuf, 0, bytes, true));
+  s.emit = [=](ProgramWriter& w, int) {
+    if (from >= 0) w.b.create<dfir::TokenSendOp>(w.loc, w.c(ready), w.c(from));
+    for (size_t k = 0; k < next.size(); ++k) w.b.create<dfir::TokenWaitOp>(w.loc, w.c(ready));
+    for (int64_t k = 0; k * chunkSticks < sticks; ++k) {
+      const int64_t off = k * chunkSticks * stickBytes;
+      const int64_t n = std::min(bytes, off + chunkSticks * stickBytes) - off;
+      // A relay forwards a chunk once it has landed.
+      if (from >= 0) w.b.create<dfir::TokenWaitOp>(w.loc, w.c(arrive));
+      for (int64_t c : next)
+        w.b.create<dfir::RingSendOp>(w.loc, w.c(c), w.get(w.addr(sbuf, Expr(off))),
+                                     w.get(w.addr(rbuf, Expr(off))), w.c(n), StringAttr(),
+                                     StringAttr(), w.c(arrive), Value(), TypeAttr::get(elem));
+    }
+  };
+  if (mine != sourceOf.end()) bind(op.getResult(0), receives ? received : *partial);
   return success();
 }
 

@@ -85,25 +85,26 @@ FailureOr<Delivery> deliveryOf(Operation* o, Value future, bool routed, llvm::St
   return d;
 }
 
-/// This tile's partial of `future` (a dense value, as inter_tile_produce materialises it).
-FailureOr<TVal> densePartial(Operation* o, const llvm::DenseMap<Value, TVal>& futures, Value future,
-                             const Lowering& l) {
-  auto pit = futures.find(future);
-  if (pit == futures.end())
-    return o->emitOpError("internal error: no partial for this tile"), failure();
-  const TVal& partial = pit->second;
-  if (partial.sparse || partial.offset != 0 ||
-      partial.strides != l.denseStrides(partial.shape, partial.elem))
-    return o->emitOpError("internal error: the partial is not a dense value"), failure();
-  return partial;
-}
-
 /// The position of `core` in `tiles`.
 int indexOf(const std::vector<int64_t>& tiles, int core) {
   return static_cast<int>(std::find(tiles.begin(), tiles.end(), core) - tiles.begin());
 }
 
 } // namespace
+
+FailureOr<TVal> Lowering::densePartial(Operation* o, Value future, int64_t bytes) const {
+  auto pit = futures_.find(future);
+  if (pit == futures_.end())
+    return o->emitOpError("internal error: no partial for this tile"), failure();
+  const TVal& partial = pit->second;
+  if (partial.sparse || partial.offset != 0 ||
+      partial.strides != denseStrides(partial.shape, partial.elem) ||
+      (bytes >= 0 && out_.buffers[static_cast<size_t>(partial.buffer)].bytes != bytes))
+    return o->emitOpError("internal error: the partial is not a dense value")
+               << (bytes >= 0 ? " of the result's size" : ""),
+           failure();
+  return partial;
+}
 
 LogicalResult Lowering::lowerGather(Operation* o) {
   auto op = cast<ktdp::InterTileGatherOp>(o);
@@ -131,7 +132,7 @@ LogicalResult Lowering::lowerGather(Operation* o) {
       return op.emitOpError("gathers partials of ")
              << d.partType.getShape()[0] << " row(s) that end inside a stick; each partial must be "
              << "a whole number of " << stick() << "-byte sticks";
-    auto partialOr = densePartial(o, futures_, op.getFuture(), *this);
+    auto partialOr = densePartial(o, op.getFuture());
     if (failed(partialOr)) return failure();
     const TVal partial = *partialOr;
     TVal result = newDense(d.resShape, d.elem, "inter_tile_gather");
@@ -224,7 +225,7 @@ LogicalResult Lowering::gatherPerConsumer(Operation* o, const Delivery& d, Integ
            << "a whole number of " << stick() << "-byte sticks";
   std::optional<TVal> partial;
   if (!to.empty() || ownSlot >= 0) {
-    auto partialOr = densePartial(o, futures_, op.getFuture(), *this);
+    auto partialOr = densePartial(o, op.getFuture());
     if (failed(partialOr)) return failure();
     partial = *partialOr;
   }
@@ -307,7 +308,7 @@ LogicalResult Lowering::lowerScatter(Operation* o) {
                                   consumers.begin());
     };
     if (me == root) {
-      auto partialOr = densePartial(o, futures_, op.getFuture(), *this);
+      auto partialOr = densePartial(o, op.getFuture());
       if (failed(partialOr)) return failure();
       const TVal partial = *partialOr;
       const int pbuf = partial.buffer;
@@ -369,7 +370,7 @@ LogicalResult Lowering::lowerAllToAll(Operation* o) {
       return op.emitOpError("exchanges slices of ")
              << slice[0] << " row(s) that end inside a stick; each slice must be a whole "
              << "number of " << stick() << "-byte sticks";
-    auto partialOr = densePartial(o, futures_, op.getFuture(), *this);
+    auto partialOr = densePartial(o, op.getFuture());
     if (failed(partialOr)) return failure();
     const TVal partial = *partialOr;
     TVal result = newDense(d.resShape, d.elem, "inter_tile_all_to_all");

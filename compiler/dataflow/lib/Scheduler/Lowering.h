@@ -205,6 +205,15 @@ private:
   /// (same elements, same stick padding, or the same shape); an error at `op` if not.
   mlir::LogicalResult checkFoldable(mlir::Operation* op, const TVal& partial,
                                     llvm::ArrayRef<int64_t> resShape, mlir::Type elem);
+  /// This tile's partial of `future` (a dense value, as inter_tile_produce materialises
+  /// it; of `bytes` bytes unless that is negative); an internal error at `op` otherwise.
+  mlir::FailureOr<TVal> densePartial(mlir::Operation* op, mlir::Value future,
+                                     int64_t bytes = -1) const;
+  /// inter_tile_consume from one producer per group: a chain per ring direction through
+  /// the consumers, pipelined in chunks (LowerConsume.cpp).
+  mlir::LogicalResult broadcastChains(mlir::Operation* op,
+                                      const std::map<int64_t, int64_t>& sourceOf,
+                                      const std::vector<int64_t>& resShape, mlir::Type elem);
   /// inter_tile_gather with producer_dependency_per_consumer: each consumer assembles the
   /// partials of its own set, point to point (LowerGather.cpp).
   mlir::LogicalResult gatherPerConsumer(mlir::Operation* op, const Delivery& d,
