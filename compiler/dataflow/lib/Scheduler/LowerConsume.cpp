@@ -3,11 +3,16 @@
 // Part of chipless. See Lowering.h. `ktdp.inter_tile_consume` gives every consumer exactly
 // one producer's partial: the group's one producer (a broadcast), or the producer that
 // `producer_dependency_per_consumer` names for it (routing: shifts, reversals, any
-// permutation or fan-out). Every route is one point-to-point copy over the ring into the
-// consumer's exchange buffer (the same address on every core); a consumer whose source is
-// itself takes its own partial.
+// permutation or fan-out). Data lands in the consumer's exchange buffer (the same address
+// on every core); a consumer whose source is itself takes its own partial.
 //
-// One step of each core's ring engine runs the core's part of the whole exchange:
+// Broadcasts (broadcastChains) go down two chains through the consumers, one per ring
+// direction, ordered by distance from the producer: each tile sends READY to its feeder,
+// waits for READY from the next tile, then, chunk by chunk, waits for the chunk to land
+// (ARRIVE) and forwards it. Every link carries one copy, and the chunks pipeline the chain.
+//
+// Routes (and broadcasts where a producer also receives another group's partial) are
+// point to point; one step of each core's ring engine runs the core's part:
 //   1. if it receives from another core: send READY to its source (its exchange buffer
 //      may be written; the step starts only once earlier readers of the buffer are done);
 //   2. if it sends: wait for READY from each of its destinations, then send the partial
