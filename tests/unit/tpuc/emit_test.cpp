@@ -76,8 +76,9 @@ std::string program(const KernelSpec& k, std::vector<ProgramSpec::Arg> args, con
 void checkGemm(int64_t m, int64_t kk, int64_t n, const TpuArch& arch, bool transposed = false,
                int expectResident = 1) {
   KernelSpec k = gemm(m, kk, n, arch, transposed);
-  if (expectResident >= 0)
+  if (expectResident >= 0) {
     EXPECT_EQ(k.memory.rhsResident, expectResident == 1) << m << "x" << kk << "x" << n;
+  }
   std::vector<int64_t> bShape =
       transposed ? std::vector<int64_t>{n, kk} : std::vector<int64_t>{kk, n};
   std::string text = program(k,

@@ -172,7 +172,6 @@ public:
   int arriveToken() const;
 
 private:
-  friend class MemoryLowering;
   mlir::LogicalResult lowerBlock(mlir::Block& block);
   mlir::LogicalResult lowerOp(mlir::Operation* op);
   mlir::LogicalResult lowerFor(mlir::scf::ForOp op);
