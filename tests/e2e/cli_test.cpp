@@ -3,37 +3,18 @@
 #include "support/atomic_file.h"
 #include "support/npy.h"
 #include "tests/e2e/kernel_harness.h"
+#include "tests/e2e/shell.h"
 
 #include <cstdio>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 namespace chipless::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;
-  std::string output;
-};
-
-/// Runs a shell command, returning its exit status and combined output.
-Result sh(const std::string& command) {
-  Result r{0, ""};
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
-
-std::string tool(const char* name) {
-  return std::string(CHIPLESS_BINARY_DIR) + "/bin/" + name;
-}
+using Result = ShellResult;
 
 class Cli : public ::testing::Test {
 protected:

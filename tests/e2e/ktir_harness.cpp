@@ -5,27 +5,22 @@
 #include "support/spyrecode/directory.h"
 #include "support/trace.h"
 #include "tests/e2e/kernel_harness.h"
+#include "tests/e2e/shell.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 namespace chipless::test {
 
 namespace fs = std::filesystem;
 
 std::string shell(const std::string& command, int& status) {
-  std::string out;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int raw = pclose(p);
-  status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return out;
+  ShellResult r = sh(command);
+  status = r.status;
+  return r.output;
 }
 
 fs::path testWorkDir() {

@@ -6,12 +6,12 @@
 #include "runtime/prepared_job.h"
 #include "support/numerics.h"
 #include "tests/e2e/kernel_harness.h"
+#include "tests/e2e/shell.h"
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 namespace chipless::test {
 namespace {
@@ -31,16 +31,10 @@ public:
   bool compile(const std::string& file, const std::string& flags = "") {
     std::string cmd = std::string(CHIPLESS_BINARY_DIR) + "/bin/spyre-compile " +
                       (fs::path(CHIPLESS_SOURCE_DIR) / "models" / "kernels" / file).string() +
-                      " -o " + (work / "job").string() + " " + flags + " 2>&1";
-    std::string log;
-    FILE* p = popen(cmd.c_str(), "r");
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) log.append(buf, n);
-    int raw = pclose(p);
-    bool ok = WIFEXITED(raw) && WEXITSTATUS(raw) == 0;
-    EXPECT_TRUE(ok) << cmd << "\n" << log;
-    return ok;
+                      " -o " + (work / "job").string() + " " + flags;
+    ShellResult r = sh(cmd);
+    EXPECT_EQ(r.status, 0) << cmd << "\n" << r.output;
+    return r.status == 0;
   }
 
   /// Runs work/job with `inputs` (timing only when empty); returns outputs and cycles.

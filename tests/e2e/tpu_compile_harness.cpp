@@ -5,12 +5,12 @@
 #include "support/atomic_file.h"
 #include "support/numerics.h"
 #include "support/trace.h"
+#include "tests/e2e/shell.h"
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 namespace chipless::test {
 
@@ -46,12 +46,9 @@ CompileResult tpuCompile(const std::string& graph, const std::string& tag,
   std::string cmd = std::string(CHIPLESS_BINARY_DIR) + "/bin/tpu-compile '" + graph + "' -o '" +
                     r.dir + "' --dump-dir '" + r.dumpDir + "'";
   for (const auto& f : flags) cmd += " '" + f + "'";
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.log.append(buf, n);
-  int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  ShellResult run = sh(cmd);
+  r.status = run.status;
+  r.log = std::move(run.output);
   return r;
 }
 
