@@ -1,6 +1,7 @@
 #include "runtime/prepared_job.h"
 
 #include "runtime/host_functions.h"
+#include "runtime/launch_common.h"
 #include "support/error.h"
 #include "support/spyrecode/binary.h"
 #include "support/spyrecode/directory.h"
@@ -10,37 +11,6 @@
 namespace chipless::runtime {
 
 using namespace spyrecode;
-
-namespace {
-
-std::string shapeText(const std::vector<int64_t>& s) {
-  std::string t = "(";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
-  return t + (s.size() == 1 ? ",)" : ")");
-}
-
-std::string declaredShape(const TensorArg& a) {
-  std::string t = "(";
-  for (size_t i = 0; i < a.shape.size(); ++i) {
-    t += i ? ", " : "";
-    if (auto* v = std::get_if<int64_t>(&a.shape[i]))
-      t += std::to_string(*v);
-    else
-      t += std::get<std::string>(a.shape[i]);
-  }
-  return t + ")";
-}
-
-/// Releases the launch's tensor allocations however the launch ends.
-struct LaunchAllocations {
-  Device& device;
-  std::vector<uint64_t> addresses;
-  ~LaunchAllocations() {
-    for (uint64_t a : addresses) device.release(a);
-  }
-};
-
-} // namespace
 
 PreparedJob::PreparedJob(Device& device, const std::string& planPath)
     : device_(device), job_(readJob(planPath)), name_(planPath) {
@@ -127,9 +97,7 @@ std::map<std::string, int64_t> PreparedJob::bindScalars(const LaunchArgs& args) 
   for (const auto& a : job_.plan.args) {
     auto it = args.inputs.find(a.name);
     if (it == args.inputs.end()) continue;
-    // A 0-d array counts as shape (1,), as in the shape check of launch().
-    const std::vector<int64_t> hostShape =
-        it->second.shape.empty() ? std::vector<int64_t>{1} : it->second.shape;
+    const std::vector<int64_t> hostShape = hostShapeOf(it->second);
     // A wrong rank is reported here, before a scalar it should have bound is missed.
     if (hostShape.size() != a.shape.size())
       throw Error("input '" + a.name + "' has shape " + shapeText(it->second.shape) + " but " +
@@ -182,14 +150,13 @@ LaunchOutput PreparedJob::launch(const LaunchArgs& args) {
   std::map<std::string, int64_t> scalars = bindScalars(args);
 
   // Bind every tensor argument to device memory for this launch.
-  LaunchAllocations launchAllocs{device_, {}};
+  LaunchAllocations<Device> launchAllocs{device_, {}};
   std::map<std::string, std::pair<uint64_t, StickLayout>> bound;
   for (const auto& a : job_.plan.args) {
     StickLayout layout = layoutOf(a, scalars);
     auto it = args.inputs.find(a.name);
     if (it != args.inputs.end()) {
-      std::vector<int64_t> hostShape =
-          it->second.shape.empty() ? std::vector<int64_t>{1} : it->second.shape;
+      std::vector<int64_t> hostShape = hostShapeOf(it->second);
       if (hostShape != layout.shape)
         throw Error("input '" + a.name + "' has shape " + shapeText(it->second.shape) + " but " +
                     job_.plan.kernel + " expects " + shapeText(layout.shape) +

@@ -1,6 +1,7 @@
 #include "runtime/tpu/tpu_prepared_job.h"
 
 #include "runtime/host_functions.h"
+#include "runtime/launch_common.h"
 #include "support/error.h"
 #include "support/tpuprog/binary.h"
 #include "support/tpuprog/directory.h"
@@ -12,42 +13,6 @@
 namespace chipless::runtime {
 
 using namespace tpuprog;
-
-namespace {
-
-std::string shapeText(const std::vector<int64_t>& s) {
-  std::string t = "(";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
-  return t + (s.size() == 1 ? ",)" : ")");
-}
-
-std::string declaredShape(const TensorArg& a) {
-  std::string t = "(";
-  for (size_t i = 0; i < a.shape.size(); ++i) {
-    t += i ? ", " : "";
-    if (auto* v = std::get_if<int64_t>(&a.shape[i]))
-      t += std::to_string(*v);
-    else
-      t += std::get<std::string>(a.shape[i]);
-  }
-  return t + ")";
-}
-
-/// Releases the launch's tensor allocations however the launch ends.
-struct LaunchAllocations {
-  TpuDevice& device;
-  std::vector<uint64_t> addresses;
-  ~LaunchAllocations() {
-    for (uint64_t a : addresses) device.release(a);
-  }
-};
-
-/// A 0-d host array counts as shape (1,).
-std::vector<int64_t> hostShapeOf(const NpyArray& a) {
-  return a.shape.empty() ? std::vector<int64_t>{1} : a.shape;
-}
-
-} // namespace
 
 TpuPreparedJob::TpuPreparedJob(TpuDevice& device, const std::string& planPath)
     : device_(device), job_(readJob(planPath)), name_(planPath) {
@@ -209,7 +174,7 @@ TpuLaunchOutput TpuPreparedJob::launch(const TpuLaunchArgs& args) {
   std::map<std::string, int64_t> scalars = bindScalars(args);
 
   // Bind every tensor argument to HBM for this launch (the same address on every chip).
-  LaunchAllocations launchAllocs{device_, {}};
+  LaunchAllocations<TpuDevice> launchAllocs{device_, {}};
   std::map<std::string, std::pair<uint64_t, TiledLayout>> bound;
   for (const auto& a : job_.plan.args) {
     TiledLayout layout = layoutOf(a, scalars);
