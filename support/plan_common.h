@@ -2,11 +2,14 @@
 /// What both job-plan formats (SpyreCode and TPU programs) share beyond spyrecode's commands:
 /// the standard preparation and execution steps, and the JSON of the parts their plans have
 /// in common. Templates over spyrecode::JobPlan and tpuprog::JobPlan.
+#include "support/error.h"
+#include "support/json_fields.h"
 #include "support/scalar_arg.h"
 #include "support/spyrecode/plan.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <variant>
 
@@ -48,6 +51,43 @@ std::string planJson(const Plan& plan, const char* format, int version, ArgToJso
   root["prepare"] = prep;
   root["execute"] = exec;
   return root.dump(2) + "\n";
+}
+
+/// Reads a plan's declarations: "arguments" (each with `readArg(json, path, where)`), and
+/// the optional "scalars" and "buffers"; names must be unique across all three. Errors name
+/// `path` and the field.
+template <typename Plan, typename ReadArg>
+void readDeclarations(const JsonFields& r, const std::string& path, Plan& plan, ReadArg readArg) {
+  std::set<std::string> names;
+  auto unique = [&](const std::string& name, const std::string& where) {
+    if (!names.insert(name).second)
+      throw Error(located(path, 0, where + ": name '" + name + "' is used twice"));
+  };
+  const nlohmann::json& args = r.raw("arguments");
+  if (!args.is_array()) r.failField("arguments", "expected an array");
+  for (size_t i = 0; i < args.size(); ++i) {
+    plan.args.push_back(readArg(args[i], path, indexedField("arguments", i)));
+    unique(plan.args.back().name, indexedField("arguments", i));
+  }
+  if (r.has("scalars")) {
+    const nlohmann::json& sc = r.raw("scalars");
+    if (!sc.is_array()) r.failField("scalars", "expected an array");
+    for (size_t i = 0; i < sc.size(); ++i) {
+      plan.scalars.push_back(
+          scalarArgFromJson(JsonFields(sc[i], path, indexedField("scalars", i))));
+      unique(plan.scalars.back().name, indexedField("scalars", i));
+    }
+  }
+  if (r.has("buffers")) {
+    const nlohmann::json& bf = r.raw("buffers");
+    if (!bf.is_array()) r.failField("buffers", "expected an array");
+    for (size_t i = 0; i < bf.size(); ++i) {
+      JsonFields b(bf[i], path, indexedField("buffers", i));
+      b.only({"name", "size"});
+      plan.buffers.push_back({b.str("name"), b.nonNegative("size")});
+      unique(plan.buffers.back().name, indexedField("buffers", i));
+    }
+  }
 }
 
 /// Fills `plan.prepare` and `plan.execute` (replacing what they held). `Plan` is

@@ -276,35 +276,7 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
   JobPlan plan;
   plan.kernel = r.str("kernel");
   plan.binaryFile = r.str("binary");
-  std::set<std::string> names;
-  auto unique = [&](const std::string& name, const std::string& where) {
-    if (!names.insert(name).second)
-      throw Error(located(path, 0, where + ": name '" + name + "' is used twice"));
-  };
-  const json& args = r.raw("arguments");
-  if (!args.is_array()) r.failField("arguments", "expected an array");
-  for (size_t i = 0; i < args.size(); ++i) {
-    plan.args.push_back(readArg(args[i], path, indexedField("arguments", i)));
-    unique(plan.args.back().name, indexedField("arguments", i));
-  }
-  if (r.has("scalars")) {
-    const json& sc = r.raw("scalars");
-    if (!sc.is_array()) r.failField("scalars", "expected an array");
-    for (size_t i = 0; i < sc.size(); ++i) {
-      plan.scalars.push_back(scalarArgFromJson(Reader(sc[i], path, indexedField("scalars", i))));
-      unique(plan.scalars.back().name, indexedField("scalars", i));
-    }
-  }
-  if (r.has("buffers")) {
-    const json& bf = r.raw("buffers");
-    if (!bf.is_array()) r.failField("buffers", "expected an array");
-    for (size_t i = 0; i < bf.size(); ++i) {
-      Reader b(bf[i], path, indexedField("buffers", i));
-      b.only({"name", "size"});
-      plan.buffers.push_back({b.str("name"), b.nonNegative("size")});
-      unique(plan.buffers.back().name, indexedField("buffers", i));
-    }
-  }
+  readDeclarations(r, path, plan, readArg);
   for (const auto& a : plan.args)
     for (size_t d = 0; d < a.shape.size(); ++d)
       if (auto* s = std::get_if<std::string>(&a.shape[d])) {
