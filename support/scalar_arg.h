@@ -29,8 +29,6 @@ struct ScalarArg {
   bool operator==(const ScalarArg& o) const {
     return name == o.name && multipleOf == o.multipleOf && min == o.min && max == o.max;
   }
-  /// Whether any constraint is set.
-  bool constrained() const { return multipleOf != 1 || min || max; }
 };
 
 /// The plan's JSON object: {"name": N} plus "multiple_of", "min", "max" when set.
