@@ -176,9 +176,7 @@ LogicalResult Lowering::lowerReduceDelivery(Operation* o) {
     if (scatter) return lowerReduceScatter(o, partial, kind, producers, *op.scatterDims);
     if (failed(checkFoldable(o, partial, resShape, elem))) return failure();
     const int64_t bytes = out_.buffers[static_cast<size_t>(partial.buffer)].bytes;
-    TVal result = newDense(resShape, elem, "inter_tile_reduce");
-    // Other cores write into R: it lives at an address every core agrees on.
-    out_.buffers[static_cast<size_t>(result.buffer)].exchange = locationKey(o->getLoc());
+    TVal result = exchangeBuffer(resShape, elem, o);
     const int stickBytes = static_cast<int>(stick());
     const int64_t sticks = bytes / stickBytes;
     const int G = static_cast<int>(producers.size());
@@ -310,8 +308,7 @@ LogicalResult Lowering::lowerReduceScatter(Operation* o, const TVal& partial,
     return o->emitOpError("returns a slice laid out with other row padding than the partial; "
                           "not supported");
   const int64_t bytes = out_.buffers[static_cast<size_t>(partial.buffer)].bytes;
-  TVal whole = newDense(partial.shape, elem, "inter_tile_reduce_scatter");
-  out_.buffers[static_cast<size_t>(whole.buffer)].exchange = locationKey(o->getLoc());
+  TVal whole = exchangeBuffer(partial.shape, elem, o);
   const int j =
       static_cast<int>(std::find(producers.begin(), producers.end(), core_) - producers.begin());
   const int ready = readyToken(o), arrive = arriveToken();

@@ -86,18 +86,12 @@ LogicalResult Lowering::lowerConsume(Operation* o) {
     if (failed(p)) return failure();
     partial = *p;
   }
-  std::optional<TVal> received;
-  if (receives) {
-    received = newDense(resShape, elem, "inter_tile_consume");
-    out_.buffers[static_cast<size_t>(received->buffer)].exchange = locationKey(op.getLoc());
+  if (!receives && destinations.empty()) { // its own source, and nobody else's
+    bind(op.getResult(0), *partial);
+    return success();
   }
-  // Every core allocates the exchange buffer at the same address, so a sender writes a
-  // receiver's copy at the address of its own.
-  if (!destinations.empty() && !received) {
-    TVal shadow = newDense(resShape, elem, "inter_tile_consume");
-    out_.buffers[static_cast<size_t>(shadow.buffer)].exchange = locationKey(op.getLoc());
-    received = shadow;
-  }
+  // A sender needs the buffer too: it writes a receiver's copy at the address of its own.
+  const TVal received = exchangeBuffer(resShape, elem, o);
 
   const int ready = readyToken(o), arrive = arriveToken();
   usesRing_ = true;
@@ -108,7 +102,7 @@ LogicalResult Lowering::lowerConsume(Operation* o) {
     for (int64_t c : destinations) text += " " + std::to_string(c);
   }
   Step& s = addStep(Engines::ring(), op.getLoc(), text);
-  const int pbuf = partial ? partial->buffer : -1, rbuf = received->buffer;
+  const int pbuf = partial ? partial->buffer : -1, rbuf = received.buffer;
   if (partial && !destinations.empty()) s.accesses.push_back(scratch(pbuf, 0, bytes, false));
   if (receives) s.accesses.push_back(scratch(rbuf, 0, bytes, true));
   const int64_t from = receives ? *source : -1;
@@ -122,7 +116,7 @@ LogicalResult Lowering::lowerConsume(Operation* o) {
                                    TypeAttr::get(elem));
     if (from >= 0) w.b.create<dfir::TokenWaitOp>(w.loc, w.c(arrive));
   };
-  if (source) bind(op.getResult(0), receives ? *received : *partial);
+  if (source) bind(op.getResult(0), receives ? received : *partial);
   return success();
 }
 
@@ -190,8 +184,7 @@ LogicalResult Lowering::broadcastChains(Operation* o, const std::map<int64_t, in
   }
   // Every core allocates the exchange buffer at the same address, so a sender writes a
   // receiver's copy at the address of its own.
-  TVal received = newDense(resShape, elem, "inter_tile_consume");
-  out_.buffers[static_cast<size_t>(received.buffer)].exchange = locationKey(op.getLoc());
+  TVal received = exchangeBuffer(resShape, elem, o);
   const std::vector<int64_t> next = fed.count(core_) ? fed.at(core_) : std::vector<int64_t>{};
   const int64_t from = receives ? feeder.at(core_) : -1;
 

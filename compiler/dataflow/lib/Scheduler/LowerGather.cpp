@@ -135,8 +135,7 @@ LogicalResult Lowering::lowerGather(Operation* o) {
     auto partialOr = densePartial(o, op.getFuture());
     if (failed(partialOr)) return failure();
     const TVal partial = *partialOr;
-    TVal result = newDense(d.resShape, d.elem, "inter_tile_gather");
-    out_.buffers[static_cast<size_t>(result.buffer)].exchange = locationKey(op.getLoc());
+    TVal result = exchangeBuffer(d.resShape, d.elem, o);
     const int j = indexOf(producers, core_);
     const int ready = readyToken(o), arrive = arriveToken();
     usesRing_ = true;
@@ -235,8 +234,7 @@ LogicalResult Lowering::gatherPerConsumer(Operation* o, const Delivery& d, Integ
       if (p != core_) from.push_back(p);
   // R is an exchange buffer: at the same address on every core, so slot k of a consumer's R
   // is at the address of slot k of this core's.
-  TVal result = newDense(d.resShape, d.elem, "inter_tile_gather");
-  out_.buffers[static_cast<size_t>(result.buffer)].exchange = locationKey(op.getLoc());
+  TVal result = exchangeBuffer(d.resShape, d.elem, o);
   const int ready = readyToken(o), arrive = arriveToken();
   usesRing_ = true;
   std::string text = "gather";
@@ -296,8 +294,7 @@ LogicalResult Lowering::lowerScatter(Operation* o) {
     std::vector<int64_t> others;
     for (int64_t c : consumers)
       if (c != root) others.push_back(c);
-    TVal received = newDense(d.resShape, d.elem, "inter_tile_scatter");
-    out_.buffers[static_cast<size_t>(received.buffer)].exchange = locationKey(op.getLoc());
+    TVal received = exchangeBuffer(d.resShape, d.elem, o);
     const int ready = readyToken(o), arrive = arriveToken();
     usesRing_ = true;
     const int rbuf = received.buffer, me = core_;
@@ -373,8 +370,7 @@ LogicalResult Lowering::lowerAllToAll(Operation* o) {
     auto partialOr = densePartial(o, op.getFuture());
     if (failed(partialOr)) return failure();
     const TVal partial = *partialOr;
-    TVal result = newDense(d.resShape, d.elem, "inter_tile_all_to_all");
-    out_.buffers[static_cast<size_t>(result.buffer)].exchange = locationKey(op.getLoc());
+    TVal result = exchangeBuffer(d.resShape, d.elem, o);
     const int j = indexOf(producers, core_);
     const int ready = readyToken(o), arrive = arriveToken();
     usesRing_ = true;

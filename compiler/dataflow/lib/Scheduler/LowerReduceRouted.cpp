@@ -64,9 +64,7 @@ LogicalResult Lowering::lowerReducePerConsumer(Operation* o, const TVal& identit
   if (partial && failed(checkFoldable(o, *partial, resShape, elem))) return failure();
   const int64_t bytes = denseBytes(resShape, elem);
 
-  TVal result = newDense(resShape, elem, "inter_tile_reduce");
-  // Other cores write into R: it lives at an address every core agrees on.
-  out_.buffers[static_cast<size_t>(result.buffer)].exchange = locationKey(op.getLoc());
+  TVal result = exchangeBuffer(resShape, elem, o);
   if (consumer && !selfIncluded && failed(fill(result, identity.scalar, op.getLoc())))
     return failure();
 

@@ -44,6 +44,12 @@ std::map<std::string, int> numberExchanges(llvm::ArrayRef<func::FuncOp> funcs) {
   return index;
 }
 
+TVal Lowering::exchangeBuffer(ArrayRef<int64_t> shape, Type elem, Operation* op) {
+  TVal t = newDense(shape, elem, op->getName().stripDialect().str());
+  out_.buffers[static_cast<size_t>(t.buffer)].exchange = locationKey(op->getLoc());
+  return t;
+}
+
 int Lowering::readyToken(Operation* op) const {
   auto it = options_.exchangeIndex.find(locationKey(op->getLoc()));
   // Every delivery op was numbered before lowering; a miss is a bug of the scheduler.

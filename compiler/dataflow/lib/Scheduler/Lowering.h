@@ -122,6 +122,9 @@ public:
   int newBuffer(int64_t bytes, const std::string& what);
   /// A dense value of `shape` in a new buffer (rows padded to whole sticks).
   TVal newDense(llvm::ArrayRef<int64_t> shape, mlir::Type elem, const std::string& what);
+  /// A dense buffer that other cores write over the ring for inter-tile op `op`: keyed by
+  /// the op's location, so it sits at the same scratchpad address on every core.
+  TVal exchangeBuffer(llvm::ArrayRef<int64_t> shape, mlir::Type elem, mlir::Operation* op);
   /// A lane-uniform value of `shape`: one stick per element.
   TVal newSparse(llvm::ArrayRef<int64_t> shape, mlir::Type elem, const std::string& what);
   /// Canonical strides of a dense or sparse value of `shape`.
