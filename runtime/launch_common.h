@@ -1,6 +1,9 @@
 #pragma once
 /// What the Spyre and TPU runtimes' launches share: how shapes read in their errors, and
 /// the guard that gives a launch's tensor allocations back however the launch ends.
+#include "support/dtype.h"
+#include "support/error.h"
+
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -34,6 +37,22 @@ std::string declaredShape(const Arg& a) {
       t += std::get<std::string>(a.shape[i]);
   }
   return t + ")";
+}
+
+/// Fails unless a host array of type `host` can feed a tensor argument of type `device`:
+/// floats feed float tensors (converted), i32 feeds i32 and i8 tensors (the caller checks
+/// each value's range), i8 feeds i8. `what` names the argument ("input 'A'").
+inline void checkHostFeeds(DType host, DType device, const std::string& what) {
+  const bool ok = isFloatType(device)   ? isFloatType(host)
+                  : device == DType::I8 ? (host == DType::I8 || host == DType::I32)
+                                        : host == device;
+  if (ok) return;
+  throw Error(what + ": " + std::string(dtypeName(host)) + " data cannot feed a tensor of " +
+              dtypeName(device) + " (give " +
+              (isFloatType(device)   ? "f32 or f16"
+               : device == DType::I8 ? "i8 or i32"
+                                     : dtypeName(device)) +
+              " data)");
 }
 
 /// Releases the launch's tensor allocations on `device` however the launch ends.

@@ -28,6 +28,7 @@ PreparedJob::~PreparedJob() {
 
 void PreparedJob::prepare() {
   const SpyreArch& arch = device_.arch();
+  if (job_.arch) checkPlannedParameters(*job_.arch, arch.description, name_, SpyreArch::kCompilers);
   const uint64_t segBase = device_.segmentBase(arch.memory.program_segment);
   const uint64_t segEnd = segBase + static_cast<uint64_t>(arch.memory.segment_bytes);
   // The job's SpyreCode region as the plan lays it out, then where it fits on the device.

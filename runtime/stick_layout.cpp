@@ -1,5 +1,6 @@
 #include "runtime/stick_layout.h"
 
+#include "runtime/launch_common.h"
 #include "support/error.h"
 
 #include <cstring>
@@ -18,18 +19,10 @@ int64_t StickLayout::rows() const {
   return r;
 }
 
-namespace {
-bool isFloat(DType t) {
-  return t != DType::I32;
-}
-} // namespace
-
 void toDevice(const NpyArray& host, const StickLayout& layout, Fp16Format fmt, uint8_t* device,
               const std::string& what) {
   const DType hd = host.dtype, dd = layout.dtype;
-  if (isFloat(hd) != isFloat(dd))
-    throw Error(what + ": cannot convert " + dtypeName(hd) + " data to a " + dtypeName(dd) +
-                " tensor");
+  checkHostFeeds(hd, dd, what);
   const int64_t last = layout.shape.empty() ? 1 : layout.shape.back();
   const int64_t eps = layout.elementsPerStick(), spr = layout.sticksPerRow(), rows = layout.rows();
   const size_t hsize = dtypeSize(hd), dsize = dtypeSize(dd);

@@ -345,6 +345,27 @@ std::string yamlString(const std::string& s) {
   return out + "\"";
 }
 
+/// A value as the resolved file writes it: integers in decimal, reals with a point or an
+/// exponent (so they read back as reals), strings plain or quoted as YAML needs.
+std::string formatValue(const ArchDescription::Value& v) {
+  switch (v.type) {
+  case ParamType::Int:
+    return std::to_string(v.i);
+  case ParamType::Float: {
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof buf, v.f);
+    std::string text(buf, res.ptr);
+    if (text.find_first_of(".e") == std::string::npos) text += ".0";
+    return text;
+  }
+  case ParamType::Bool:
+    return v.b ? "true" : "false";
+  case ParamType::String:
+    return yamlString(v.s);
+  }
+  return "";
+}
+
 /// One line of a single-line comment: newlines become spaces.
 std::string oneLine(std::string s) {
   std::replace(s.begin(), s.end(), '\n', ' ');
@@ -352,6 +373,22 @@ std::string oneLine(std::string s) {
 }
 
 } // namespace
+
+const char* paramSourceName(ParamSource source) {
+  switch (source) {
+  case ParamSource::Public:
+    return "public";
+  case ParamSource::Derived:
+    return "derived";
+  case ParamSource::Estimate:
+    return "estimate";
+  }
+  return "?";
+}
+
+const char* paramRoleName(ParamRole role) {
+  return role == ParamRole::Planned ? "planned" : "timing";
+}
 
 const char* paramTypeName(ParamType type) {
   switch (type) {
@@ -451,6 +488,14 @@ std::string ArchDescription::locate(const std::string& path, const std::string& 
   return located(file_, it->second.line, message);
 }
 
+std::string ArchDescription::origin(const std::string& path) const {
+  auto it = values_.find(path);
+  if (it == values_.end())
+    throw Error("architecture description " + file_ + ": no parameter '" + path + "'");
+  if (!it->second.overrideArg.empty()) return "--set " + it->second.overrideArg;
+  return file_ + ":" + std::to_string(it->second.line);
+}
+
 std::string ArchDescription::toYaml() const {
   std::unique_ptr<SchemaNode> root = buildTree(schema_);
   std::ostringstream out;
@@ -475,27 +520,7 @@ std::string ArchDescription::toYaml() const {
       size_t width = 0;
       for (const auto& c : node.children) {
         if (!c->decl) continue;
-        const Value& v = values.at(c->path);
-        std::string text;
-        switch (c->decl->type) {
-        case ParamType::Int:
-          text = std::to_string(v.i);
-          break;
-        case ParamType::Float: {
-          char buf[64];
-          auto res = std::to_chars(buf, buf + sizeof buf, v.f);
-          text.assign(buf, res.ptr);
-          if (text.find_first_of(".e") == std::string::npos) text += ".0";
-          break;
-        }
-        case ParamType::Bool:
-          text = v.b ? "true" : "false";
-          break;
-        case ParamType::String:
-          text = yamlString(v.s);
-          break;
-        }
-        lines.emplace_back(indent + c->name + ": " + text, c.get());
+        lines.emplace_back(indent + c->name + ": " + formatValue(values.at(c->path)), c.get());
         width = std::max(width, lines.back().first.size());
       }
       size_t li = 0;
@@ -521,6 +546,40 @@ std::string ArchDescription::toYaml() const {
 
 void ArchDescription::writeResolved(const std::string& path) const {
   writeFileAtomically(path, toYaml());
+}
+
+std::string ArchDescription::valueText(const std::string& path) const {
+  auto it = values_.find(path);
+  if (it == values_.end())
+    throw Error("architecture description " + file_ + ": no parameter '" + path + "'");
+  return formatValue(it->second);
+}
+
+std::string ArchDescription::fingerprint() const {
+  // FNV-1a, 64 bit: a stable identity for a set of values, not a security measure.
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](const std::string& text) {
+    for (unsigned char ch : text) {
+      h ^= ch;
+      h *= 0x100000001b3ull;
+    }
+  };
+  for (const ParamDecl& d : schema_) mix(d.path + "=" + valueText(d.path) + "\n");
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::vector<ParamDifference>
+ArchDescription::plannedDifferences(const ArchDescription& compiled) const {
+  std::vector<ParamDifference> out;
+  for (const ParamDecl& d : schema_) {
+    if (d.role != ParamRole::Planned) continue;
+    std::string mine = valueText(d.path);
+    std::string theirs = compiled.valueText(d.path);
+    if (mine != theirs) out.push_back({d.path, theirs, mine, origin(d.path)});
+  }
+  return out;
 }
 
 } // namespace chipless

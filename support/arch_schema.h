@@ -16,10 +16,20 @@ namespace chipless {
 /// The kind of value a parameter holds; decides how its text is parsed and checked.
 enum class ParamType { Int, Float, Bool, String };
 
+/// Where a parameter's value comes from, as the description files' comments say in words:
+/// a published figure, one computed from published figures, or a chosen value.
+enum class ParamSource { Public, Derived, Estimate };
+
+/// What a parameter means to a compiled program. The compiler plans with Planned ones (core
+/// counts, memory sizes, FIFO depths, array shapes, register counts): a program runs only on
+/// the values it was compiled for. Timing ones (bandwidths, latencies, clock, throughputs)
+/// change only how long a program takes, so a run may set other values than the compile did.
+enum class ParamRole { Planned, Timing };
+
 /// One parameter of a chip's schema. The path is dotted ("ring.hop_latency_cycles"): every
 /// segment but the last is a YAML section. min/max bound Int and Float values (inclusive);
 /// choices, when not empty, lists the only values a String may take. unit and description
-/// end up as comments in the resolved file.
+/// end up as comments in the resolved file; source and role in the parameter reference.
 struct ParamDecl {
   std::string path;
   ParamType type;
@@ -28,10 +38,24 @@ struct ParamDecl {
   std::vector<std::string> choices;
   std::string unit;
   std::string description;
+  ParamSource source = ParamSource::Estimate;
+  ParamRole role = ParamRole::Timing;
 };
 
 /// Human name of a type for messages: "an integer", "a number", "true or false", "a string".
 const char* paramTypeName(ParamType type);
+/// "public", "derived" or "estimate", as the description files' comments begin.
+const char* paramSourceName(ParamSource source);
+/// "planned" or "timing".
+const char* paramRoleName(ParamRole role);
+
+/// A planned-with parameter whose value differs between two descriptions.
+struct ParamDifference {
+  std::string path;
+  std::string compiled;  ///< value in the description a program was compiled for
+  std::string requested; ///< value in the description a run asks for
+  std::string origin;    ///< where the requested value came from ("--set k=v", "file:line")
+};
 
 /// The resolved values of one architecture description, keyed by dotted path. Built only
 /// by load(); read with the typed getters. Copyable, immutable after loading.
@@ -59,6 +83,8 @@ public:
   /// done by a chip's own loader: "file:line: message" for a value from the file, "file:
   /// --set key=value: message" for an overridden one.
   std::string locate(const std::string& path, const std::string& message) const;
+  /// Where the value of `path` came from: "--set key=value" or "file:line".
+  std::string origin(const std::string& path) const;
 
   /// The resolved description as YAML: a header naming the source file and the overrides,
   /// then every parameter in schema order grouped by section, each with a comment giving
@@ -67,6 +93,15 @@ public:
   /// Writes toYaml() to `path` atomically (temporary file, then rename), so a run's
   /// results directory never holds a half-written description.
   void writeResolved(const std::string& path) const;
+
+  /// The value of `path` as the resolved file writes it ("16", "1.0", "true", "ieee").
+  std::string valueText(const std::string& path) const;
+  /// "fnv1a64:" and 16 hex digits of a hash over every "path=value" line in schema order:
+  /// equal for equal values, whatever file, comments or overrides they came from.
+  std::string fingerprint() const;
+  /// The Planned parameters whose values differ from `compiled`'s (same schema), in schema
+  /// order: a program compiled for `compiled` cannot run on this description when any do.
+  std::vector<ParamDifference> plannedDifferences(const ArchDescription& compiled) const;
 
   /// The file the description was read from, as given to load().
   const std::string& sourceFile() const { return file_; }

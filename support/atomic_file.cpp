@@ -25,40 +25,98 @@ std::string temporaryPathFor(const std::string& path) {
   return dir + "." + name + ".tmp." + std::to_string(static_cast<long>(::getpid()));
 }
 
-/// Writes all of `size` bytes to `fd`, retrying short writes and EINTR; returns 0 or errno.
-int writeAll(int fd, const char* bytes, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, bytes, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    bytes += n;
-    size -= static_cast<size_t>(n);
-  }
-  return 0;
-}
-
 } // namespace
 
-void writeFileAtomically(const std::string& path, const void* data, size_t size) {
+StagedFile::StagedFile(const std::string& path) : path_(path) {
   if (path.empty() || path.back() == '/')
     throw Error(located(path, 0, "cannot write: not a file name"));
-  const std::string tmp = temporaryPathFor(path);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) throw osError(path, "cannot create temporary file " + tmp, errno);
+  tmp_ = temporaryPathFor(path);
+  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) fail("cannot create temporary file " + tmp_, errno);
+}
 
-  int err = writeAll(fd, static_cast<const char*>(data), size);
-  if (::close(fd) != 0 && err == 0) err = errno;
-  if (err != 0) {
-    ::unlink(tmp.c_str());
-    throw osError(path, "cannot write", err);
+StagedFile::~StagedFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(tmp_.c_str());
+}
+
+void StagedFile::fail(const std::string& what, int err) const {
+  throw osError(path_, what, err);
+}
+
+void StagedFile::append(std::string_view bytes) {
+  const char* data = bytes.data();
+  size_t size = bytes.size();
+  while (size > 0) {
+    const ssize_t n = ::write(fd_, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("cannot write", errno);
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    err = errno;
-    ::unlink(tmp.c_str());
-    throw osError(path, "cannot rename " + tmp + " into place", err);
+}
+
+void StagedFile::close() {
+  if (fd_ < 0) return;
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail("cannot write", errno);
+}
+
+void StagedFile::commit() {
+  close();
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0)
+    fail("cannot rename " + tmp_ + " into place", errno);
+  committed_ = true;
+}
+
+OutputSet::~OutputSet() {
+  if (committed_) return;
+  files_.clear(); // removes the staged files
+  for (auto it = createdDirs_.rbegin(); it != createdDirs_.rend(); ++it) ::rmdir(it->c_str());
+}
+
+void OutputSet::makeDirectory(const std::string& path) {
+  std::string dir = path;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (dir.empty()) return;
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode))
+      throw Error(located(dir, 0, "cannot create directory: a file of that name exists"));
+    return;
   }
+  const size_t slash = dir.rfind('/');
+  if (slash != std::string::npos && slash > 0) makeDirectory(dir.substr(0, slash));
+  if (::mkdir(dir.c_str(), 0777) != 0) throw osError(dir, "cannot create directory", errno);
+  createdDirs_.push_back(dir);
+}
+
+StagedFile& OutputSet::stage(const std::string& path) {
+  for (const auto& f : files_)
+    if (f->path() == path) throw Error(located(path, 0, "cannot write the same file twice"));
+  const size_t slash = path.rfind('/');
+  if (slash != std::string::npos && slash > 0) makeDirectory(path.substr(0, slash));
+  files_.push_back(std::make_unique<StagedFile>(path));
+  return *files_.back();
+}
+
+void OutputSet::add(const std::string& path, std::string_view contents) {
+  stage(path).append(contents);
+}
+
+void OutputSet::commit() {
+  for (auto& f : files_) f->close();
+  for (auto& f : files_) f->commit();
+  committed_ = true;
+}
+
+void writeFileAtomically(const std::string& path, const void* data, size_t size) {
+  StagedFile file(path);
+  file.append(std::string_view(static_cast<const char*>(data), size));
+  file.commit();
 }
 
 void writeFileAtomically(const std::string& path, const std::string& contents) {

@@ -17,6 +17,11 @@ inline size_t dtypeSize(DType t) {
   return (t == DType::F32 || t == DType::I32) ? 4 : t == DType::I8 ? 1 : 2;
 }
 
+/// True for the floating-point types (f16, bf16, f32).
+inline bool isFloatType(DType t) {
+  return t == DType::F16 || t == DType::BF16 || t == DType::F32;
+}
+
 /// Canonical short name: "f16", "bf16", "f32", "i32", "i8".
 inline const char* dtypeName(DType t) {
   switch (t) {

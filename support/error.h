@@ -1,5 +1,6 @@
 #pragma once
 /// Errors that reach the user: bad input files, bad programs, failed simulations.
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -11,6 +12,17 @@ namespace chipless {
 class Error : public std::runtime_error {
 public:
   explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+/// A program stopped itself: a `trap CODE` instruction ran (a check of its own
+/// preconditions failed). The runtime adds what the program's plan says the code means.
+class ProgramTrap : public Error {
+public:
+  ProgramTrap(const std::string& message, int64_t code) : Error(message), code_(code) {}
+  int64_t code() const { return code_; }
+
+private:
+  int64_t code_;
 };
 
 /// Formats "file:line: message" (line omitted when <= 0).

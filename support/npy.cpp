@@ -482,6 +482,10 @@ NpyArray readNpy(const std::string& path) {
 }
 
 void writeNpy(const std::string& path, const NpyArray& array) {
+  writeFileAtomically(path, encodeNpy(array, path));
+}
+
+std::string encodeNpy(const NpyArray& array, const std::string& path) {
   const char* descr = npyDescr(array.dtype);
   if (descr == nullptr)
     throw Error(located(path, 0,
@@ -525,7 +529,7 @@ void writeNpy(const std::string& path, const NpyArray& array) {
   bytes.append(padding, ' ');
   bytes += '\n';
   bytes.append(reinterpret_cast<const char*>(array.data.data()), array.data.size());
-  writeFileAtomically(path, bytes);
+  return bytes;
 }
 
 } // namespace chipless

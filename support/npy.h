@@ -37,6 +37,8 @@ NpyArray readNpy(const std::string& path);
 /// chipless::Error naming `path` if the array is inconsistent (negative extent, data size not
 /// matching the shape), its dtype is BF16 (numpy has no bfloat16), or the write fails.
 void writeNpy(const std::string& path, const NpyArray& array);
+/// The bytes writeNpy writes; errors name `path` (the file they are meant for).
+std::string encodeNpy(const NpyArray& array, const std::string& path);
 
 /// A zero-filled array of the given type and shape, ready to be filled and written.
 NpyArray makeNpy(DType dtype, std::vector<int64_t> shape);

@@ -29,9 +29,11 @@ nlohmann::json shapeToJson(const Shape& shape) {
 }
 
 /// The plan as JSON: format, version, kernel, binary, `arguments` (one object per argument,
-/// from `argToJson`), scalars, buffers and both step lists. Pretty-printed with sorted keys.
+/// from `argToJson`), scalars, buffers, both step lists, the architecture record and, when
+/// not null, `traps`. Pretty-printed with sorted keys.
 template <typename Plan, typename ArgToJson>
-std::string planJson(const Plan& plan, const char* format, int version, ArgToJson argToJson) {
+std::string planJson(const Plan& plan, const char* format, int version, const nlohmann::json* traps,
+                     ArgToJson argToJson) {
   nlohmann::json root;
   root["format"] = format;
   root["version"] = version;
@@ -50,6 +52,8 @@ std::string planJson(const Plan& plan, const char* format, int version, ArgToJso
   root["buffers"] = buffers;
   root["prepare"] = prep;
   root["execute"] = exec;
+  if (plan.arch) root["arch"] = archRecordToJson(*plan.arch);
+  if (traps) root["traps"] = *traps;
   return root.dump(2) + "\n";
 }
 

@@ -242,10 +242,14 @@ nlohmann::json Stats::toJson() const {
 }
 
 void Stats::writeJson(const std::string& path) const {
+  writeFileAtomically(path, jsonText());
+}
+
+std::string Stats::jsonText() const {
   // Units and descriptions are free text: replace invalid UTF-8 rather than fail the run.
   std::string text = toJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   text += '\n';
-  writeFileAtomically(path, text);
+  return text;
 }
 
 void Stats::flattenInto(size_t index, const std::string& prefix,

@@ -55,6 +55,8 @@ public:
   /// Writes toJson() to `path` (indent 2, trailing newline) via a temporary file and a
   /// rename, so a failed run never leaves a half-written stats file.
   void writeJson(const std::string& path) const;
+  /// The text writeJson writes.
+  std::string jsonText() const;
 
   /// Every statistic as (canonical path, value), in tree order: names sorted as in the JSON
   /// dump, array indices in numeric order. For printed summaries and tests.

@@ -1,14 +1,11 @@
 #include "support/trace.h"
 
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace chipless {
 namespace {
@@ -166,69 +163,6 @@ void appendMetadata(std::string& out, const char* kind, int pid, int tid, const 
   out += value;
   out += "}}";
 }
-
-/// An output file written in pieces that appears at its path only when complete: bytes go
-/// to the hidden sibling ".<name>.tmp.<pid>" (as writeFileAtomically() does), which commit()
-/// renames into place; if commit() is never reached the temporary file is removed.
-/// NOTE: atomic_file.h only takes the whole file as one buffer; if it grows a streaming
-/// writer, this helper should give way to it.
-class StreamingFile {
-public:
-  /// Creates the temporary file for `path`; chipless::Error naming `path` on failure.
-  explicit StreamingFile(const std::string& path) : path_(path) {
-    if (path.empty() || path.back() == '/')
-      throw Error(located(path, 0, "cannot write: not a file name"));
-    size_t slash = path.rfind('/');
-    size_t nameAt = slash == std::string::npos ? 0 : slash + 1;
-    tmp_ = path.substr(0, nameAt) + "." + path.substr(nameAt) + ".tmp." +
-           std::to_string(static_cast<long>(::getpid()));
-    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd_ < 0) fail("cannot create temporary file " + tmp_, errno);
-  }
-  StreamingFile(const StreamingFile&) = delete;            ///< Owns a descriptor.
-  StreamingFile& operator=(const StreamingFile&) = delete; ///< Owns a descriptor.
-  /// Removes the temporary file unless commit() succeeded.
-  ~StreamingFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(tmp_.c_str());
-  }
-
-  /// Appends `bytes`, retrying short writes and EINTR.
-  void append(const std::string& bytes) {
-    const char* data = bytes.data();
-    size_t size = bytes.size();
-    while (size > 0) {
-      ssize_t n = ::write(fd_, data, size);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        fail("cannot write", errno);
-      }
-      data += n;
-      size -= static_cast<size_t>(n);
-    }
-  }
-
-  /// Closes the file and renames it over `path`.
-  void commit() {
-    int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) fail("cannot write", errno);
-    if (::rename(tmp_.c_str(), path_.c_str()) != 0)
-      fail("cannot rename " + tmp_ + " into place", errno);
-    committed_ = true;
-  }
-
-private:
-  /// Throws "path: what: reason".
-  [[noreturn]] void fail(const std::string& what, int err) {
-    throw Error(located(path_, 0, what + ": " + std::strerror(err)));
-  }
-
-  std::string path_;       ///< Final path.
-  std::string tmp_;        ///< Temporary sibling.
-  int fd_ = -1;            ///< Open descriptor of tmp_, or -1.
-  bool committed_ = false; ///< Whether tmp_ was renamed to path_.
-};
 
 } // namespace
 
@@ -429,16 +363,19 @@ std::string TraceWriter::toString() const {
 }
 
 void TraceWriter::write(const std::string& path) const {
-  // Streamed in chunks rather than through writeFileAtomically(), which takes the whole
-  // file as one buffer: a 2M-event trace would otherwise need ~200 MB of text in memory.
-  StreamingFile file(path);
+  StagedFile file(path);
+  write(file);
+  file.commit();
+}
+
+void TraceWriter::write(StagedFile& file) const {
+  // Streamed in chunks: a 2M-event trace would otherwise need ~200 MB of text in memory.
   std::string chunk;
   chunk.reserve(kChunkBytes + 4096);
   render(chunk, [&](std::string& text) {
     file.append(text);
     text.clear();
   });
-  file.commit();
 }
 
 } // namespace chipless

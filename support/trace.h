@@ -16,6 +16,8 @@
 
 namespace chipless {
 
+class StagedFile;
+
 /// One numeric argument of a trace event, shown in the viewer's details pane.
 struct TraceArg {
   /// Builds from any arithmetic value, so `{"bytes", n}` works for integer `n` without a cast.
@@ -107,6 +109,8 @@ public:
   /// Writes toString() to `path`, streamed in chunks to a temporary file that is then
   /// renamed over `path`; chipless::Error on failure, leaving an existing `path` untouched.
   void write(const std::string& path) const;
+  /// Writes toString() into a staged file (one of a command's OutputSet) in chunks.
+  void write(StagedFile& file) const;
 
 private:
   /// One recorded event; names are string-table ids, arguments live in args_.

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   app.add_flag("-d,--disassemble", disassembleMode, "print a SpyreCode directory as assembly");
   app.add_flag("--isa-reference", isaReference,
                "print the instruction set reference (Markdown) generated from the opcode table");
-  app.add_option("--arch", archFile, "architecture description (default models/hw/spyre.yaml)");
+  app.add_option("--arch", archFile, "architecture: spyre (the default) or a file");
   app.add_option("--set", sets, "key.path=value: override one architecture parameter");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -50,13 +50,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (output.empty()) throw Error("assembling needs -o DIR");
-    SpyreArch arch = SpyreArch::load(archFile.empty() ? SpyreArch::defaultFile() : archFile, sets);
-    spyrecode::AssembleOptions options;
-    options.programPtr = static_cast<uint64_t>(arch.memory.program_segment) *
-                         static_cast<uint64_t>(arch.memory.segment_bytes);
-    options.alignment = static_cast<uint64_t>(arch.memory.alignment_bytes);
-    spyrecode::Job job = spyrecode::assemble(readFile(input), input, options);
-    spyrecode::writeJob(output, job);
+    SpyreArch arch = SpyreArch::load(SpyreArch::resolveFile(archFile), sets);
+    spyrecode::writeJob(output, spyrecode::assemble(readFile(input), input,
+                                                    spyrecode::AssembleOptions::forArch(arch)));
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "spyre-as: error: %s\n", e.what());

@@ -7,8 +7,10 @@
 //
 // Parses the KTIR kernel, runs the Dataflow Scheduler (dataflow/Scheduler/Scheduler.h)
 // and the SpyreCode emitter, and writes the SpyreCode directory (job.plan + init.bin) to
-// DIR for `spyre-sim run DIR/job.plan`. --dump-dir writes every stage: the specialised
-// KTIR, the arguments, the core schedules, the DataflowIR job and the final assembly.
+// DIR for `spyre-sim run DIR/job.plan`, with the architecture it was compiled for
+// (DIR/arch.yaml). --dump-dir writes every stage: the specialised KTIR, the arguments, the
+// core schedules, the DataflowIR job and the final assembly. Nothing is written unless the
+// whole compile succeeds.
 // Errors name the file, line and column of the op and the reason; exit status 1.
 //
 //===----------------------------------------------------------------------===//
@@ -36,7 +38,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <filesystem>
 #include <optional>
 
 namespace cl = llvm::cl;
@@ -51,8 +52,8 @@ static cl::opt<std::string> outputDir("o", cl::desc("output SpyreCode directory"
 static cl::opt<std::string> entry("entry", cl::desc("the kernel function (default: the only one)"),
                                   cl::value_desc("FUNC"), cl::cat(category));
 static cl::opt<std::string> archFile("arch",
-                                     cl::desc("architecture description (default "
-                                              "models/hw/spyre.yaml)"),
+                                     cl::desc("architecture: spyre (the default, "
+                                              "models/hw/spyre.yaml) or a file"),
                                      cl::value_desc("FILE"), cl::cat(category));
 static cl::list<std::string> sets("set", cl::desc("override one architecture parameter"),
                                   cl::value_desc("key.path=value"), cl::cat(category));
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
                               "spyre-compile: compile a KTIR kernel into a SpyreCode directory\n");
   using namespace chipless;
   try {
-    SpyreArch arch = SpyreArch::load(archFile.empty() ? SpyreArch::defaultFile() : archFile,
+    SpyreArch arch = SpyreArch::load(SpyreArch::resolveFile(archFile),
                                      std::vector<std::string>(sets.begin(), sets.end()));
     dataflow::SchedulerOptions options;
     options.entry = entry;
@@ -101,12 +102,13 @@ int main(int argc, char** argv) {
         throw Error("--const " + c + ": the value is not an integer");
       }
     }
-    if (!dumpDir.empty()) {
-      std::filesystem::create_directories(std::string(dumpDir));
+    // Every file of a compile (the program directory and the stage dumps) is written only
+    // when the whole compile succeeded: the dumps are kept until then.
+    std::vector<std::pair<std::string, std::string>> dumps;
+    if (!dumpDir.empty())
       options.dump = [&](const std::string& name, const std::string& text) {
-        writeFileAtomically(std::string(dumpDir) + "/" + name, text);
+        dumps.emplace_back(name, text);
       };
-    }
 
     mlir::DialectRegistry registry;
     ktir::registerKtirDialects(registry);
@@ -131,11 +133,12 @@ int main(int argc, char** argv) {
         mlir::OwningOpRef<mlir::ModuleOp> module =
             chipless::ktir::parseModuleGuarded(sources, &context);
         if (!module) return mlir::failure();
+        dumps.clear();
         if (!dumpDir.empty()) {
           std::string text;
           llvm::raw_string_ostream os(text);
           module->print(os);
-          writeFileAtomically(std::string(dumpDir) + "/00-ktir.mlir", text);
+          dumps.emplace_back("00-ktir.mlir", text);
         }
         auto job = dataflow::scheduleKernel(*module, arch, options);
         if (mlir::failed(job)) return mlir::failure();
@@ -143,14 +146,17 @@ int main(int argc, char** argv) {
         auto start = std::chrono::steady_clock::now();
         mlir::FailureOr<spyrecode::Job> emitted = dataflow::emitSpyreCode(jobOp, arch);
         if (mlir::failed(emitted)) return mlir::failure();
-        spyrecode::writeJob(outputDir, *emitted);
         if (timing)
           llvm::errs() << llvm::format(
               "  %-24s %8.3f s\n", static_cast<const char*>("emit SpyreCode"),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         if (!dumpDir.empty())
-          writeFileAtomically(std::string(dumpDir) + "/05-spyrecode.s",
-                              spyrecode::disassemble(*emitted));
+          dumps.emplace_back("05-spyrecode.s", spyrecode::disassemble(*emitted));
+        OutputSet out;
+        spyrecode::stageJob(out, outputDir, *emitted);
+        if (!dumpDir.empty()) out.makeDirectory(dumpDir);
+        for (const auto& [name, text] : dumps) out.add(std::string(dumpDir) + "/" + name, text);
+        out.commit();
         return mlir::success();
       }();
       // With -verify-diagnostics, success means: exactly the expected diagnostics.

@@ -50,11 +50,8 @@ int main(int argc, char** argv) {
     }
     if (output.empty()) throw Error("assembling needs -o DIR");
     TpuArch arch = TpuArch::load(TpuArch::resolveFile(archFile), sets);
-    tpuprog::AssembleOptions options;
-    options.programPtr = 0;
-    options.alignment = static_cast<uint64_t>(arch.hbm.alignment_bytes);
-    options.scalarSlots = arch.scalar.slots;
-    tpuprog::writeJob(output, tpuprog::assemble(readFile(input), input, options));
+    tpuprog::writeJob(
+        output, tpuprog::assemble(readFile(input), input, tpuprog::AssembleOptions::forArch(arch)));
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tpu-as: error: %s\n", e.what());

@@ -7,10 +7,11 @@
 //
 // Reads a tensor graph (docs/graph-ir.md), runs the TPU compiler's passes (tpuc/Passes.h),
 // emits TPU assembly and writes the TPU program directory (job.plan + program.bin,
-// docs/tpu-program.md) to DIR for `tpu-sim run DIR/job.plan`, with the resolved architecture
-// next to it (DIR/arch.resolved.yaml). --dump-dir writes the IR after every pass
-// (NN-<pass>.mlir) and the assembly (program.s). Errors name the file, line and column of
-// the op and the reason; exit status 1 (2 for bad command-line syntax).
+// docs/tpu-program.md) to DIR for `tpu-sim run DIR/job.plan`, with the architecture it was
+// compiled for (DIR/arch.yaml). --dump-dir writes the IR after every pass (NN-<pass>.mlir)
+// and the assembly (program.s). Nothing is written unless the whole compile succeeds.
+// Errors name the file, line and column of the op and the reason; exit status 1 (2 for bad
+// command-line syntax).
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,7 +35,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
-#include <filesystem>
 
 namespace cl = llvm::cl;
 
@@ -67,10 +67,12 @@ int main(int argc, char** argv) {
   try {
     std::vector<std::string> overrides(sets.begin(), sets.end());
     TpuArch arch = TpuArch::load(TpuArch::resolveFile(archFile), overrides);
+    // Every file of a compile (the program directory and the dumps) is written only when the
+    // whole compile succeeded: the dumps are kept until then.
+    OutputSet out;
+    if (!dumpDir.empty()) out.makeDirectory(dumpDir);
     auto dump = [&](const std::string& name, const std::string& text) {
-      if (dumpDir.empty()) return;
-      std::filesystem::create_directories(std::string(dumpDir));
-      writeFileAtomically(std::string(dumpDir) + "/" + name, text);
+      if (!dumpDir.empty()) out.add(std::string(dumpDir) + "/" + name, text);
     };
 
     mlir::DialectRegistry registry;
@@ -100,12 +102,10 @@ int main(int argc, char** argv) {
     mlir::FailureOr<std::string> text = tpuc::emitTpuAssembly(*module);
     if (mlir::failed(text)) return 1;
     dump("program.s", *text);
-    tpuprog::AssembleOptions options;
-    options.alignment = static_cast<uint64_t>(arch.hbm.alignment_bytes);
-    options.scalarSlots = arch.scalar.slots;
-    tpuprog::Job job = tpuprog::assemble(*text, inputFile + " (generated program.s)", options);
-    tpuprog::writeJob(outputDir, job);
-    arch.description.writeResolved(std::string(outputDir) + "/arch.resolved.yaml");
+    tpuprog::Job job = tpuprog::assemble(*text, inputFile + " (generated program.s)",
+                                         tpuprog::AssembleOptions::forArch(arch));
+    tpuprog::stageJob(out, outputDir, job);
+    out.commit();
     return 0;
   } catch (const std::exception& e) {
     llvm::errs() << "tpu-compile: error: " << e.what() << "\n";

@@ -3,8 +3,8 @@
 ; Any shape: in HBM, A and C are padded to multiples of 8 rows and 128 columns, B to
 ; multiples of 128 in both dimensions (tiles 8x128 and 128x128), with zeros, so the kernel
 ; works on whole 128 x 128 tiles. M is processed in blocks of MB rows (MB must divide M
-; padded to 8, else the kernel stops with trap 1; MB = M streams every row through each
-; fold, the fewest folds).
+; padded to 8, else the kernel stops with trap 1, whose error says so; MB = M streams every
+; row through each fold, the fewest folds).
 ;
 ; Weight-stationary: each fold loads a 128 x 128 tile of B (k-slice, column tile) into an
 ; MXU and streams the block's MB rows of the A slice through it, accumulating fp32 results
@@ -35,6 +35,7 @@
 .input  A bf16 [M, K] tile=8x128
 .input  B bf16 [K, N] tile=128x128
 .output C f32  [M, N] tile=8x128
+.trap 1 "scalar MB (@MB) must be at least 1 and divide M padded to a multiple of 8 (@A.p0)"
 .equ BTILE 32768                          ; bytes of a 128 x 128 bf16 tile of B
 
 .program cores=all

@@ -1,5 +1,6 @@
 #include "runtime/tpu/tpu_layout.h"
 
+#include "runtime/launch_common.h"
 #include "support/error.h"
 #include "support/numerics.h"
 
@@ -64,15 +65,8 @@ void toTiled(const NpyArray& host, int64_t first, const TiledLayout& layout, uin
   const size_t dsize = dtypeSize(dd), hsize = dtypeSize(hd);
   std::memset(device, 0, layout.deviceBytes());
   const uint8_t* src = host.data.data() + first * static_cast<int64_t>(hsize);
-  const bool floatDevice = dd == DType::F32 || dd == DType::BF16;
-  const bool floatHost = hd == DType::F32 || hd == DType::F16;
-  if (floatDevice != floatHost || (dd == DType::I32 && hd != DType::I32))
-    throw Error(what + ": a " + dtypeName(hd) + " array cannot feed a " + dtypeName(dd) +
-                " tensor (" +
-                (floatDevice       ? "give f32 or f16 data"
-                 : dd == DType::I8 ? "give i8 or i32 data"
-                                   : "give i32 data") +
-                ")");
+  const bool floatDevice = isFloatType(dd);
+  checkHostFeeds(hd, dd, what);
   std::vector<float> tmp;
   forEachRow(layout, [&](int64_t li, int64_t di, int64_t n) {
     const uint8_t* s = src + li * static_cast<int64_t>(hsize);

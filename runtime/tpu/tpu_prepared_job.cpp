@@ -7,6 +7,7 @@
 #include "support/tpuprog/directory.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <set>
 
@@ -30,6 +31,8 @@ TpuPreparedJob::~TpuPreparedJob() {
 }
 
 void TpuPreparedJob::prepare() {
+  if (job_.arch)
+    checkPlannedParameters(*job_.arch, device_.arch().description, name_, TpuArch::kCompilers);
   // The region the plan asks for, moved as a whole if another job holds any of it.
   uint64_t lo = UINT64_MAX, hi = 0;
   for (size_t i = 0; i < job_.plan.prepare.size(); ++i) {
@@ -157,6 +160,36 @@ std::vector<int64_t> TpuPreparedJob::hostShape(const TensorArg& a, const TiledLa
   return s;
 }
 
+std::string TpuPreparedJob::explainTrap(const ProgramTrap& trap,
+                                        const std::vector<int64_t>& symbols) const {
+  std::string text = trap.what();
+  for (const TrapMessage& t : job_.plan.traps) {
+    if (t.code != trap.code()) continue;
+    // @NAME: the value of the binary's symbol NAME at this launch.
+    std::string message;
+    for (size_t i = 0; i < t.message.size(); ++i) {
+      size_t end = i + 1;
+      while (end < t.message.size() &&
+             (std::isalnum(static_cast<unsigned char>(t.message[end])) || t.message[end] == '_' ||
+              (t.message[end] == '.' && end + 1 < t.message.size() &&
+               std::isalnum(static_cast<unsigned char>(t.message[end + 1])))))
+        ++end;
+      const std::string name = t.message.substr(i + 1, end - i - 1);
+      const auto& names = job_.binary.symbols;
+      auto it = std::find(names.begin(), names.end(), name);
+      if (t.message[i] == '@' && it != names.end()) {
+        message += std::to_string(symbols[static_cast<size_t>(it - names.begin())]);
+        i = end - 1;
+      } else {
+        message += t.message[i];
+      }
+    }
+    return text + ": " + message;
+  }
+  return text + " (the plan of " + job_.plan.kernel + " says nothing about trap " +
+         std::to_string(trap.code()) + ")";
+}
+
 TpuLaunchOutput TpuPreparedJob::launch(const TpuLaunchArgs& args) {
   const bool timingOnly = device_.timingOnly();
   const int chips = device_.chips();
@@ -276,7 +309,12 @@ TpuLaunchOutput TpuPreparedJob::launch(const TpuLaunchArgs& args) {
         throw Error(where + ": job_bin_ptr " + c.devPtr +
                     " is not where the program binary was loaded (" + formatDevPtr(binaryPtr_) +
                     ")");
-      sim::tpu::LaunchResult r = device_.system().launch(job_.binary, symbols, args.trace);
+      sim::tpu::LaunchResult r;
+      try {
+        r = device_.system().launch(job_.binary, symbols, args.trace);
+      } catch (const ProgramTrap& trap) {
+        throw Error(explainTrap(trap, symbols));
+      }
       out.device.cycles += r.cycles;
       out.device.hostSeconds += r.hostSeconds;
       out.device.bundles += r.bundles;

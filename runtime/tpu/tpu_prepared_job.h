@@ -54,6 +54,9 @@ private:
                        const std::map<std::string, int64_t>& scalars) const;
   /// The host shape of an argument: the per-chip shape, dimension 0 times the chips when split.
   std::vector<int64_t> hostShape(const tpuprog::TensorArg& a, const TiledLayout& l) const;
+  /// The trap's error with what the plan says its code means, `@NAME` replaced by the
+  /// value symbol NAME had at the launch.
+  std::string explainTrap(const ProgramTrap& trap, const std::vector<int64_t>& symbols) const;
 
   TpuDevice& device_;
   tpuprog::Job job_;

@@ -1,5 +1,6 @@
 #include "sim/tools/run_command.h"
 
+#include "support/atomic_file.h"
 #include "support/spyrecode/directory.h"
 
 #include <cstdio>
@@ -75,27 +76,28 @@ std::unique_ptr<TraceWriter> makeTrace(const RunOptions& o) {
 void writeResults(const char* tool, const RunOptions& o, const RunBindings& b,
                   const std::map<std::string, NpyArray>& outputs, const Stats& stats,
                   const TraceWriter* trace, const ArchDescription& arch) {
+  // All or nothing: every file is staged first, and none appears unless all were written.
+  OutputSet out;
   if (!o.timingOnly)
     for (const auto& [name, file] : b.outputFiles) {
       auto it = outputs.find(name);
       if (it == outputs.end())
         throw Error("--output " + name + ": the job produced no such output");
-      writeNpy(file, it->second);
+      out.add(file, encodeNpy(it->second, file));
     }
-  if (!o.stats.empty()) stats.writeJson(o.stats);
-  if (trace) {
-    trace->write(o.trace);
-    if (trace->capped())
-      std::fprintf(stderr,
-                   "%s: trace capped at %zu events (%zu dropped); raise --trace-limit for the "
-                   "whole timeline\n",
-                   tool, trace->maxEvents(), trace->dropped());
-  }
+  if (!o.stats.empty()) out.add(o.stats, stats.jsonText());
+  if (trace) trace->write(out.stage(o.trace));
   std::string resultsFile = !o.stats.empty()         ? o.stats
                             : !b.outputFiles.empty() ? b.outputFiles.begin()->second
                                                      : o.trace;
   if (!resultsFile.empty())
-    arch.writeResolved(spyrecode::directoryOf(resultsFile) + "/arch.resolved.yaml");
+    out.add(spyrecode::directoryOf(resultsFile) + "/arch.resolved.yaml", arch.toYaml());
+  out.commit();
+  if (trace && trace->capped())
+    std::fprintf(stderr,
+                 "%s: trace capped at %zu events (%zu dropped); raise --trace-limit for the "
+                 "whole timeline\n",
+                 tool, trace->maxEvents(), trace->dropped());
 }
 
 void printTimelineLine(const RunOptions& o) {

@@ -78,8 +78,10 @@ auto launchRepeatedly(Job& job, Args& args, int launches, TraceWriter* trace,
 /// A trace writer when --trace was given.
 std::unique_ptr<TraceWriter> makeTrace(const RunOptions& o);
 
-/// Writes the results of a successful run: the outputs (unless timing only), stats.json, the
-/// trace (saying on stderr when its cap was hit) and arch.resolved.yaml next to them.
+/// Writes the results of a successful run, all or nothing (a file that cannot be written
+/// leaves none of the others behind; missing folders are created): the outputs (unless
+/// timing only), stats.json, the trace (saying on stderr when its cap was hit) and
+/// arch.resolved.yaml next to them.
 void writeResults(const char* tool, const RunOptions& o, const RunBindings& b,
                   const std::map<std::string, NpyArray>& outputs, const Stats& stats,
                   const TraceWriter* trace, const ArchDescription& arch);

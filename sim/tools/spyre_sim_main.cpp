@@ -9,6 +9,7 @@
 #include "sim/tools/run_command.h"
 #include "sim/tools/run_summary.h"
 #include "support/spyre_arch.h"
+#include "support/spyrecode/directory.h"
 
 using namespace chipless;
 
@@ -16,10 +17,11 @@ namespace {
 
 int run(const tools::RunOptions& o) {
   spdlog::set_level(spdlog::level::from_str(o.logLevel));
-  SpyreArch arch = SpyreArch::load(o.arch.empty() ? SpyreArch::defaultFile() : o.arch, o.sets);
+  spyrecode::Job program = spyrecode::readJob(o.plan);
+  SpyreArch arch = runArchitecture<SpyreArch>(program.arch, o.plan, o.arch, o.sets);
   tools::RunBindings bindings = tools::readBindings(o);
   auto device = runtime::Device::open(arch, {o.device, o.timingOnly});
-  runtime::PreparedJob job(*device, o.plan);
+  runtime::PreparedJob job(*device, std::move(program), o.plan);
   tools::checkOutputs(job.plan(), bindings, o.timingOnly);
   spdlog::info("prepared {} on spyre:{} ({} cores)", job.plan().kernel, device->index(),
                arch.chip.cores);
@@ -44,6 +46,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   tools::RunOptions o;
   CLI::App* runCmd = app.add_subcommand("run", "run a compiled job (DIR/job.plan)");
-  tools::addRunOptions(*runCmd, o, "architecture description (default models/hw/spyre.yaml)");
+  tools::addRunOptions(*runCmd, o,
+                       "architecture: spyre or a file (default: the one the program was "
+                       "compiled for)");
   return tools::simulatorMain("spyre-sim", app, argc, argv, [&] { return run(o); });
 }

@@ -9,6 +9,7 @@
 #include "sim/tools/run_command.h"
 #include "sim/tools/tpu_run_summary.h"
 #include "support/tpu_arch.h"
+#include "support/tpuprog/directory.h"
 
 using namespace chipless;
 
@@ -16,10 +17,11 @@ namespace {
 
 int run(const tools::RunOptions& o, int chips) {
   spdlog::set_level(spdlog::level::from_str(o.logLevel));
-  TpuArch arch = TpuArch::load(TpuArch::resolveFile(o.arch), o.sets);
+  tpuprog::Job program = tpuprog::readJob(o.plan);
+  TpuArch arch = runArchitecture<TpuArch>(program.arch, o.plan, o.arch, o.sets);
   tools::RunBindings bindings = tools::readBindings(o);
   auto device = runtime::TpuDevice::open(arch, {o.device, o.timingOnly, chips});
-  runtime::TpuPreparedJob job(*device, o.plan);
+  runtime::TpuPreparedJob job(*device, std::move(program), o.plan);
   tools::checkOutputs(job.plan(), bindings, o.timingOnly);
   spdlog::info("prepared {} on tpu:{} ({} chip(s) of tpu-{})", job.plan().kernel, device->index(),
                chips, arch.chip.generation);
@@ -47,7 +49,8 @@ int main(int argc, char** argv) {
   int chips = 1;
   CLI::App* runCmd = app.add_subcommand("run", "run a TPU program (DIR/job.plan)");
   tools::addRunOptions(
-      *runCmd, o, "architecture: a file, or v4, v5e, v5p, v6e (default models/hw/tpu-v5e.yaml)");
+      *runCmd, o,
+      "architecture: v4, v5e, v5p, v6e or a file (default: the one the program was compiled for)");
   runCmd->add_option("--chips", chips, "chips joined by ICI (default 1)")
       ->check(CLI::PositiveNumber);
   return tools::simulatorMain("tpu-sim", app, argc, argv, [&] { return run(o, chips); });

@@ -45,8 +45,11 @@ sc_core::sc_time System::toScTime(Cycles c) const {
   return sc_core::sc_time(c * periodPs_, sc_core::SC_PS);
 }
 
-void System::reportFault(const std::string& message) {
-  if (fault_.empty()) fault_ = message;
+void System::reportFault(const std::string& message, std::optional<int64_t> trapCode) {
+  if (fault_.empty()) {
+    fault_ = message;
+    faultTrap_ = trapCode;
+  }
   aborting_ = true;
   abortEvent_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -116,8 +119,11 @@ void System::abortLaunch(std::string message) {
   sc_core::sc_start();
   aborting_ = false;
   fault_.clear();
+  std::optional<int64_t> trap = faultTrap_;
+  faultTrap_.reset();
   trace_ = nullptr;
   resourceLog_.clear();
+  if (trap) throw ProgramTrap(message, *trap);
   throw Error(message);
 }
 
@@ -135,6 +141,7 @@ LaunchResult System::launch(const JobBinary& binary, const std::vector<int64_t>&
   lastActivity_ = 0;
   trace_ = trace;
   fault_.clear();
+  faultTrap_.reset();
   aborting_ = false;
   const Cycles past = std::numeric_limits<Cycles>::infinity();
   for (auto& c : chips_) {

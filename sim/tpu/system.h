@@ -19,6 +19,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -70,8 +71,9 @@ public:
   sc_core::sc_event& launchEvent() { return launchEvent_; }
   sc_core::sc_event& abortEvent() { return abortEvent_; }
   bool aborting() const { return aborting_; }
-  /// Records the first fault of the launch and aborts it.
-  void reportFault(const std::string& message);
+  /// Records the first fault of the launch and aborts it; `trapCode` when a program's trap
+  /// instruction stopped it (the launch then throws ProgramTrap).
+  void reportFault(const std::string& message, std::optional<int64_t> trapCode = std::nullopt);
   /// Notes that something finished at time t (the launch lasts at least until then).
   void noteActivity(Cycles t) { lastActivity_ = std::max(lastActivity_, t); }
   /// SystemC's current time in cycles of the launch's time frame: every launch starts at 0,
@@ -121,6 +123,7 @@ private:
   bool started_ = false;
   bool aborting_ = false;
   std::string fault_;
+  std::optional<int64_t> faultTrap_; ///< the trap code of fault_, when a trap caused it
   const std::vector<int64_t>* symbols_ = nullptr;
   Cycles lastActivity_ = 0; ///< in the launch's time frame
   Cycles base_ = 0;         ///< SystemC time of the launch's time 0, in cycles

@@ -91,6 +91,9 @@ void TensorCore::thread() {
       state_ = State::Done;
     } catch (const LaunchAborted&) {
       state_ = State::Aborted;
+    } catch (const ProgramTrap& e) {
+      state_ = State::Failed;
+      system_.reportFault(e.what(), e.code());
     } catch (const Error& e) {
       state_ = State::Failed;
       system_.reportFault(e.what());
@@ -157,6 +160,10 @@ bool TensorCore::execute(const Op& op, size_t& nextPc) {
 }
 
 void TensorCore::fault(const std::string& message) const {
+  throw Error(faultLocation() + ": " + message);
+}
+
+std::string TensorCore::faultLocation() const {
   std::string where = label_;
   if (current_) {
     const OpcodeInfo& info = opcodeInfo(current_->op);
@@ -166,7 +173,7 @@ void TensorCore::fault(const std::string& message) const {
   } else {
     where += " pc " + std::to_string(pc_);
   }
-  throw Error(where + ": " + message);
+  return where;
 }
 
 void TensorCore::traceSpan(int track, const std::string& name, Cycles start, Cycles end) {
@@ -284,8 +291,9 @@ bool TensorCore::scalarOp(const Op& op, size_t& nextPc) {
     fence();
     break;
   case Opcode::Trap:
-    fault("trap " + std::to_string(arg(op, 0)) +
-          ": the program stopped itself (a check of its preconditions failed; see its source)");
+    throw ProgramTrap(faultLocation() + ": trap " + std::to_string(arg(op, 0)) +
+                          ": the program stopped itself (a check of its preconditions failed)",
+                      arg(op, 0));
   default:
     fault("not a scalar operation");
   }

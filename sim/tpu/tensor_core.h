@@ -111,6 +111,8 @@ private:
   void checkVmem(const char* what, const StridedBlock& block);
   /// Stops the launch with an error naming this core, the slot, pc and operation.
   [[noreturn]] void fault(const std::string& message) const;
+  /// "chip 0 core 1 scalar pc 7 (trap)": where a fault happens, as fault() prefixes it.
+  std::string faultLocation() const;
   void traceSpan(int track, const std::string& name, Cycles start, Cycles end);
   void async(Cycles done) {
     if (done > lastAsyncDone_) lastAsyncDone_ = done;

@@ -57,6 +57,7 @@ public:
     std::string bin = encodeBinary(job_.binary);
     addStandardSteps(job_.plan, options_.programPtr, static_cast<int64_t>(bin.size()),
                      options_.alignment);
+    job_.arch = options_.arch;
     return std::move(job_);
   }
 
@@ -408,6 +409,14 @@ private:
 };
 
 } // namespace
+
+AssembleOptions AssembleOptions::forArch(const SpyreArch& arch) {
+  AssembleOptions o;
+  o.programPtr = arch.programBase();
+  o.alignment = static_cast<uint64_t>(arch.memory.alignment_bytes);
+  o.arch = arch.description;
+  return o;
+}
 
 Job assemble(const std::string& text, const std::string& path, const AssembleOptions& options) {
   return Assembler(path, options).run(text);

@@ -1,9 +1,11 @@
 #pragma once
 /// The SpyreCode assembly language: text in, job plan + job binary out. The language is
 /// described in docs/spyrecode.md; disassembler.h prints it back.
+#include "support/spyre_arch.h"
 #include "support/spyrecode/plan.h"
 #include "support/spyrecode/program.h"
 
+#include <optional>
 #include <string>
 
 namespace chipless::spyrecode {
@@ -12,13 +14,20 @@ namespace chipless::spyrecode {
 struct Job {
   JobPlan plan;
   JobBinary binary;
+  /// The resolved architecture the job was made for; writeJob records it in the directory
+  /// (arch.yaml) and readJob reads it back.
+  std::optional<ArchDescription> arch;
 };
 
 /// Where the assembler places the job in device memory (from the architecture
-/// description: the SpyreCode segment and the allocation alignment).
+/// description: the SpyreCode segment and the allocation alignment), and the description
+/// the job records as the one it was made for.
 struct AssembleOptions {
   uint64_t programPtr = 0x1C00000000ull;
   uint64_t alignment = 128;
+  std::optional<ArchDescription> arch;
+  /// The options for `arch`: its program segment, alignment and description.
+  static AssembleOptions forArch(const SpyreArch& arch);
 };
 
 /// Assembles `text` read from `path`. Errors throw chipless::Error naming path and line.

@@ -64,7 +64,7 @@ bool PlanCommand::operator==(const PlanCommand& o) const {
 bool JobPlan::operator==(const JobPlan& o) const {
   return kernel == o.kernel && binaryFile == o.binaryFile && args == o.args &&
          scalars == o.scalars && buffers == o.buffers && prepare == o.prepare &&
-         execute == o.execute;
+         execute == o.execute && arch == o.arch;
 }
 
 const TensorArg* JobPlan::findArg(const std::string& name) const {
@@ -267,7 +267,7 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
   }
   Reader r(root, path, "");
   r.only({"format", "version", "kernel", "binary", "arguments", "scalars", "buffers", "prepare",
-          "execute"});
+          "execute", "arch"});
   if (r.str("format") != "spyrecode")
     r.failField("format", "expected \"spyrecode\", got \"" + r.str("format") + "\"");
   if (r.integer("version") != kPlanVersion)
@@ -276,6 +276,7 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
   JobPlan plan;
   plan.kernel = r.str("kernel");
   plan.binaryFile = r.str("binary");
+  if (r.has("arch")) plan.arch = archRecordFromJson(JsonFields(r.raw("arch"), path, "arch"));
   readDeclarations(r, path, plan, readArg);
   for (const auto& a : plan.args)
     for (size_t d = 0; d < a.shape.size(); ++d)
@@ -307,7 +308,7 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
 }
 
 std::string planToJson(const JobPlan& plan) {
-  return planJson(plan, "spyrecode", kPlanVersion, [](const TensorArg& a) {
+  return planJson(plan, "spyrecode", kPlanVersion, nullptr, [](const TensorArg& a) {
     return json{{"name", a.name},
                 {"role", argRoleName(a.role)},
                 {"dtype", dtypeName(a.dtype)},

@@ -1,9 +1,11 @@
 #pragma once
 /// The job plan (job.plan, JSON): argument metadata plus the preparation plan (run once)
 /// and the execution plan (run per launch). See docs/spyrecode.md.
+#include "support/arch_record.h"
 #include "support/spyrecode/program.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,9 @@ struct JobPlan {
   std::vector<Buffer> buffers;
   std::vector<PlanCommand> prepare;
   std::vector<PlanCommand> execute;
+  /// The architecture the program was compiled for (DIR/arch.yaml); absent in programs
+  /// written before chipless recorded it.
+  std::optional<ArchRecord> arch;
   bool operator==(const JobPlan& o) const;
 
   /// The argument with this name, or nullptr.

@@ -55,6 +55,7 @@ public:
     std::string bin = encodeBinary(job_.binary);
     addStandardSteps(job_.plan, options_.programPtr, static_cast<int64_t>(bin.size()),
                      options_.alignment);
+    job_.arch = options_.arch;
     return std::move(job_);
   }
 
@@ -91,6 +92,8 @@ private:
       tensorArg(word, rest);
     } else if (word == ".scalar") {
       job_.plan.scalars.push_back(scalarDirective(rest));
+    } else if (word == ".trap") {
+      trapDirective(rest);
     } else if (word == ".buffer") {
       std::istringstream in(rest);
       std::string name, size;
@@ -111,7 +114,8 @@ private:
       inProgram_ = false;
     } else {
       fail("unknown directive '" + word +
-           "' (expected .kernel, .input, .output, .inout, .scalar, .buffer, .equ, .program, .end)");
+           "' (expected .kernel, .input, .output, .inout, .scalar, .buffer, .trap, .equ, .program, "
+           ".end)");
     }
   }
 
@@ -169,6 +173,20 @@ private:
     }
     declare(name);
     job_.plan.args.push_back(a);
+  }
+
+  /// .trap CODE "what the code means"
+  void trapDirective(const std::string& rest) {
+    size_t q = rest.find('"');
+    if (q == std::string::npos || rest.size() < q + 2 || rest.back() != '"')
+      fail(".trap CODE \"message\": the message goes in double quotes");
+    std::string message = rest.substr(q + 1, rest.size() - q - 2);
+    if (message.empty() || message.find('"') != std::string::npos)
+      fail(".trap: the message must be non-empty and hold no double quote");
+    TrapMessage t{constantExpr(trim(rest.substr(0, q)), ".trap code"), message};
+    for (const auto& other : job_.plan.traps)
+      if (other.code == t.code) fail(".trap " + std::to_string(t.code) + " given twice");
+    job_.plan.traps.push_back(t);
   }
 
   /// "all", "3" or "0-15" into [first, last].
@@ -408,6 +426,15 @@ private:
 };
 
 } // namespace
+
+AssembleOptions AssembleOptions::forArch(const TpuArch& arch) {
+  AssembleOptions o;
+  o.programPtr = 0;
+  o.alignment = static_cast<uint64_t>(arch.hbm.alignment_bytes);
+  o.scalarSlots = arch.scalar.slots;
+  o.arch = arch.description;
+  return o;
+}
 
 Job assemble(const std::string& text, const std::string& path, const AssembleOptions& options) {
   return Assembler(path, options).run(text);

@@ -1,9 +1,11 @@
 #pragma once
 /// The TPU assembly language: text in, job plan + job binary out. The language is described
 /// in docs/tpu-program.md; disassembler.h prints it back.
+#include "support/tpu_arch.h"
 #include "support/tpuprog/plan.h"
 #include "support/tpuprog/program.h"
 
+#include <optional>
 #include <string>
 
 namespace chipless::tpuprog {
@@ -12,14 +14,21 @@ namespace chipless::tpuprog {
 struct Job {
   JobPlan plan;
   JobBinary binary;
+  /// The resolved architecture the job was made for; writeJob records it in the directory
+  /// (arch.yaml) and readJob reads it back.
+  std::optional<ArchDescription> arch;
 };
 
 /// Where the assembler places the job in HBM and how wide bundles may be (from the
-/// architecture description: hbm.alignment_bytes, scalar.slots).
+/// architecture description: hbm.alignment_bytes, scalar.slots), and the description the
+/// job records as the one it was made for.
 struct AssembleOptions {
   uint64_t programPtr = 0;
   uint64_t alignment = 512;
   int scalarSlots = 2;
+  std::optional<ArchDescription> arch;
+  /// The options for `arch`: its alignment, bundle width and description.
+  static AssembleOptions forArch(const TpuArch& arch);
 };
 
 /// Assembles `text` read from `path`. Errors throw chipless::Error naming path and line.

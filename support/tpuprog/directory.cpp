@@ -3,11 +3,8 @@
 #include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/spyrecode/directory.h"
+#include "support/tpu_arch.h"
 #include "support/tpuprog/binary.h"
-
-#include <cerrno>
-#include <cstring>
-#include <sys/stat.h>
 
 namespace chipless::tpuprog {
 
@@ -24,6 +21,7 @@ Job readJob(const std::string& planPath) {
   job.plan = parsePlan(readFile(planPath), planPath);
   std::string binPath = spyrecode::directoryOf(planPath) + "/" + job.plan.binaryFile;
   job.binary = decodeBinary(readFile(binPath), binPath);
+  if (job.plan.arch) job.arch = readArchRecord(planPath, *job.plan.arch, TpuArch::schema());
   for (const auto& c : job.plan.prepare)
     if (c.kind == PlanCommand::Kind::InitTransfer && c.filePath != job.plan.binaryFile)
       throw Error(located(planPath, 0,
@@ -33,11 +31,21 @@ Job readJob(const std::string& planPath) {
   return job;
 }
 
+void stageJob(OutputSet& out, const std::string& dir, const Job& job) {
+  out.makeDirectory(dir);
+  JobPlan plan = job.plan;
+  if (job.arch) {
+    out.add(dir + "/" + kArchRecordFile, job.arch->toYaml());
+    plan.arch = ArchRecord{kArchRecordFile, job.arch->fingerprint()};
+  }
+  out.add(dir + "/" + plan.binaryFile, encodeBinary(job.binary));
+  out.add(dir + "/job.plan", planToJson(plan));
+}
+
 void writeJob(const std::string& dir, const Job& job) {
-  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
-    throw Error(dir + ": cannot create directory: " + std::strerror(errno));
-  writeFileAtomically(dir + "/" + job.plan.binaryFile, encodeBinary(job.binary));
-  writeFileAtomically(dir + "/job.plan", planToJson(job.plan));
+  OutputSet out;
+  stageJob(out, dir, job);
+  out.commit();
 }
 
 } // namespace chipless::tpuprog

@@ -1,5 +1,6 @@
 #pragma once
 /// A TPU program directory on disk: job.plan next to the job binary it names.
+#include "support/atomic_file.h"
 #include "support/tpuprog/assembler.h"
 
 #include <string>
@@ -16,7 +17,12 @@ Job readJob(const std::string& planPath);
 /// in messages.
 void checkSymbols(const Job& job, const std::string& binaryName, const std::string& planName);
 
-/// Writes DIR/job.plan and DIR/<binary> (creating DIR). Each file appears whole or not at all.
+/// Stages DIR/job.plan, DIR/<binary> and, when the job names its architecture, DIR/arch.yaml
+/// recorded in the plan, into `out` (creating DIR and its parents, removed again if `out`
+/// is not committed).
+void stageJob(OutputSet& out, const std::string& dir, const Job& job);
+
+/// stageJob and commit: the directory's files appear together, or none do.
 void writeJob(const std::string& dir, const Job& job);
 
 } // namespace chipless::tpuprog

@@ -89,6 +89,7 @@ std::string disassemble(const Job& job) {
     out << "\n";
   }
   for (const auto& b : plan.buffers) out << ".buffer " << b.name << " " << b.size << "\n";
+  for (const auto& t : plan.traps) out << ".trap " << t.code << " \"" << t.message << "\"\n";
   for (const auto& p : job.binary.programs) {
     out << "\n.program chips=" << formatRange(p.chipFirst, p.chipLast)
         << " cores=" << formatRange(p.coreFirst, p.coreLast) << "\n";

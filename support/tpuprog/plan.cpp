@@ -17,7 +17,7 @@ const char* placementName(Placement p) {
 bool JobPlan::operator==(const JobPlan& o) const {
   return kernel == o.kernel && binaryFile == o.binaryFile && args == o.args &&
          scalars == o.scalars && buffers == o.buffers && prepare == o.prepare &&
-         execute == o.execute;
+         execute == o.execute && arch == o.arch && traps == o.traps;
 }
 
 const TensorArg* JobPlan::findArg(const std::string& name) const {
@@ -155,7 +155,7 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
   }
   Fields r(root, path, "");
   r.only({"format", "version", "kernel", "binary", "arguments", "scalars", "buffers", "prepare",
-          "execute"});
+          "execute", "arch", "traps"});
   if (r.str("format") != kPlanFormat)
     r.failField("format",
                 std::string("expected \"") + kPlanFormat + "\", got \"" + r.str("format") + "\"" +
@@ -166,6 +166,7 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
   JobPlan plan;
   plan.kernel = r.str("kernel");
   plan.binaryFile = r.str("binary");
+  if (r.has("arch")) plan.arch = archRecordFromJson(JsonFields(r.raw("arch"), path, "arch"));
   if (plan.binaryFile.empty() || plan.binaryFile.find('/') != std::string::npos)
     r.failField("binary",
                 "expected a file name in the plan's directory, got '" + plan.binaryFile + "'");
@@ -181,6 +182,19 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
                               indexedField("arguments", i) + ".shape[" + std::to_string(d) +
                                   "]: '" + *s + "' is not a declared scalar"));
       }
+  }
+  if (r.has("traps")) {
+    const json& traps = r.raw("traps");
+    if (!traps.is_array()) r.failField("traps", "expected an array");
+    for (size_t i = 0; i < traps.size(); ++i) {
+      Fields t(traps[i], path, indexedField("traps", i));
+      t.only({"code", "message"});
+      TrapMessage m{t.integer("code"), t.str("message")};
+      for (const auto& other : plan.traps)
+        if (other.code == m.code)
+          t.failField("code", "code " + std::to_string(m.code) + " is given twice");
+      plan.traps.push_back(m);
+    }
   }
   plan.prepare = spyrecode::readPlanCommands(root, path, "prepare", true);
   plan.execute = spyrecode::readPlanCommands(root, path, "execute", false);
@@ -202,14 +216,17 @@ JobPlan parsePlan(const std::string& text, const std::string& path) {
 }
 
 std::string planToJson(const JobPlan& plan) {
-  return planJson(plan, kPlanFormat, kPlanVersion, [](const TensorArg& a) {
-    return json{{"name", a.name},
-                {"role", argRoleName(a.role)},
-                {"dtype", dtypeName(a.dtype)},
-                {"shape", shapeToJson(a.shape)},
-                {"tile", {a.tile[0], a.tile[1]}},
-                {"placement", placementName(a.placement)}};
-  });
+  nlohmann::json traps = nlohmann::json::array();
+  for (const auto& t : plan.traps) traps.push_back({{"code", t.code}, {"message", t.message}});
+  return planJson(plan, kPlanFormat, kPlanVersion, traps.empty() ? nullptr : &traps,
+                  [](const TensorArg& a) {
+                    return json{{"name", a.name},
+                                {"role", argRoleName(a.role)},
+                                {"dtype", dtypeName(a.dtype)},
+                                {"shape", shapeToJson(a.shape)},
+                                {"tile", {a.tile[0], a.tile[1]}},
+                                {"placement", placementName(a.placement)}};
+                  });
 }
 
 void addStandardSteps(JobPlan& plan, uint64_t programPtr, int64_t binarySize, uint64_t alignment) {

@@ -2,9 +2,11 @@
 /// The TPU job plan (job.plan, JSON): argument metadata plus the preparation plan (run once)
 /// and the execution plan (run per launch), with SpyreCode's commands. See
 /// docs/tpu-program.md.
+#include "support/arch_record.h"
 #include "support/tpuprog/program.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,14 @@ using spyrecode::formatDevPtr;
 using spyrecode::parseDevPtr;
 using spyrecode::PlanCommand;
 
+/// What a `trap CODE` of the program means: shown with the trap's error. `@NAME` in the
+/// message stands for the value of a scalar or dimension symbol at the failed launch.
+struct TrapMessage {
+  int64_t code = 0;
+  std::string message;
+  bool operator==(const TrapMessage& o) const { return code == o.code && message == o.message; }
+};
+
 /// Everything in job.plan.
 struct JobPlan {
   std::string kernel;
@@ -24,6 +34,10 @@ struct JobPlan {
   std::vector<Buffer> buffers;
   std::vector<PlanCommand> prepare;
   std::vector<PlanCommand> execute;
+  /// The architecture the program was compiled for (DIR/arch.yaml); absent in programs
+  /// written before chipless recorded it.
+  std::optional<ArchRecord> arch;
+  std::vector<TrapMessage> traps; ///< meanings of the program's trap codes
   bool operator==(const JobPlan& o) const;
 
   /// The argument with this name, or nullptr.

@@ -75,9 +75,10 @@ TEST_F(TpuCli, SuccessfulRunWritesOutputsStatsTraceAndTheResolvedArchitecture) {
 }
 
 TEST_F(TpuCli, GenerationNamesAndChips) {
-  std::string plan = assembled(kernels + "allreduce.s", "ar");
-  Result r =
-      sh(tool("tpu-sim") + " run " + plan + " --arch v4 --chips 8 --timing-only --scalar L=65536");
+  Result r = sh(tool("tpu-as") + " " + kernels + "allreduce.s --arch v4 -o " + path("ar"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = sh(tool("tpu-sim") + " run " + path("ar/job.plan") +
+         " --chips 8 --timing-only --scalar L=65536");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("on 8 chip(s) x 2 TensorCore(s), tpu-v4"), std::string::npos) << r.output;
 }
@@ -126,8 +127,23 @@ TEST_F(TpuCli, BadNpyAndWrongShapes) {
   writeNpy(path("a.npy"), randomF32Array({200, 301}, 1));
   expectError(sh(runGemm(plan)), {"input 'B' dimension 0 gives K = 300 but it is 301"});
   writeNpy(path("a.npy"), makeNpy(DType::I32, {200, 300}));
-  expectError(sh(runGemm(plan)), {"input 'A'", "cannot feed a bf16 tensor"});
+  expectError(sh(runGemm(plan)), {"input 'A'", "cannot feed a tensor of bf16"});
   EXPECT_FALSE(fs::exists(path("c.npy")));
+}
+
+TEST_F(TpuCli, AFailedPreconditionSaysWhichScalarAndWhichCheck) {
+  gemmInputs();
+  std::string plan = assembled(kernels + "gemm.s", "gemm");
+  std::string run = tool("tpu-sim") + " run " + plan + " --input A=" + path("a.npy") +
+                    " --input B=" + path("b.npy") + " --output C=" + path("c.npy");
+  expectError(sh(run + " --scalar MB=7"),
+              {"pc ", "trap 1",
+               "scalar MB (7) must be at least 1 and divide M padded to a "
+               "multiple of 8 (200)"});
+  expectError(sh(run + " --scalar MB=0"), {"trap 1", "scalar MB (0) must be at least 1"});
+  EXPECT_FALSE(fs::exists(path("c.npy")));
+  ShellResult r = sh(run + " --scalar MB=40");
+  EXPECT_EQ(r.status, 0) << r.output;
 }
 
 TEST_F(TpuCli, BadArchitectureNamesFileLineAndKey) {

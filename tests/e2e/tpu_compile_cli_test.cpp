@@ -192,7 +192,7 @@ TEST(TpuCompileCli, DeterministicDumpsAndAssemblyThatRoundTrips) {
   // Every file of the program directory and of the dumps, byte for byte.
   EXPECT_EQ(directoryFiles(a.dir), directoryFiles(b.dir));
   EXPECT_EQ(directoryFiles(a.dumpDir), directoryFiles(b.dumpDir));
-  EXPECT_TRUE(fs::exists(a.dir + "/arch.resolved.yaml"));
+  EXPECT_TRUE(fs::exists(a.dir + "/arch.yaml"));
   for (const char* f :
        {"00-graph.mlir", "01-tpu-target.mlir", "02-tpu-verify-graph.mlir", "03-tpu-decompose.mlir",
         "04-tpu-form-kernels.mlir", "05-tpu-alloc-hbm.mlir", "06-tpu-tile-mxu.mlir",

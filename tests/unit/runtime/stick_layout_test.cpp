@@ -242,13 +242,17 @@ TEST(StickLayout, IntegerAndFloatDoNotConvert) {
   for (DType dt : {DType::F16, DType::BF16, DType::F32}) {
     std::string e = message(ints, dt);
     EXPECT_CONTAINS(e, "input 'weights'");
-    EXPECT_CONTAINS(e, "cannot convert i32");
+    EXPECT_CONTAINS(e, "i32 data cannot feed a tensor of");
     EXPECT_CONTAINS(e, dtypeName(dt));
   }
   std::string e = message(floats, DType::I32);
   EXPECT_CONTAINS(e, "input 'weights'");
-  EXPECT_CONTAINS(e, "cannot convert f32 data to a i32 tensor");
+  EXPECT_CONTAINS(e, "f32 data cannot feed a tensor of i32 (give i32 data)");
   EXPECT_CONTAINS(message(halves, DType::I32), "f16");
+  // An i8 array is no float: it is refused naming the input, not decoded as one.
+  NpyArray bytes = makeNpy(DType::I8, {2, 2});
+  EXPECT_CONTAINS(message(bytes, DType::F16),
+                  "input 'weights': i8 data cannot feed a tensor of f16");
 }
 
 } // namespace

@@ -288,8 +288,8 @@ TEST(PlanErrors, MissingFields) {
 TEST(PlanErrors, UnknownFields) {
   json j = base();
   j["extra"] = 1;
-  expectPlanError(j, {"extra: unknown field (expected one of: arguments, binary, buffers, execute, "
-                      "format, kernel, prepare, scalars, version)"});
+  expectPlanError(j, {"extra: unknown field (expected one of: arch, arguments, binary, buffers, "
+                      "execute, format, kernel, prepare, scalars, version)"});
   j = base();
   j["arguments"][0]["strides"] = {1};
   expectPlanError(j, {"arguments[0].strides: unknown field (expected one of: dtype, layout, name, "
@@ -530,11 +530,47 @@ TEST(Directory, WriteThenRead) {
   EXPECT_TRUE(back.binary == synthetic.binary);
 }
 
-TEST(Directory, WriteErrors) {
+TEST(Directory, WriteCreatesParentsOrWritesNothing) {
   TempDir tmp;
   Job job = testing::syntheticJob();
-  EXPECT_ERROR_PARTS([&] { writeJob(tmp.path() + "/no/such/dir", job); },
-                     tmp.path() + "/no/such/dir: cannot create directory");
+  writeJob(tmp.path() + "/no/such/dir", job);
+  EXPECT_TRUE(readJob(tmp.path() + "/no/such/dir/job.plan").binary == job.binary);
+  writeFileAtomically(tmp.path() + "/file", "not a folder");
+  EXPECT_ERROR_PARTS([&] { writeJob(tmp.path() + "/file/dir", job); },
+                     tmp.path() + "/file: cannot create directory");
+}
+
+TEST(Directory, TheArchitectureRecordIsWrittenAndReadBack) {
+  TempDir tmp;
+  SpyreArch arch = SpyreArch::load(SpyreArch::defaultFile(), {"chip.cores=16"});
+  Job job =
+      assemble(readFile(testing::kernelFiles().front()), "k.s", AssembleOptions::forArch(arch));
+  ASSERT_TRUE(job.arch.has_value());
+  writeJob(tmp.path() + "/k", job);
+  std::string plan = tmp.path() + "/k/job.plan";
+  EXPECT_EQ(readFile(tmp.path() + "/k/arch.yaml"), arch.description.toYaml());
+  Job back = readJob(plan);
+  ASSERT_TRUE(back.plan.arch.has_value());
+  EXPECT_EQ(back.plan.arch->file, "arch.yaml");
+  EXPECT_EQ(back.plan.arch->fingerprint, arch.description.fingerprint());
+  ASSERT_TRUE(back.arch.has_value());
+  EXPECT_EQ(back.arch->getInt("chip.cores"), 16);
+  // A record that does not match its file, or names none, is an error naming the file.
+  std::string text = readFile(plan);
+  std::string f = arch.description.fingerprint();
+  std::string tampered = text;
+  tampered.replace(tampered.find(f), f.size(), "fnv1a64:0000000000000000");
+  writeFileAtomically(plan, tampered);
+  EXPECT_ERROR_PARTS([&] { readJob(plan); }, tmp.path() + "/k/arch.yaml",
+                     "do not match the fingerprint");
+  std::string noFile = text;
+  noFile.replace(noFile.find("\"arch.yaml\""), 11, "\"gone.yaml\"");
+  writeFileAtomically(plan, noFile);
+  EXPECT_ERROR_PARTS([&] { readJob(plan); }, tmp.path() + "/k/gone.yaml", "cannot open");
+  std::string badField = text;
+  badField.replace(badField.find(f), f.size(), "md5:1234");
+  writeFileAtomically(plan, badField);
+  EXPECT_ERROR_PARTS([&] { readJob(plan); }, plan, "arch.fingerprint");
 }
 
 class DirectoryErrors : public ::testing::Test {

@@ -482,32 +482,6 @@ TEST(SpyreArch, SchemaMatchesShippedFile) {
     EXPECT_TRUE(declared.count(k)) << "in spyre.yaml but not declared: " << k;
 }
 
-TEST(SpyreArch, EveryValueInShippedFileStatesItsSource) {
-  // Each key line must be covered by the nearest comment block above it (possibly shared
-  // by consecutive keys), and that block must say "public" or "estimate".
-  std::istringstream in(readFile(spyreFile()));
-  std::string line, block;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    size_t first = line.find_first_not_of(' ');
-    if (first == std::string::npos) continue;
-    if (line[first] == '#') {
-      if (block.empty() || block.back() == '\x01') block.clear();
-      block += line + "\n";
-      continue;
-    }
-    if (first == 0) { // a section header starts a new scope
-      block.clear();
-      continue;
-    }
-    bool sourced =
-        block.find("public") != std::string::npos || block.find("estimate") != std::string::npos;
-    EXPECT_TRUE(sourced) << "spyre.yaml:" << number << ": no source comment for: " << line;
-    if (!block.empty() && block.back() != '\x01') block += '\x01'; // keys follow the block
-  }
-}
-
 TEST(SpyreArch, DefaultFile) {
   const char* old = std::getenv("CHIPLESS_ARCH_DIR");
   std::string saved = old ? old : "";

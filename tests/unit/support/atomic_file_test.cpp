@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <set>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -128,6 +129,63 @@ TEST_F(AtomicFileTest, ReadDirectoryFails) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind(dir_ + ": ", 0), 0u) << e.what();
   }
+}
+
+TEST_F(AtomicFileTest, OutputSetPutsEveryFileInPlaceTogether) {
+  {
+    OutputSet out;
+    out.add(dir_ + "/a.txt", "alpha");
+    out.add(dir_ + "/sub/deeper/b.txt", "beta");
+    StagedFile& c = out.stage(dir_ + "/sub/c.txt");
+    c.append("gam");
+    c.append("ma");
+    // Nothing is visible before the commit (the folders are, to hold the staged files).
+    EXPECT_THROW(readFile(dir_ + "/a.txt"), Error);
+    out.commit();
+  }
+  EXPECT_EQ(readFile(dir_ + "/a.txt"), "alpha");
+  EXPECT_EQ(readFile(dir_ + "/sub/deeper/b.txt"), "beta");
+  EXPECT_EQ(readFile(dir_ + "/sub/c.txt"), "gamma");
+  ::unlink((dir_ + "/sub/deeper/b.txt").c_str());
+  ::unlink((dir_ + "/sub/c.txt").c_str());
+  ::rmdir((dir_ + "/sub/deeper").c_str());
+  ::rmdir((dir_ + "/sub").c_str());
+}
+
+TEST_F(AtomicFileTest, AnOutputSetThatFailsLeavesNothingBehind) {
+  writeFileAtomically(dir_ + "/kept.txt", "old");
+  writeFileAtomically(dir_ + "/file", "a file where a folder is wanted");
+  const std::vector<std::string> before = list();
+  try {
+    OutputSet out;
+    out.add(dir_ + "/kept.txt", "new");
+    out.add(dir_ + "/new/folder/x.txt", "x");
+    out.add(dir_ + "/file/y.txt", "cannot be written");
+    out.commit();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(dir_ + "/file"), std::string::npos) << e.what();
+  }
+  std::vector<std::string> after = list();
+  EXPECT_EQ(std::multiset<std::string>(after.begin(), after.end()),
+            std::multiset<std::string>(before.begin(), before.end()));
+  EXPECT_EQ(readFile(dir_ + "/kept.txt"), "old");
+  // Destroyed without commit(): the same.
+  {
+    OutputSet out;
+    out.add(dir_ + "/kept.txt", "new");
+    out.add(dir_ + "/another/z.txt", "z");
+  }
+  after = list();
+  EXPECT_EQ(std::multiset<std::string>(after.begin(), after.end()),
+            std::multiset<std::string>(before.begin(), before.end()));
+  EXPECT_EQ(readFile(dir_ + "/kept.txt"), "old");
+}
+
+TEST_F(AtomicFileTest, AnOutputSetRefusesTheSamePathTwice) {
+  OutputSet out;
+  out.add(dir_ + "/a.txt", "one");
+  EXPECT_THROW(out.add(dir_ + "/a.txt", "two"), Error);
 }
 
 } // namespace

@@ -87,39 +87,6 @@ TEST(TpuArch, TheOtherV6eMxuCountGivesTheSamePeak) {
   EXPECT_NE(text.find("--set mxu.count=4 --set chip.clock_ghz=1.751"), std::string::npos);
 }
 
-TEST(TpuArch, EveryValueSaysWhereItComesFrom) {
-  // Each value is preceded, within its section, by a comment block saying public, derived
-  // or estimate (one block may cover a few related keys, such as rows and cols).
-  for (const auto& [gen, peak] : kPublishedPeak) {
-    std::istringstream in(readFile(hwFile(gen)));
-    std::string line, block;
-    bool inBlock = false;
-    int n = 0;
-    while (std::getline(in, line)) {
-      ++n;
-      size_t first = line.find_first_not_of(' ');
-      if (first == std::string::npos) continue;
-      if (line[first] == '#') {
-        if (!inBlock) block.clear();
-        inBlock = true;
-        block += line + "\n";
-        continue;
-      }
-      inBlock = false;
-      if (first == 0) { // a section header
-        block.clear();
-        continue;
-      }
-      if (line.find("generation:") != std::string::npos) continue;
-      bool sourced = block.find("public") != std::string::npos ||
-                     block.find("derived") != std::string::npos ||
-                     block.find("estimate") != std::string::npos;
-      EXPECT_TRUE(sourced) << hwFile(gen) << ":" << n << ": '" << line
-                           << "' has no comment saying public, derived or estimate";
-    }
-  }
-}
-
 TEST(TpuArch, EveryFileHasEveryKeyOfTheSchemaAndNoOther) {
   // load() is strict both ways; a resolved file reloads to the same values.
   for (const auto& [gen, peak] : kPublishedPeak) {

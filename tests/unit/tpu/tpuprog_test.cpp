@@ -183,6 +183,9 @@ TEST(TpuAssembler, ErrorsNameFileAndLine) {
       {".kernel k\n.frobnicate\n", "bad.s:2: unknown directive '.frobnicate'"},
       {".program cores=all\n.end\n", "bad.s:1: missing .kernel"},
       {head + "    jmp L | loop 2\n    endloop\n.end\n", "two control operations"},
+      {".kernel k\n.trap 1 no quotes\n", "bad.s:2: .trap CODE \"message\""},
+      {".kernel k\n.trap 1 \"a\"\n.trap 1 \"b\"\n", "bad.s:3: .trap 1 given twice"},
+      {".kernel k\n.trap 1 \"\"\n", "bad.s:2: .trap: the message must be non-empty"},
   };
   for (const auto& c : cases) {
     std::string msg = errorOf(c.text);

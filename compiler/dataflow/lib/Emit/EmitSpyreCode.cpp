@@ -86,14 +86,13 @@ FailureOr<sc::Job> chipless::dataflow::emitSpyreCode(dfir::JobOp job, const Spyr
   try {
     std::string bytes = sc::encodeBinary(out.binary);
     sc::decodeBinary(bytes, where);
-    const uint64_t programPtr = static_cast<uint64_t>(arch.memory.program_segment) *
-                                static_cast<uint64_t>(arch.memory.segment_bytes);
-    sc::addStandardSteps(out.plan, programPtr, static_cast<int64_t>(bytes.size()),
+    sc::addStandardSteps(out.plan, arch.programBase(), static_cast<int64_t>(bytes.size()),
                          static_cast<uint64_t>(arch.memory.alignment_bytes));
     sc::parsePlan(sc::planToJson(out.plan), where + " job.plan");
   } catch (const std::exception& e) {
     return job.emitError() << "internal error: the emitted job fails the SpyreCode checks: "
                            << e.what();
   }
+  out.arch = arch.description;
   return out;
 }

@@ -51,8 +51,8 @@ struct EmitSpyreCodePass : PassWrapper<EmitSpyreCodePass, OperationPass<ModuleOp
     }
     try {
       std::vector<std::string> sets(overrides.begin(), overrides.end());
-      chipless::SpyreArch description = chipless::SpyreArch::load(
-          arch.empty() ? chipless::SpyreArch::defaultFile() : std::string(arch), sets);
+      chipless::SpyreArch description =
+          chipless::SpyreArch::load(chipless::SpyreArch::resolveFile(arch), sets);
       for (dfir::JobOp job : jobs) {
         FailureOr<chipless::spyrecode::Job> emitted =
             chipless::dataflow::emitSpyreCode(job, description);
