@@ -2,8 +2,8 @@
 // and functional modes. Each benchmark prepares the job once and launches it repeatedly.
 //
 //   build/bin/spyre_sim_bench --benchmark_counters_tabular=true
-#include "runtime/device.h"
-#include "runtime/prepared_job.h"
+#include "runtime/spyre/spyre_device.h"
+#include "runtime/spyre/spyre_job.h"
 #include "support/atomic_file.h"
 #include "support/numerics.h"
 #include "support/spyrecode/assembler.h"
@@ -38,21 +38,21 @@ NpyArray random16(std::vector<int64_t> shape, uint64_t seed) {
 }
 
 /// Launches `job` until the benchmark stops; reports simulated cycles per host second.
-void runLaunches(benchmark::State& state, runtime::PreparedJob& job, runtime::Device& device,
+void runLaunches(benchmark::State& state, runtime::SpyreJob& job, runtime::SpyreDevice& device,
                  const runtime::LaunchArgs& args) {
   double cycles = 0, simSeconds = 0;
   for (auto _ : state) {
-    runtime::LaunchOutput out = job.launch(args);
-    cycles = out.device.cycles;
-    simSeconds += out.device.hostSeconds;
+    runtime::LaunchReport out = job.launch(args);
+    cycles = out.cycles;
+    simSeconds += out.hostSeconds;
   }
   state.counters["sim_cycles"] = cycles;
   state.counters["sim_cycles_per_s"] =
       benchmark::Counter(cycles * static_cast<double>(state.iterations()) / simSeconds);
   state.counters["dram_bytes"] = 0;
   Stats s;
-  runtime::LaunchOutput probe = job.launch(args);
-  device.chip().collectStats(s, probe.device);
+  runtime::LaunchReport probe = job.launch(args);
+  s = device.stats(probe);
   state.counters["dram_bytes"] = s.get("chip.dram.bytes");
   state.counters["dram_util"] = s.get("chip.utilization.dram");
   state.counters["pt_util"] = s.get("chip.utilization.pt");
@@ -63,8 +63,8 @@ void BM_AddKernel(benchmark::State& state) {
   const int64_t n = state.range(0);
   const bool functional = state.range(1) != 0;
   SpyreArch a = arch();
-  auto device = runtime::Device::open(a, {-1, !functional});
-  runtime::PreparedJob job(*device, kernel("add", a), "add");
+  auto device = runtime::SpyreDevice::open(a, {-1, !functional});
+  runtime::SpyreJob job(*device, kernel("add", a), "add");
   runtime::LaunchArgs args;
   args.scalars["N"] = n;
   if (functional) {
@@ -81,8 +81,8 @@ void BM_MatmulKernel(benchmark::State& state) {
   const int64_t s = state.range(0);
   const bool functional = state.range(1) != 0;
   SpyreArch a = arch();
-  auto device = runtime::Device::open(a, {-1, !functional});
-  runtime::PreparedJob job(*device, kernel("matmul", a), "matmul");
+  auto device = runtime::SpyreDevice::open(a, {-1, !functional});
+  runtime::SpyreJob job(*device, kernel("matmul", a), "matmul");
   runtime::LaunchArgs args;
   args.scalars = {{"M", s}, {"K", s}, {"N", s}};
   if (functional) {

@@ -9,7 +9,7 @@
 // runs as the tool users run (build/bin/tpu-compile, next to this program), into a temporary
 // directory that is removed afterwards.
 #include "runtime/tpu/tpu_device.h"
-#include "runtime/tpu/tpu_prepared_job.h"
+#include "runtime/tpu/tpu_job.h"
 #include "support/atomic_file.h"
 #include "support/tpu_arch.h"
 #include "support/tpuprog/assembler.h"
@@ -51,8 +51,8 @@ NpyArray randomF32(std::vector<int64_t> shape, uint64_t seed) {
 
 /// One launch of a prepared job with its arguments.
 struct Step {
-  std::unique_ptr<runtime::TpuPreparedJob> job;
-  runtime::TpuLaunchArgs args;
+  std::unique_ptr<runtime::TpuJob> job;
+  runtime::LaunchArgs args;
 };
 
 /// Launches the steps in order until the benchmark stops; reports simulated cycles per host
@@ -62,15 +62,15 @@ void runSequence(benchmark::State& state, runtime::TpuDevice& device, std::vecto
   for (auto _ : state) {
     cycles = flops = 0;
     for (Step& s : steps) {
-      runtime::TpuLaunchOutput out = s.job->launch(s.args);
+      runtime::LaunchReport out = s.job->launch(s.args);
       Stats st;
-      device.system().collectStats(st, out.device);
-      cycles += out.device.cycles;
+      st = device.stats(out);
+      cycles += out.cycles;
       flops += st.get("mxu_flops");
-      simSeconds += out.device.hostSeconds;
+      simSeconds += out.hostSeconds;
     }
   }
-  const TpuArch& a = device.arch();
+  const TpuArch& a = device.tpuArch();
   state.counters["sim_cycles"] = cycles;
   state.counters["sim_cycles_per_s"] =
       benchmark::Counter(cycles * static_cast<double>(state.iterations()) / simSeconds);
@@ -85,7 +85,7 @@ void BM_Gemm(benchmark::State& state) {
   TpuArch a = arch();
   auto device = runtime::TpuDevice::open(a, {-1, !functional, 1});
   std::vector<Step> steps(1);
-  steps[0].job = std::make_unique<runtime::TpuPreparedJob>(*device, kernel("gemm", a), "gemm");
+  steps[0].job = std::make_unique<runtime::TpuJob>(*device, kernel("gemm", a), "gemm");
   steps[0].args.scalars = {{"M", s}, {"K", s}, {"N", s}, {"MB", s}};
   if (functional) {
     steps[0].args.inputs["A"] = randomF32({s, s}, 1);
@@ -104,11 +104,11 @@ void BM_Mlp(benchmark::State& state) {
   TpuArch a = arch();
   auto device = runtime::TpuDevice::open(a, {-1, true, 1});
   std::vector<Step> steps(3);
-  steps[0].job = std::make_unique<runtime::TpuPreparedJob>(*device, kernel("gemm", a), "up");
+  steps[0].job = std::make_unique<runtime::TpuJob>(*device, kernel("gemm", a), "up");
   steps[0].args.scalars = {{"M", t}, {"K", d}, {"N", 4 * d}, {"MB", t}};
-  steps[1].job = std::make_unique<runtime::TpuPreparedJob>(*device, kernel("add", a), "bias");
+  steps[1].job = std::make_unique<runtime::TpuJob>(*device, kernel("add", a), "bias");
   steps[1].args.scalars = {{"R", t}, {"N", 4 * d}};
-  steps[2].job = std::make_unique<runtime::TpuPreparedJob>(*device, kernel("gemm", a), "down");
+  steps[2].job = std::make_unique<runtime::TpuJob>(*device, kernel("gemm", a), "down");
   steps[2].args.scalars = {{"M", t}, {"K", 4 * d}, {"N", d}, {"MB", t}};
   state.SetLabel("MLP T=" + std::to_string(t) + " D=" + std::to_string(d) +
                  ": up-projection, bias add, down-projection (timing-only)");
@@ -167,7 +167,7 @@ void runCompiled(benchmark::State& state, const std::string& graph, const std::s
   TpuArch a = arch();
   auto device = runtime::TpuDevice::open(a, {-1, true, 1});
   std::vector<Step> steps(1);
-  steps[0].job = std::make_unique<runtime::TpuPreparedJob>(*device, c->dir + "/job.plan");
+  steps[0].job = std::make_unique<runtime::TpuJob>(*device, c->dir + "/job.plan");
   state.SetLabel(label + " (models/graphs/" + graph + ".mlir, compiled, timing-only)");
   runSequence(state, *device, steps);
   state.counters["compile_s"] = c->seconds;
@@ -202,8 +202,7 @@ void BM_AllReduce(benchmark::State& state) {
   TpuArch a = arch();
   auto device = runtime::TpuDevice::open(a, {-1, true, chips});
   std::vector<Step> steps(1);
-  steps[0].job =
-      std::make_unique<runtime::TpuPreparedJob>(*device, kernel("allreduce", a), "allreduce");
+  steps[0].job = std::make_unique<runtime::TpuJob>(*device, kernel("allreduce", a), "allreduce");
   steps[0].args.scalars = {{"L", 4 << 20}};
   state.SetLabel("all-reduce of 16 MiB over " + std::to_string(chips) + " chips (timing-only)");
   runSequence(state, *device, steps);

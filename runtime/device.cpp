@@ -1,64 +1,41 @@
 #include "runtime/device.h"
 
+#include "runtime/spyre/spyre_device.h"
+#include "runtime/tpu/tpu_device.h"
+#include "support/arch_record.h"
 #include "support/error.h"
+#include "support/spyrecode/directory.h"
+#include "support/tpuprog/directory.h"
 
 namespace chipless::runtime {
 
-std::unique_ptr<Device> Device::open(const SpyreArch& arch, const DeviceOptions& options) {
-  DeviceLock lock = options.index >= 0 ? DeviceLock::acquire("spyre", options.index)
-                                       : DeviceLock::acquireAny("spyre");
-  return std::unique_ptr<Device>(new Device(arch, options, std::move(lock)));
+const ArgumentInfo* ProgramInfo::find(const std::string& name) const {
+  for (const auto& a : arguments)
+    if (a.name == name) return &a;
+  return nullptr;
 }
 
-Device::Device(const SpyreArch& arch, const DeviceOptions& options, DeviceLock lock)
-    : arch_(arch), options_(options), lock_(std::move(lock)), memory_(!options.timingOnly) {
-  context_ = std::make_unique<sim::SimContext>();
-  chip_ = std::make_unique<sim::spyre::Chip>(arch_, memory_, options.timingOnly);
+std::string Device::name() const {
+  return std::string(chipKindName(kind())) + ":" + std::to_string(index());
 }
 
-Device::~Device() {
-  if (context_) context_->enter(); // the chip's modules are destroyed in their own context
-  chip_.reset();
-  context_.reset();
+std::unique_ptr<Device> Device::open(ChipKind kind, const ArchDescription& arch,
+                                     const DeviceOptions& options) {
+  if (kind == ChipKind::Spyre) return SpyreDevice::open(SpyreArch::fromDescription(arch), options);
+  return TpuDevice::open(TpuArch::fromDescription(arch), options);
 }
 
-uint64_t Device::placeRange(int segment, uint64_t preferred, uint64_t size) const {
-  const uint64_t base = segmentBase(segment);
-  auto at = ranges_.place(base, base + static_cast<uint64_t>(arch_.memory.segment_bytes), preferred,
-                          size, static_cast<uint64_t>(arch_.memory.alignment_bytes));
-  if (!at)
-    throw Error("device memory: no room for " + std::to_string(size) + " bytes in segment " +
-                std::to_string(segment));
-  return *at;
-}
-
-uint64_t Device::allocate(int segment, uint64_t size, const std::string& name) {
-  uint64_t at = 0;
-  try {
-    at = placeRange(segment, segmentBase(segment), size);
-  } catch (const Error&) {
-    throw Error("device memory: no room for '" + name + "' (" + std::to_string(size) +
-                " bytes) in segment " + std::to_string(segment));
+std::unique_ptr<Device> Device::openFor(ChipKind kind, const std::string& planPath,
+                                        const std::string& archOption,
+                                        const std::vector<std::string>& sets,
+                                        const DeviceOptions& options) {
+  if (kind == ChipKind::Spyre) {
+    spyrecode::Job job = spyrecode::readJob(planPath);
+    return SpyreDevice::open(runArchitecture<SpyreArch>(job.arch, planPath, archOption, sets),
+                             options);
   }
-  allocateAt(at, std::max<uint64_t>(size, 1), name);
-  return at;
-}
-
-void Device::allocateAt(uint64_t address, uint64_t size, const std::string& name) {
-  if (address % static_cast<uint64_t>(arch_.memory.alignment_bytes) != 0)
-    throw Error("device memory: '" + name + "' at " + std::to_string(address) +
-                " is not aligned to " + std::to_string(arch_.memory.alignment_bytes) + " bytes");
-  uint64_t limit = segmentBase(arch_.memory.segments);
-  if (address + size > limit || address + size < address)
-    throw Error("device memory: '" + name + "' ends beyond the " +
-                std::to_string(arch_.memory.segments) + " segments of the job address space");
-  memory_.allocate(address, std::max<uint64_t>(size, 1), name);
-  ranges_.claim(address, std::max<uint64_t>(size, 1));
-}
-
-void Device::release(uint64_t address) {
-  memory_.release(address);
-  ranges_.release(address);
+  tpuprog::Job job = tpuprog::readJob(planPath);
+  return TpuDevice::open(runArchitecture<TpuArch>(job.arch, planPath, archOption, sets), options);
 }
 
 } // namespace chipless::runtime

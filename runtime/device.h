@@ -1,16 +1,23 @@
 #pragma once
-/// An emulated Spyre card opened by one owner: its architecture, device memory, the
-/// elaborated chip model, and an allocator over the job address space (8 segments of
-/// 16 GB; segment 7 holds SpyreCode).
-#include "runtime/device_lock.h"
-#include "runtime/range_allocator.h"
-#include "sim/common/sim_context.h"
-#include "sim/spyre/chip.h"
-#include "sim/spyre/device_memory.h"
-#include "support/spyre_arch.h"
+/// The one interface the layers above the runtime (the tools, the Python module, the device
+/// server) use to reach an emulated chip: open a device by kind and index, allocate its
+/// memory, copy bytes in and out, prepare programs once and launch them many times, and read
+/// the statistics of a launch (its trace goes to the TraceWriter a launch is given). The
+/// Spyre card (runtime/spyre) and the TPU system (runtime/tpu) implement it; nothing here
+/// names a simulator type, so nothing above the runtime includes a sim/ header.
+#include "support/arch_files.h"
+#include "support/arch_schema.h"
+#include "support/dtype.h"
+#include "support/npy.h"
+#include "support/spyrecode/program.h"
+#include "support/stats.h"
+#include "support/trace.h"
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace chipless::runtime {
 
@@ -18,47 +25,99 @@ namespace chipless::runtime {
 struct DeviceOptions {
   int index = -1;          ///< device number; -1 picks the first free one
   bool timingOnly = false; ///< skip arithmetic and data (large what-if runs)
+  int chips = 1;           ///< TPU: chips joined by ICI (ici.topology); Spyre: 1
+};
+
+/// What a launch binds.
+struct LaunchArgs {
+  std::map<std::string, NpyArray> inputs; ///< host arrays by argument name
+  std::map<std::string, int64_t> scalars; ///< scalar arguments by name
+  TraceWriter* trace = nullptr;           ///< timeline of the device steps (optional)
+};
+
+/// What a launch did, the same for every kind of device.
+struct LaunchReport {
+  std::map<std::string, NpyArray> outputs; ///< output (and inout) arguments
+  double cycles = 0;      ///< simulated cycles, summed over the plan's device steps
+  double hostSeconds = 0; ///< wall-clock time of the simulation
+  uint64_t issued = 0;    ///< instructions (Spyre) or bundles (TPU) issued by all engines
+};
+
+/// A tensor argument of a prepared program, as the layers above see it.
+struct ArgumentInfo {
+  std::string name;
+  spyrecode::ArgRole role = spyrecode::ArgRole::Input;
+  DType dtype = DType::F32;
+  std::string shape; ///< as declared, scalar dimensions by name: "(4, N)"
+};
+
+/// What a prepared program takes: its kernel, tensor arguments (in launch order) and scalars.
+struct ProgramInfo {
+  std::string kernel;
+  std::vector<ArgumentInfo> arguments;
+  std::vector<std::string> scalars;
+  /// The argument called `name`, or nullptr.
+  const ArgumentInfo* find(const std::string& name) const;
+};
+
+/// A program prepared on a device (its binary loaded, its buffers allocated), launched any
+/// number of times with Device::launch. It belongs to the device it was prepared on, and
+/// gives its device memory back when destroyed.
+class Program {
+public:
+  virtual ~Program() = default;
+  virtual const ProgramInfo& info() const = 0;
 };
 
 class Device {
 public:
-  /// Opens a device for exclusive use. Ownership is a lock file per device number (in
-  /// $CHIPLESS_LOCK_DIR, else $XDG_RUNTIME_DIR, else /tmp), so a second open of the
-  /// same device, from this process or another, fails with an error naming the owner.
-  static std::unique_ptr<Device> open(const SpyreArch& arch, const DeviceOptions& options = {});
-  ~Device();
-  Device(const Device&) = delete;
-  Device& operator=(const Device&) = delete;
+  /// Opens device `options.index` of `kind` (the first free one when -1) for this process
+  /// alone, on `arch` (read against the chip's schema). A second open of a device, from this
+  /// process or another, fails naming the owner.
+  static std::unique_ptr<Device> open(ChipKind kind, const ArchDescription& arch,
+                                      const DeviceOptions& options = {});
+  /// Opens a device to run the program at `planPath` (DIR/job.plan): on the architecture the
+  /// program was compiled for, with `archOption` (a bundled name or a file; "" for none) and
+  /// `sets` ("key=value") applied, as support/arch_record.h's runArchitecture says — refused,
+  /// listing each key, when a parameter the compiler planned with would differ.
+  static std::unique_ptr<Device> openFor(ChipKind kind, const std::string& planPath,
+                                         const std::string& archOption,
+                                         const std::vector<std::string>& sets,
+                                         const DeviceOptions& options = {});
+  virtual ~Device() = default;
 
-  int index() const { return lock_.index(); }
-  const SpyreArch& arch() const { return arch_; }
-  bool timingOnly() const { return options_.timingOnly; }
-  sim::spyre::DeviceMemory& memory() { return memory_; }
-  sim::spyre::Chip& chip() { return *chip_; }
+  virtual ChipKind kind() const = 0;
+  virtual int index() const = 0;
+  /// "spyre:0", "tpu:1".
+  std::string name() const;
+  /// The resolved description the device models.
+  virtual const ArchDescription& arch() const = 0;
+  virtual bool timingOnly() const = 0;
+  /// Chips of the system (TPU); 1 for a Spyre card.
+  virtual int chips() const { return 1; }
 
-  /// Allocates `size` bytes in `segment` (first fit, memory.alignment_bytes aligned).
-  uint64_t allocate(int segment, uint64_t size, const std::string& name);
-  /// Claims [address, address+size) exactly (SpyreCode preparation gives addresses).
-  void allocateAt(uint64_t address, uint64_t size, const std::string& name);
-  /// Where `size` bytes can go in `segment`: `preferred` if that range is free, else the
-  /// first free aligned range. Throws chipless::Error if the segment is full.
-  uint64_t placeRange(int segment, uint64_t preferred, uint64_t size) const;
-  /// Frees an allocation made by allocate/allocateAt.
-  void release(uint64_t address);
-  /// First address of a segment.
-  uint64_t segmentBase(int segment) const {
-    return static_cast<uint64_t>(segment) * static_cast<uint64_t>(arch_.memory.segment_bytes);
-  }
+  /// Allocates `bytes` of device memory for tensors (on a TPU system at the same address on
+  /// every chip); throws chipless::Error naming `name` when it does not fit.
+  virtual uint64_t allocate(uint64_t bytes, const std::string& name) = 0;
+  /// Frees an allocation.
+  virtual void release(uint64_t address) = 0;
+  /// Copies host bytes into device memory: on a TPU system to chip `chip`, or to every chip
+  /// when -1. The range must lie in one allocation. A timing-only device holds no bytes: the
+  /// range is checked and nothing is stored.
+  virtual void copyIn(uint64_t address, const void* data, uint64_t bytes, int chip = -1) = 0;
+  /// Copies device memory (of chip `chip`) to the host; zeros on a timing-only device.
+  virtual void copyOut(uint64_t address, void* data, uint64_t bytes, int chip = 0) const = 0;
 
-private:
-  Device(const SpyreArch& arch, const DeviceOptions& options, DeviceLock lock);
-  SpyreArch arch_;
-  DeviceOptions options_;
-  DeviceLock lock_; ///< held until the device is closed
-  sim::spyre::DeviceMemory memory_;
-  std::unique_ptr<sim::SimContext> context_; ///< outlives the chip elaborated in it
-  std::unique_ptr<sim::spyre::Chip> chip_;
-  RangeAllocator ranges_; ///< what is allocated in the job address space
+  /// Reads the program directory `planPath` (DIR/job.plan) and prepares it on this device.
+  /// Refused when the program was compiled for another chip than the device models.
+  virtual std::unique_ptr<Program> prepare(const std::string& planPath) = 0;
+  /// Runs `program` (prepared on this device) once: binds `args`, runs the execution plan,
+  /// returns the outputs. Every error names the argument, step or field at fault; nothing
+  /// is returned on failure.
+  virtual LaunchReport launch(Program& program, const LaunchArgs& args) = 0;
+  /// The statistics of `last`, this device's latest launch (hierarchical, with units; host
+  /// wall-clock time left out so two runs give byte-identical statistics).
+  virtual Stats stats(const LaunchReport& last) const = 0;
 };
 
 } // namespace chipless::runtime

@@ -1,64 +1,67 @@
 #pragma once
-/// A SpyreCode job prepared on a device once and launched many times: preparation loads
-/// the binary and allocates the job's own memory in the SpyreCode segment; each launch
-/// binds tensors and scalars, patches the symbolic operands and runs the execution plan.
+/// A program prepared on a device once and launched many times, written once for every chip
+/// over chip traits (`Chip`: runtime/spyre/spyre_chip.h, runtime/tpu/tpu_chip.h, which say
+/// how the chip's device lays out tensors, where a plan's program region may go, how a
+/// symbol is bound and how the model runs). Preparation places the plan's program region
+/// (moved as a whole when another job holds part of it: programs reach their buffers through
+/// symbols), allocates the job's buffers and loads the binary; each launch checks and binds
+/// the tensors and scalars, patches the symbolic operands and runs the execution plan.
 #include "runtime/device.h"
-#include "runtime/stick_layout.h"
-#include "support/npy.h"
-#include "support/spyrecode/assembler.h"
-#include "support/trace.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace chipless::runtime {
 
-/// What a launch binds.
-struct LaunchArgs {
-  std::map<std::string, NpyArray> inputs; ///< host arrays by argument name
-  std::map<std::string, int64_t> scalars; ///< scalar arguments by name
-  TraceWriter* trace = nullptr;           ///< timeline of the device steps (optional)
-};
-
-/// What a launch returns.
-struct LaunchOutput {
-  std::map<std::string, NpyArray> outputs; ///< output (and inout) arguments
-  sim::spyre::LaunchResult device;         ///< summed over the plan's device steps
-};
-
-class PreparedJob {
+template <typename Chip>
+class PreparedJob final : public Program {
 public:
-  /// Prepares the job at `planPath` (DIR/job.plan) on `device`.
-  PreparedJob(Device& device, const std::string& planPath);
-  /// Prepares an in-memory job (e.g. straight from the assembler).
-  PreparedJob(Device& device, spyrecode::Job job, const std::string& name);
-  ~PreparedJob();
+  using DeviceType = typename Chip::Device;
+  using Job = typename Chip::Job;
+  using Arg = typename Chip::Arg;
+  using Layout = typename Chip::Layout;
+
+  /// Reads the program directory `planPath` (DIR/job.plan) and prepares it on `device`.
+  PreparedJob(DeviceType& device, const std::string& planPath);
+  /// Prepares an in-memory job (e.g. straight from the assembler) named `name`.
+  PreparedJob(DeviceType& device, Job job, std::string name);
+  ~PreparedJob() override;
   PreparedJob(const PreparedJob&) = delete;
   PreparedJob& operator=(const PreparedJob&) = delete;
 
+  const ProgramInfo& info() const override { return info_; }
   /// Runs the execution plan once. Inputs are required except in timing-only mode; every
   /// error names the argument, step or field at fault, and nothing is returned on failure.
-  LaunchOutput launch(const LaunchArgs& args);
+  LaunchReport launch(const LaunchArgs& args);
 
-  const spyrecode::JobPlan& plan() const { return job_.plan; }
-  const spyrecode::JobBinary& binary() const { return job_.binary; }
+  const auto& plan() const { return job_.plan; }
+  const auto& binary() const { return job_.binary; }
+  DeviceType& device() const { return device_; }
 
 private:
+  /// A tensor argument bound for one launch: its address and layout.
+  using Bound = std::map<std::string, std::pair<uint64_t, Layout>>;
   void prepare();
   std::map<std::string, int64_t> bindScalars(const LaunchArgs& args) const;
-  StickLayout layoutOf(const spyrecode::TensorArg& a,
-                       const std::map<std::string, int64_t>& scalars) const;
+  Layout layoutOf(const Arg& a, const std::map<std::string, int64_t>& scalars) const;
+  std::vector<int64_t> symbolValues(const Bound& bound,
+                                    const std::map<std::string, int64_t>& scalars) const;
+  /// "NAME: prepare[3] (Allocate)", for errors.
+  std::string where(const char* list, size_t i) const;
 
-  Device& device_;
-  spyrecode::Job job_;
+  DeviceType& device_;
+  Job job_;
   std::string name_;
+  ProgramInfo info_;
   uint64_t binaryPtr_ = 0;
-  /// Added to the plan's SpyreCode addresses: another job may already sit where this
-  /// plan would like to go; its buffers are reached through symbols, so it can move.
-  uint64_t relocation_ = 0;
+  bool binaryLoaded_ = false;
+  /// Added to the plan's preparation addresses: another job may hold the region it asks for.
+  int64_t relocation_ = 0;
   std::map<std::string, uint64_t> buffers_; ///< buffer name → device address
-  std::vector<uint64_t> allocations_;
+  std::vector<uint64_t> allocations_;       ///< of the preparation, given back at the end
 };
 
 } // namespace chipless::runtime

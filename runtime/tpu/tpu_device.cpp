@@ -1,5 +1,6 @@
 #include "runtime/tpu/tpu_device.h"
 
+#include "runtime/tpu/tpu_job.h"
 #include "sim/common/sim_context.h"
 #include "support/error.h"
 #include "support/tpuprog/plan.h"
@@ -10,7 +11,7 @@ namespace {
 constexpr int kMaxChips = 4096;
 }
 
-std::unique_ptr<TpuDevice> TpuDevice::open(const TpuArch& arch, const TpuDeviceOptions& options) {
+std::unique_ptr<TpuDevice> TpuDevice::open(const TpuArch& arch, const DeviceOptions& options) {
   if (options.chips < 1 || options.chips > kMaxChips)
     throw Error("--chips " + std::to_string(options.chips) + ": a TPU system has 1.." +
                 std::to_string(kMaxChips) + " chips");
@@ -19,7 +20,7 @@ std::unique_ptr<TpuDevice> TpuDevice::open(const TpuArch& arch, const TpuDeviceO
   return std::unique_ptr<TpuDevice>(new TpuDevice(arch, options, std::move(lock)));
 }
 
-TpuDevice::TpuDevice(const TpuArch& arch, const TpuDeviceOptions& options, DeviceLock lock)
+TpuDevice::TpuDevice(const TpuArch& arch, const DeviceOptions& options, DeviceLock lock)
     : arch_(arch), options_(options), lock_(std::move(lock)) {
   std::vector<sim::DeviceMemory*> raw;
   for (int c = 0; c < options.chips; ++c) {
@@ -84,8 +85,31 @@ void TpuDevice::release(uint64_t address) {
   ranges_.release(address);
 }
 
-void TpuDevice::writeAll(uint64_t address, const void* data, uint64_t size) {
-  for (auto& m : memories_) m->write(address, data, size);
+void TpuDevice::checkChip(int chip, bool allowAll) const {
+  if ((chip == -1 && allowAll) || (chip >= 0 && chip < options_.chips)) return;
+  throw Error(name() + ": no chip " + std::to_string(chip) + " (the system has " +
+              std::to_string(options_.chips) + ")");
+}
+
+void TpuDevice::copyIn(uint64_t address, const void* data, uint64_t bytes, int chip) {
+  checkChip(chip, true);
+  for (int c = 0; c < options_.chips; ++c)
+    if (chip < 0 || c == chip) memories_[static_cast<size_t>(c)]->write(address, data, bytes);
+}
+
+void TpuDevice::copyOut(uint64_t address, void* data, uint64_t bytes, int chip) const {
+  checkChip(chip, false);
+  memories_[static_cast<size_t>(chip)]->read(address, data, bytes);
+}
+
+Stats TpuDevice::stats(const LaunchReport& last) const {
+  Stats s;
+  sim::tpu::LaunchResult r;
+  r.cycles = last.cycles;
+  r.hostSeconds = last.hostSeconds;
+  r.bundles = last.issued;
+  system_->collectStats(s, r);
+  return s;
 }
 
 } // namespace chipless::runtime

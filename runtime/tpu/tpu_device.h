@@ -1,60 +1,67 @@
 #pragma once
-/// An emulated TPU system opened by one owner: its architecture, the HBM of each chip, the
-/// elaborated SystemC model, and an allocator over the HBM address space. Every allocation
-/// is made at the same address on every chip (SPMD programs use the same addresses).
+/// An emulated TPU system opened by one owner (the TPU implementation of runtime::Device):
+/// its architecture, the HBM of each chip, the elaborated SystemC model, and an allocator
+/// over the HBM address space. Every allocation is made at the same address on every chip
+/// (SPMD programs use the same addresses).
+#include "runtime/chip_device.h"
+#include "runtime/device.h"
 #include "runtime/device_lock.h"
 #include "runtime/range_allocator.h"
 #include "sim/common/device_memory.h"
 #include "sim/common/sim_context.h"
 #include "sim/tpu/system.h"
 #include "support/tpu_arch.h"
+#include "support/tpuprog/assembler.h"
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace chipless::runtime {
 
-/// How to open a TPU device.
-struct TpuDeviceOptions {
-  int index = -1;          ///< device number; -1 picks the first free one
-  bool timingOnly = false; ///< skip arithmetic and data (large what-if runs)
-  int chips = 1;           ///< chips joined by ICI (ici.topology)
-};
+struct TpuChip;
+/// A TPU program prepared on a TPU system (runtime/tpu/tpu_job.h).
+using TpuJob = PreparedJob<TpuChip>;
 
-class TpuDevice {
+class TpuDevice final : public ChipDevice<TpuChip, tpuprog::Job> {
 public:
-  /// Opens a device for exclusive use (a lock file per device number: "tpu:N"), so a second
-  /// open of the same device, from this process or another, fails naming the owner.
-  static std::unique_ptr<TpuDevice> open(const TpuArch& arch, const TpuDeviceOptions& options = {});
-  ~TpuDevice();
+  /// Opens a system of `options.chips` chips for exclusive use (a lock file per device
+  /// number: "tpu:N").
+  static std::unique_ptr<TpuDevice> open(const TpuArch& arch, const DeviceOptions& options = {});
+  ~TpuDevice() override;
   TpuDevice(const TpuDevice&) = delete;
   TpuDevice& operator=(const TpuDevice&) = delete;
 
-  int index() const { return lock_.index(); }
-  const TpuArch& arch() const { return arch_; }
-  bool timingOnly() const { return options_.timingOnly; }
-  int chips() const { return options_.chips; }
+  // ---- runtime::Device ----------------------------------------------------------------
+  ChipKind kind() const override { return ChipKind::Tpu; }
+  int index() const override { return lock_.index(); }
+  const ArchDescription& arch() const override { return arch_.description; }
+  bool timingOnly() const override { return options_.timingOnly; }
+  int chips() const override { return options_.chips; }
+  /// Allocates `bytes` on every chip (first fit, hbm.alignment_bytes aligned).
+  uint64_t allocate(uint64_t bytes, const std::string& name) override;
+  void release(uint64_t address) override;
+  void copyIn(uint64_t address, const void* data, uint64_t bytes, int chip = -1) override;
+  void copyOut(uint64_t address, void* data, uint64_t bytes, int chip = 0) const override;
+  Stats stats(const LaunchReport& last) const override;
+
+  // ---- for the TPU runtime and its tests ----------------------------------------------
+  const TpuArch& tpuArch() const { return arch_; }
   sim::DeviceMemory& memory(int chip) { return *memories_[chip]; }
   sim::tpu::System& system() { return *system_; }
 
-  /// Allocates `size` bytes on every chip (first fit, hbm.alignment_bytes aligned).
-  uint64_t allocate(uint64_t size, const std::string& name);
   /// Where `size` bytes can go: `preferred` if that range is free, else the first free
   /// aligned range. Throws chipless::Error when HBM is full.
   uint64_t placeRange(uint64_t preferred, uint64_t size) const;
   /// Claims [address, address+size) on every chip (a plan's preparation gives addresses).
   void allocateAt(uint64_t address, uint64_t size, const std::string& name);
-  /// Frees an allocation made by allocate/allocateAt.
-  void release(uint64_t address);
-  /// Writes the same bytes at `address` of every chip.
-  void writeAll(uint64_t address, const void* data, uint64_t size);
 
 private:
-  TpuDevice(const TpuArch& arch, const TpuDeviceOptions& options, DeviceLock lock);
+  TpuDevice(const TpuArch& arch, const DeviceOptions& options, DeviceLock lock);
+  /// Fails unless `chip` is -1 (for copyIn: every chip) or a chip of the system.
+  void checkChip(int chip, bool allowAll) const;
   TpuArch arch_;
-  TpuDeviceOptions options_;
+  DeviceOptions options_;
   DeviceLock lock_;
   std::vector<std::unique_ptr<sim::DeviceMemory>> memories_;
   std::unique_ptr<sim::SimContext> context_; ///< outlives the model elaborated in it

@@ -124,7 +124,8 @@ TEST_F(Cli, InconsistentSymbolicDimensionsAreNamed) {
   writeNpy(path("b.npy"), randomArray(DType::F16, {256, 256}, 2));
   Result r = sh(tool("spyre-sim") + " run " + plan + " --input A=" + path("a.npy") +
                 " --input B=" + path("b.npy"));
-  expectMentions(r, {"input 'B' dimension 0 is 256", "K = 128"});
+  expectMentions(r,
+                 {"input 'B' dimension 0 is 256", "scalar K is 128 (from input 'A' dimension 1)"});
 }
 
 TEST_F(Cli, MissingInputSaysHowToBindIt) {

@@ -1,6 +1,6 @@
 // The same inputs give the same cycles, statistics and timeline, byte for byte.
-#include "runtime/device.h"
-#include "runtime/prepared_job.h"
+#include "runtime/spyre/spyre_device.h"
+#include "runtime/spyre/spyre_job.h"
 #include "support/trace.h"
 #include "tests/e2e/kernel_harness.h"
 
@@ -45,8 +45,8 @@ namespace {
 // although SystemC time has moved on and the engines were woken in a different order.
 TEST(Determinism, RepeatedLaunchesOfOnePreparedJobAreIdentical) {
   SpyreArch arch = archWith();
-  auto device = runtime::Device::open(arch, {});
-  runtime::PreparedJob job(*device, assembleKernel("matmul", arch), "matmul");
+  auto device = runtime::SpyreDevice::open(arch, {});
+  runtime::SpyreJob job(*device, assembleKernel("matmul", arch), "matmul");
   runtime::LaunchArgs args;
   args.inputs = {{"A", randomArray(DType::F16, {256, 256}, 3)},
                  {"B", randomArray(DType::F16, {256, 256}, 4)}};
@@ -55,9 +55,9 @@ TEST(Determinism, RepeatedLaunchesOfOnePreparedJobAreIdentical) {
   for (int i = 0; i < 3; ++i) {
     TraceWriter trace;
     args.trace = &trace;
-    runtime::LaunchOutput out = job.launch(args);
+    runtime::LaunchReport out = job.launch(args);
     Stats stats;
-    device->chip().collectStats(stats, out.device);
+    stats = device->stats(out);
     if (i == 0) {
       firstStats = stats.toJson().dump();
       firstTrace = trace.toString();

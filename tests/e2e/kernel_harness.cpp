@@ -1,7 +1,7 @@
 #include "tests/e2e/kernel_harness.h"
 
-#include "runtime/device.h"
-#include "runtime/prepared_job.h"
+#include "runtime/spyre/spyre_device.h"
+#include "runtime/spyre/spyre_job.h"
 #include "support/atomic_file.h"
 #include "support/numerics.h"
 #include "support/trace.h"
@@ -52,18 +52,18 @@ std::vector<float> floats(const NpyArray& a) {
 KernelRun runKernel(const std::string& name, const std::map<std::string, NpyArray>& inputs,
                     const SpyreArch& arch, bool withTrace, bool timingOnly,
                     const std::map<std::string, int64_t>& scalars) {
-  auto device = runtime::Device::open(arch, {-1, timingOnly});
-  runtime::PreparedJob job(*device, assembleKernel(name, arch), name);
+  auto device = runtime::SpyreDevice::open(arch, {-1, timingOnly});
+  runtime::SpyreJob job(*device, assembleKernel(name, arch), name);
   TraceWriter trace;
   runtime::LaunchArgs args;
   args.inputs = inputs;
   args.scalars = scalars;
   args.trace = withTrace ? &trace : nullptr;
-  runtime::LaunchOutput out = job.launch(args);
+  runtime::LaunchReport out = job.launch(args);
   KernelRun run;
   run.outputs = out.outputs;
-  run.cycles = out.device.cycles;
-  device->chip().collectStats(run.stats, out.device);
+  run.cycles = out.cycles;
+  run.stats = device->stats(out);
   run.statsJson = run.stats.toJson().dump(2);
   if (withTrace) run.traceJson = trace.toString();
   return run;

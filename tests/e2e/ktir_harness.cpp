@@ -1,7 +1,7 @@
 #include "tests/e2e/ktir_harness.h"
 
-#include "runtime/device.h"
-#include "runtime/prepared_job.h"
+#include "runtime/spyre/spyre_device.h"
+#include "runtime/spyre/spyre_job.h"
 #include "support/spyrecode/directory.h"
 #include "support/trace.h"
 #include "tests/e2e/kernel_harness.h"
@@ -78,19 +78,19 @@ KtirRun launchKtir(const KtirCase& c, const fs::path& work) {
         c.zeros.count(a.name) ? makeNpy(a.dtype, shape) : randomArray(a.dtype, shape, seed++);
   }
   if (c.inputs) c.inputs(inputs);
-  auto device = runtime::Device::open(arch, {-1, false});
-  runtime::PreparedJob prepared(*device, (work / "job" / "job.plan").string());
+  auto device = runtime::SpyreDevice::open(arch, {-1, false});
+  runtime::SpyreJob prepared(*device, (work / "job" / "job.plan").string());
   TraceWriter trace;
   runtime::LaunchArgs args;
   args.inputs = std::move(inputs);
   args.scalars = c.scalars;
   args.trace = c.trace ? &trace : nullptr;
-  runtime::LaunchOutput out = prepared.launch(args);
+  runtime::LaunchReport out = prepared.launch(args);
   run.ok = true;
   run.inputs = args.inputs;
   run.outputs = out.outputs;
-  run.cycles = out.device.cycles;
-  device->chip().collectStats(run.stats, out.device);
+  run.cycles = out.cycles;
+  run.stats = device->stats(out);
   if (c.trace) run.traceJson = trace.toString();
   EXPECT_GT(run.cycles, 0);
   if (c.verify) {

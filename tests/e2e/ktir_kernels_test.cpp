@@ -2,8 +2,8 @@
 // emulated chip: outputs against fp32 references computed here from the same inputs, and
 // cycles against the bounds of the modelled hardware (PT-array peak, DRAM bandwidth) that
 // no run may beat. docs/performance.md ("KTIR compiler") reports the same runs.
-#include "runtime/device.h"
-#include "runtime/prepared_job.h"
+#include "runtime/spyre/spyre_device.h"
+#include "runtime/spyre/spyre_job.h"
 #include "support/numerics.h"
 #include "tests/e2e/kernel_harness.h"
 #include "tests/e2e/shell.h"
@@ -38,9 +38,9 @@ public:
   }
 
   /// Runs work/job with `inputs` (timing only when empty); returns outputs and cycles.
-  runtime::LaunchOutput launch(std::map<std::string, NpyArray> inputs, bool timingOnly) {
-    auto device = runtime::Device::open(archWith(), {-1, timingOnly});
-    runtime::PreparedJob prepared(*device, (work / "job" / "job.plan").string());
+  runtime::LaunchReport launch(std::map<std::string, NpyArray> inputs, bool timingOnly) {
+    auto device = runtime::SpyreDevice::open(archWith(), {-1, timingOnly});
+    runtime::SpyreJob prepared(*device, (work / "job" / "job.plan").string());
     runtime::LaunchArgs args;
     args.inputs = std::move(inputs);
     return prepared.launch(args);
@@ -92,12 +92,12 @@ double runMatmul(KtirKernels& t, int64_t s, int64_t rowStep) {
   if (!t.compile("matmul_" + std::to_string(s) + ".mlir")) return 0;
   std::map<std::string, NpyArray> in{{"a", randomArray(DType::F16, {s, s}, 1)},
                                      {"b", randomArray(DType::F16, {s, s}, 2)}};
-  runtime::LaunchOutput out = t.launch(in, false);
+  runtime::LaunchReport out = t.launch(in, false);
   std::vector<int64_t> rows;
   for (int64_t i = 0; i < s; i += rowStep) rows.push_back(i);
   checkMatmul(in["a"], in["b"], out.outputs.at("c"), s, s, s, rows);
   const SpyreArch arch = archWith();
-  const double cycles = static_cast<double>(out.device.cycles);
+  const double cycles = static_cast<double>(out.cycles);
   EXPECT_GE(cycles, static_cast<double>(s * s * s) / ptMacsPerCycle(arch));
   EXPECT_GE(cycles, matmulDramBytes(s, s, s, 4, 8) / arch.dramBytesPerCycle());
   return cycles;
@@ -120,7 +120,7 @@ TEST_F(KtirKernels, Add4096x4096IsCorrectAndStreamsAtTheDramBound) {
   const int64_t s = 4096;
   std::map<std::string, NpyArray> in{{"a", randomArray(DType::F16, {s, s}, 5)},
                                      {"b", randomArray(DType::F16, {s, s}, 6)}};
-  runtime::LaunchOutput out = launch(in, false);
+  runtime::LaunchReport out = launch(in, false);
   std::vector<float> a = floats(in["a"]), b = floats(in["b"]), c = floats(out.outputs.at("c"));
   ASSERT_EQ(c.size(), a.size());
   size_t bad = 0;
@@ -128,7 +128,7 @@ TEST_F(KtirKernels, Add4096x4096IsCorrectAndStreamsAtTheDramBound) {
     if (c[i] != halfToFloat(floatToHalf(a[i] + b[i]))) ++bad; // one rounding, as the SFU
   EXPECT_EQ(bad, 0u);
   const SpyreArch arch = archWith();
-  const double cycles = static_cast<double>(out.device.cycles);
+  const double cycles = static_cast<double>(out.cycles);
   const double bound = 3.0 * s * s * 2 / arch.dramBytesPerCycle();
   EXPECT_GE(cycles, bound);
   EXPECT_LE(cycles, bound / 0.85) << "below 85% of the DRAM bound (issue 3's target)";

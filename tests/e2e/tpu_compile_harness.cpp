@@ -1,7 +1,7 @@
 #include "tests/e2e/tpu_compile_harness.h"
 
 #include "runtime/tpu/tpu_device.h"
-#include "runtime/tpu/tpu_prepared_job.h"
+#include "runtime/tpu/tpu_job.h"
 #include "support/atomic_file.h"
 #include "support/numerics.h"
 #include "support/trace.h"
@@ -62,17 +62,17 @@ std::string compileOrFail(const std::string& graph, const std::string& tag,
 TpuKernelRun runProgram(const std::string& dir, const std::map<std::string, NpyArray>& inputs,
                         const TpuArch& arch, bool timingOnly, bool trace) {
   auto device = runtime::TpuDevice::open(arch, {-1, timingOnly, 1});
-  runtime::TpuPreparedJob job(*device, dir + "/job.plan");
-  runtime::TpuLaunchArgs args;
+  runtime::TpuJob job(*device, dir + "/job.plan");
+  runtime::LaunchArgs args;
   args.inputs = inputs;
   TraceWriter traceWriter;
   if (trace) args.trace = &traceWriter;
-  runtime::TpuLaunchOutput out = job.launch(args);
+  runtime::LaunchReport out = job.launch(args);
   TpuKernelRun run;
   run.outputs = out.outputs;
-  run.cycles = out.device.cycles;
-  run.launchCycles.push_back(out.device.cycles);
-  device->system().collectStats(run.stats, out.device);
+  run.cycles = out.cycles;
+  run.launchCycles.push_back(out.cycles);
+  run.stats = device->stats(out);
   run.statsJson = run.stats.toJson().dump(2);
   if (trace) run.traceJson = traceWriter.toString();
   // The physical limits: the MXU work at peak and the HBM bytes at full bandwidth.

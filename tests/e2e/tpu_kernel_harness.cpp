@@ -1,7 +1,7 @@
 #include "tests/e2e/tpu_kernel_harness.h"
 
 #include "runtime/tpu/tpu_device.h"
-#include "runtime/tpu/tpu_prepared_job.h"
+#include "runtime/tpu/tpu_job.h"
 #include "support/atomic_file.h"
 #include "support/numerics.h"
 #include "support/trace.h"
@@ -27,21 +27,21 @@ tpuprog::Job assembleTpuKernel(const std::string& name, const TpuArch& arch) {
 TpuKernelRun runTpuKernel(const std::string& name, const std::map<std::string, NpyArray>& inputs,
                           const TpuArch& arch, const TpuRunOptions& o) {
   auto device = runtime::TpuDevice::open(arch, {-1, o.timingOnly, o.chips});
-  runtime::TpuPreparedJob job(*device, assembleTpuKernel(name, arch), name);
+  runtime::TpuJob job(*device, assembleTpuKernel(name, arch), name);
   TraceWriter trace;
-  runtime::TpuLaunchArgs args;
+  runtime::LaunchArgs args;
   args.inputs = inputs;
   args.scalars = o.scalars;
   TpuKernelRun run;
-  runtime::TpuLaunchOutput out;
+  runtime::LaunchReport out;
   for (int i = 0; i < o.launches; ++i) {
     args.trace = o.trace && i + 1 == o.launches ? &trace : nullptr;
     out = job.launch(args);
-    run.launchCycles.push_back(out.device.cycles);
+    run.launchCycles.push_back(out.cycles);
   }
   run.outputs = out.outputs;
-  run.cycles = out.device.cycles;
-  device->system().collectStats(run.stats, out.device);
+  run.cycles = out.cycles;
+  run.stats = device->stats(out);
   run.statsJson = run.stats.toJson().dump(2);
   if (o.trace) run.traceJson = trace.toString();
   return run;

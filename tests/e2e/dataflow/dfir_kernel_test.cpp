@@ -10,8 +10,8 @@
 // `shr r1, r1, 6`, or on `add r13, corelet, 4` before `tsend r13`, the emitted program
 // writes `shr r0, @A.d1, 6` and `tsend corelet+4`.
 #include "dataflow/Emit/EmitFile.h"
-#include "runtime/device.h"
-#include "runtime/prepared_job.h"
+#include "runtime/spyre/spyre_device.h"
+#include "runtime/spyre/spyre_job.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
 #include "tests/e2e/kernel_harness.h"
@@ -32,12 +32,12 @@ struct Run {
 
 Run launch(const spyrecode::Job& job, const std::map<std::string, NpyArray>& inputs,
            const SpyreArch& arch) {
-  auto device = runtime::Device::open(arch);
-  runtime::PreparedJob prepared(*device, job, job.plan.kernel);
+  auto device = runtime::SpyreDevice::open(arch);
+  runtime::SpyreJob prepared(*device, job, job.plan.kernel);
   runtime::LaunchArgs args;
   args.inputs = inputs;
-  runtime::LaunchOutput out = prepared.launch(args);
-  return {out.outputs, out.device.cycles};
+  runtime::LaunchReport out = prepared.launch(args);
+  return {out.outputs, out.cycles};
 }
 
 spyrecode::Job emitKernel(const std::string& name, const SpyreArch& arch) {

@@ -1,7 +1,7 @@
 // Row-major tensor arguments, the byte-granular DMA instructions dma.loadb / dma.storeb and
 // ld.scalar (an engine reading an index from its scratchpad): what KTIR kernels, which
 // address global memory element by element, compile to.
-#include "runtime/stick_layout.h"
+#include "runtime/spyre/stick_layout.h"
 #include "support/spyrecode/disassembler.h"
 #include "support/spyrecode/plan.h"
 #include "tests/unit/runtime/runtime_test_util.h"
@@ -12,7 +12,7 @@ namespace {
 class ByteDmaTest : public ::testing::Test {
 protected:
   void SetUp() override { device = openDevice(smallArch()); }
-  std::unique_ptr<Device> device;
+  std::unique_ptr<SpyreDevice> device;
 };
 
 TEST(RowMajorLayout, PacksTheElementsAndPadsTheAllocationToAStick) {
@@ -61,7 +61,7 @@ TEST_F(ByteDmaTest, ShortRowsAtAnyAddress) {
 .end
 )";
   NpyArray a = hostArray(DType::F16, {4, 5}, [](size_t i) { return i * 0.5; });
-  LaunchOutput out = runText(*device, text, {{{"A", a}}, {}, nullptr});
+  LaunchReport out = runText(*device, text, {{{"A", a}}, {}, nullptr});
   const NpyArray& b = out.outputs.at("B");
   for (size_t r = 0; r < 4; ++r)
     for (size_t c = 0; c < 5; ++c) EXPECT_EQ(at(b, r * 5 + c), at(a, (3 - r) * 5 + c));
@@ -81,7 +81,7 @@ TEST_F(ByteDmaTest, StoreWritesOnlyItsBytes) {
 .end
 )";
   NpyArray a = hostArray(DType::F16, {64}, [](size_t i) { return i; });
-  LaunchOutput out = runText(*device, text, {{{"A", a}}, {}, nullptr});
+  LaunchReport out = runText(*device, text, {{{"A", a}}, {}, nullptr});
   const NpyArray& r = out.outputs.at("A");
   for (size_t i = 0; i < 64; ++i) {
     double expect = i == 50 ? 1 : i == 51 ? 2 : static_cast<double>(i);
@@ -111,7 +111,7 @@ TEST_F(ByteDmaTest, LdScalarDrivesAGather) {
 )";
   NpyArray a = hostArray(DType::F16, {8, 64}, [](size_t i) { return i % 512; });
   NpyArray idx = hostArray(DType::I32, {4}, [](size_t i) { return i == 1 ? 5 : 0; });
-  LaunchOutput out = runText(*device, text, {{{"A", a}, {"IDX", idx}}, {}, nullptr});
+  LaunchReport out = runText(*device, text, {{{"A", a}, {"IDX", idx}}, {}, nullptr});
   const NpyArray& b = out.outputs.at("B");
   for (size_t i = 0; i < 64; ++i) EXPECT_EQ(at(b, i), at(a, 5 * 64 + i)) << i;
 }

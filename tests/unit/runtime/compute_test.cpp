@@ -61,7 +61,7 @@ TEST(Compute, MatmulTileAccumulatedOverTwoKTiles) {
   auto device = openDevice(smallArch());
   NpyArray a = randomArray(DType::F16, {16, 128}, 1, -1, 1);
   NpyArray b = randomArray(DType::F16, {128, 64}, 2, -1, 1);
-  LaunchOutput out = runText(*device, kMatmul, {{{"A", a}, {"B", b}}, {}, nullptr});
+  LaunchReport out = runText(*device, kMatmul, {{{"A", a}, {"B", b}}, {}, nullptr});
   const NpyArray& c = out.outputs.at("C");
   ASSERT_EQ(c.dtype, DType::F32);
   ASSERT_EQ(c.shape, (std::vector<int64_t>{16, 64}));
@@ -72,7 +72,7 @@ TEST(Compute, MatmulTileAccumulatedOverTwoKTiles) {
       double got = at(c, static_cast<size_t>(i * 64 + j));
       ASSERT_NEAR(got, ref, 1e-4 * (1 + std::fabs(ref))) << i << "," << j;
     }
-  EXPECT_GT(out.device.cycles, 0);
+  EXPECT_GT(out.cycles, 0);
 }
 
 TEST(Compute, MatmulWithoutAccumulationStartsFromZero) {
@@ -139,7 +139,7 @@ const char* kSoftmax = R"(
 TEST(Compute, SoftmaxSequenceOnTheSfu) {
   auto device = openDevice(smallArch());
   NpyArray x = randomArray(DType::F16, {1, 256}, 5, -6, 9);
-  LaunchOutput out = runText(*device, kSoftmax, {{{"X", x}}, {}, nullptr});
+  LaunchReport out = runText(*device, kSoftmax, {{{"X", x}}, {}, nullptr});
   const NpyArray& y = out.outputs.at("Y");
   // Reference in fp32, as the SFU computes: registers keep fp32, the FIFO result rounds.
   float m = -INFINITY;
@@ -320,7 +320,7 @@ TEST(Compute, RingSendCombinesBetweenTwoCores) {
       DType type = std::string(dt) == "f32" ? DType::F32 : DType::F16;
       int64_t per = type == DType::F32 ? 32 : 64;
       NpyArray x = randomArray(type, {2, 4, per}, 6, -100, 100);
-      LaunchOutput out = runText(*device, ringKernel(dt, op, "short"), {{{"X", x}}, {}, nullptr});
+      LaunchReport out = runText(*device, ringKernel(dt, op, "short"), {{{"X", x}}, {}, nullptr});
       const NpyArray& y = out.outputs.at("Y");
       const size_t n = static_cast<size_t>(4 * per);
       for (size_t i = 0; i < n; ++i) {
@@ -340,12 +340,10 @@ TEST(Compute, RingSendTakesLongerTheLongWayRound) {
   // core 0 is 2 hops counter-clockwise and 3 clockwise.
   auto device = openDevice(smallArch({"dram.channels=3"}));
   NpyArray x = randomArray(DType::F32, {2, 4, 32}, 7, -1, 1);
-  double cw =
-      runText(*device, ringKernel("f32", "add", "cw"), {{{"X", x}}, {}, nullptr}).device.cycles;
-  double ccw =
-      runText(*device, ringKernel("f32", "add", "ccw"), {{{"X", x}}, {}, nullptr}).device.cycles;
+  double cw = runText(*device, ringKernel("f32", "add", "cw"), {{{"X", x}}, {}, nullptr}).cycles;
+  double ccw = runText(*device, ringKernel("f32", "add", "ccw"), {{{"X", x}}, {}, nullptr}).cycles;
   double shortest =
-      runText(*device, ringKernel("f32", "add", "short"), {{{"X", x}}, {}, nullptr}).device.cycles;
+      runText(*device, ringKernel("f32", "add", "short"), {{{"X", x}}, {}, nullptr}).cycles;
   EXPECT_GT(cw, ccw);
   EXPECT_EQ(shortest, ccw);
 }
@@ -360,9 +358,9 @@ std::string addKernel() {
 }
 
 /// Runs the add kernel on a fresh device and returns its output and cycles.
-LaunchOutput runAdd(const SpyreArch& arch, bool timingOnly, int64_t n) {
+LaunchReport runAdd(const SpyreArch& arch, bool timingOnly, int64_t n) {
   auto device = openDevice(arch, timingOnly);
-  PreparedJob job(*device, assembleText(addKernel()), "add.s");
+  SpyreJob job(*device, assembleText(addKernel()), "add.s");
   LaunchArgs args;
   if (!timingOnly) {
     args.inputs["A"] = randomArray(DType::F16, {32, n}, 8, -10, 10);
@@ -370,7 +368,7 @@ LaunchOutput runAdd(const SpyreArch& arch, bool timingOnly, int64_t n) {
   } else {
     args.scalars["N"] = n;
   }
-  LaunchOutput out = job.launch(args);
+  LaunchReport out = job.launch(args);
   if (!timingOnly) {
     const NpyArray& c = out.outputs.at("C");
     const NpyArray &a = args.inputs["A"], &b = args.inputs["B"];
@@ -388,24 +386,24 @@ LaunchOutput runAdd(const SpyreArch& arch, bool timingOnly, int64_t n) {
 TEST(Compute, AddKernelTimingOnlyGivesTheSameCycles) {
   // Two cores, two double-buffered chunks of 1024 sticks per core.
   SpyreArch small = smallArch();
-  LaunchOutput functional = runAdd(small, false, 8192);
-  LaunchOutput timing = runAdd(small, true, 8192);
-  EXPECT_GT(functional.device.cycles, 0);
-  EXPECT_EQ(functional.device.cycles, timing.device.cycles);
-  EXPECT_EQ(functional.device.instructions, timing.device.instructions);
+  LaunchReport functional = runAdd(small, false, 8192);
+  LaunchReport timing = runAdd(small, true, 8192);
+  EXPECT_GT(functional.cycles, 0);
+  EXPECT_EQ(functional.cycles, timing.cycles);
+  EXPECT_EQ(functional.issued, timing.issued);
   EXPECT_TRUE(timing.outputs.empty());
   // The shipped 32-core chip, one chunk per core.
   SpyreArch full = archWith();
-  LaunchOutput f32 = runAdd(full, false, 4096);
-  LaunchOutput t32 = runAdd(full, true, 4096);
-  EXPECT_EQ(f32.device.cycles, t32.device.cycles);
-  EXPECT_EQ(f32.device.instructions, t32.device.instructions);
+  LaunchReport f32 = runAdd(full, false, 4096);
+  LaunchReport t32 = runAdd(full, true, 4096);
+  EXPECT_EQ(f32.cycles, t32.cycles);
+  EXPECT_EQ(f32.issued, t32.issued);
 }
 
 TEST(Compute, MatmulAndSoftmaxTimingOnlyGiveTheSameCycles) {
   for (const char* text : {kMatmul, kSoftmax}) {
     auto functional = openDevice(smallArch());
-    PreparedJob job(*functional, assembleText(text), "k.s");
+    SpyreJob job(*functional, assembleText(text), "k.s");
     LaunchArgs args;
     for (const auto& a : job.plan().args) {
       if (a.role == spyrecode::ArgRole::Output) continue;
@@ -413,25 +411,25 @@ TEST(Compute, MatmulAndSoftmaxTimingOnlyGiveTheSameCycles) {
       for (const auto& d : a.shape) shape.push_back(std::get<int64_t>(d));
       args.inputs[a.name] = randomArray(DType::F16, shape, 16, -1, 1);
     }
-    LaunchOutput f = job.launch(args);
+    LaunchReport f = job.launch(args);
     auto timing = openDevice(smallArch(), true);
-    PreparedJob tjob(*timing, assembleText(text), "k.s");
-    LaunchOutput t = tjob.launch({});
-    EXPECT_EQ(f.device.cycles, t.device.cycles) << job.plan().kernel;
-    EXPECT_EQ(f.device.instructions, t.device.instructions) << job.plan().kernel;
+    SpyreJob tjob(*timing, assembleText(text), "k.s");
+    LaunchReport t = tjob.launch({});
+    EXPECT_EQ(f.cycles, t.cycles) << job.plan().kernel;
+    EXPECT_EQ(f.issued, t.issued) << job.plan().kernel;
   }
 }
 
 TEST(Compute, RepeatedLaunchesAreIdentical) {
   auto device = openDevice(smallArch());
-  PreparedJob add(*device, assembleText(addKernel()), "add.s");
+  SpyreJob add(*device, assembleText(addKernel()), "add.s");
   LaunchArgs args;
   args.inputs["A"] = randomArray(DType::F16, {32, 4096}, 10, -5, 5);
   args.inputs["B"] = randomArray(DType::F16, {32, 4096}, 11, -5, 5);
-  LaunchOutput first = add.launch(args);
-  LaunchOutput second = add.launch(args);
-  EXPECT_EQ(first.device.cycles, second.device.cycles);
-  EXPECT_EQ(first.device.instructions, second.device.instructions);
+  LaunchReport first = add.launch(args);
+  LaunchReport second = add.launch(args);
+  EXPECT_EQ(first.cycles, second.cycles);
+  EXPECT_EQ(first.issued, second.issued);
   EXPECT_EQ(first.outputs.at("C").data, second.outputs.at("C").data);
 
   // Another job on the same device in between (its program elsewhere in segment 7) does
@@ -439,33 +437,33 @@ TEST(Compute, RepeatedLaunchesAreIdentical) {
   {
     spyrecode::AssembleOptions elsewhere;
     elsewhere.programPtr = 0x1C00100000ull;
-    PreparedJob other(*device, spyrecode::assemble(kSoftmax, "softmax.s", elsewhere), "softmax.s");
+    SpyreJob other(*device, spyrecode::assemble(kSoftmax, "softmax.s", elsewhere), "softmax.s");
     other.launch({{{"X", randomArray(DType::F16, {1, 256}, 14, -1, 1)}}, {}, nullptr});
   }
-  LaunchOutput third = add.launch(args);
-  EXPECT_EQ(first.device.cycles, third.device.cycles);
-  EXPECT_EQ(first.device.instructions, third.device.instructions);
+  LaunchReport third = add.launch(args);
+  EXPECT_EQ(first.cycles, third.cycles);
+  EXPECT_EQ(first.issued, third.issued);
   EXPECT_EQ(first.outputs.at("C").data, third.outputs.at("C").data);
 }
 
 TEST(Compute, RepeatedMatmulLaunchesAreIdentical) {
   auto device = openDevice(smallArch());
-  PreparedJob mm(*device, assembleText(kMatmul), "mm.s");
+  SpyreJob mm(*device, assembleText(kMatmul), "mm.s");
   LaunchArgs args;
   args.inputs["A"] = randomArray(DType::F16, {16, 128}, 12, -1, 1);
   args.inputs["B"] = randomArray(DType::F16, {128, 64}, 13, -1, 1);
-  LaunchOutput first = mm.launch(args);
+  LaunchReport first = mm.launch(args);
   for (int i = 0; i < 3; ++i) {
-    LaunchOutput again = mm.launch(args);
-    EXPECT_EQ(first.device.cycles, again.device.cycles) << "launch " << i + 2;
+    LaunchReport again = mm.launch(args);
+    EXPECT_EQ(first.cycles, again.cycles) << "launch " << i + 2;
     EXPECT_EQ(first.outputs.at("C").data, again.outputs.at("C").data) << "launch " << i + 2;
   }
 }
 
 TEST(Compute, FreshDevicesAgreeOnCycles) {
-  LaunchOutput a = runAdd(smallArch(), false, 4096);
-  LaunchOutput b = runAdd(smallArch(), false, 4096);
-  EXPECT_EQ(a.device.cycles, b.device.cycles);
+  LaunchReport a = runAdd(smallArch(), false, 4096);
+  LaunchReport b = runAdd(smallArch(), false, 4096);
+  EXPECT_EQ(a.cycles, b.cycles);
   EXPECT_EQ(a.outputs.at("C").data, b.outputs.at("C").data);
 }
 

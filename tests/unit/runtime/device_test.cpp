@@ -15,7 +15,7 @@ TEST(Device, OpeningTheSameDeviceTwiceFailsNamingTheOwner) {
   auto first = openDevice(arch);
   const int index = first->index();
   ASSERT_GE(index, 0);
-  std::string e = errorOf([&] { Device::open(arch, DeviceOptions{index, false}); });
+  std::string e = errorOf([&] { SpyreDevice::open(arch, DeviceOptions{index, false}); });
   EXPECT_CONTAINS(e, "spyre:" + std::to_string(index));
   EXPECT_CONTAINS(e, "already open");
   EXPECT_CONTAINS(e, "pid " + std::to_string(::getpid()));
@@ -29,7 +29,7 @@ TEST(Device, OpenAnyPicksAnotherFreeDevice) {
   EXPECT_NE(first->index(), second->index());
   EXPECT_FALSE(first->timingOnly());
   EXPECT_TRUE(second->timingOnly());
-  EXPECT_EQ(second->arch().chip.cores, 2);
+  EXPECT_EQ(second->spyreArch().chip.cores, 2);
 }
 
 TEST(Device, ReopeningAfterCloseWorks) {
@@ -43,7 +43,7 @@ TEST(Device, ReopeningAfterCloseWorks) {
     const int index = device->index();
     device.reset();
     try {
-      auto again = Device::open(arch, DeviceOptions{index, attempt % 2 == 1});
+      auto again = SpyreDevice::open(arch, DeviceOptions{index, attempt % 2 == 1});
       EXPECT_EQ(again->index(), index);
       ++reopened;
     } catch (const Error& e) {
@@ -64,7 +64,7 @@ TEST(Device, LocksLiveInTheLockDirectory) {
 
 TEST(Allocator, FirstFitWithAlignment) {
   auto device = openDevice(smallArch());
-  Device& d = *device;
+  SpyreDevice& d = *device;
   const uint64_t base = d.segmentBase(1);
   EXPECT_EQ(base, 16ull << 30);
   uint64_t a = d.allocate(1, 100, "a");

@@ -43,9 +43,9 @@ public:
     return s.str();
   }
   /// Runs the program and returns the reported values.
-  std::vector<int> run(Device& device) const {
+  std::vector<int> run(SpyreDevice& device) const {
     NpyArray a = hostArray(DType::I32, {64, 32}, [](size_t i) { return i / 32; });
-    LaunchOutput out = runText(device, text(), {{{"A", a}}, {}, nullptr});
+    LaunchReport out = runText(device, text(), {{{"A", a}}, {}, nullptr});
     const NpyArray& c = out.outputs.at("C");
     std::vector<int> values;
     for (int r = 0; r < rows_; ++r) {
@@ -77,7 +77,7 @@ protected:
     EXPECT_EQ(p.run(*device_), std::vector<int>{42});
   }
 
-  std::unique_ptr<Device> device_;
+  std::unique_ptr<SpyreDevice> device_;
 };
 
 TEST_F(EngineTest, ScalarAlu) {
@@ -175,7 +175,7 @@ TEST_F(EngineTest, LoopDurationCountsInstructions) {
   // nop N advances time by N cycles; each scalar instruction costs one cycle.
   auto cycles = [&](const std::string& body) {
     std::string text = ".kernel t\n.program ring cores=0\n" + body + "\n.end\n";
-    return runText(*device_, text).device.cycles;
+    return runText(*device_, text).cycles;
   };
   double base = cycles("    nop 0");
   EXPECT_DOUBLE_EQ(cycles("    nop 1000") - base, 1000);
@@ -187,13 +187,13 @@ TEST_F(EngineTest, LoopDurationCountsInstructions) {
 TEST_F(EngineTest, ScalarSymbolsAreBoundAtEachLaunch) {
   // One prepared job, launched with different values of a scalar that only the program
   // reads: nop @K spends K cycles.
-  PreparedJob job(*device_,
-                  assembleText(".kernel k\n.scalar K\n.program ring cores=1\n"
-                               "    nop @K\n    nop @K+10\n.end\n"),
-                  "k.s");
-  double c100 = job.launch({{}, {{"K", 100}}, nullptr}).device.cycles;
-  double c1000 = job.launch({{}, {{"K", 1000}}, nullptr}).device.cycles;
-  double again = job.launch({{}, {{"K", 100}}, nullptr}).device.cycles;
+  SpyreJob job(*device_,
+               assembleText(".kernel k\n.scalar K\n.program ring cores=1\n"
+                            "    nop @K\n    nop @K+10\n.end\n"),
+               "k.s");
+  double c100 = job.launch({{}, {{"K", 100}}, nullptr}).cycles;
+  double c1000 = job.launch({{}, {{"K", 1000}}, nullptr}).cycles;
+  double again = job.launch({{}, {{"K", 100}}, nullptr}).cycles;
   EXPECT_DOUBLE_EQ(c1000 - c100, 2 * 900);
   EXPECT_DOUBLE_EQ(again, c100);
   EXPECT_DOUBLE_EQ(c100, 2 * 100 + 10 + 2); // two nops of one cycle each
@@ -207,7 +207,7 @@ TEST(Tokens, RemoteTokensCrossTheRing) {
     std::string k = std::to_string(to);
     return runText(*device, ".kernel t\n.program ring cores=0\n    tsend 7, core=" + k +
                                 "\n.end\n.program dma_in cores=" + k + "\n    twait 7\n.end\n")
-        .device.cycles;
+        .cycles;
   };
   double near = cycles(1), far = cycles(16);
   EXPECT_DOUBLE_EQ(far - near, (20 - 1) * 2);
@@ -522,7 +522,7 @@ TEST_F(EngineTest, ProgramThatDoesNotFitTheChip) {
 TEST_F(EngineTest, EmptyTransfersStillSignalDone) {
   // A DMA with a zero count moves nothing but has still "landed": its done token fires,
   // so a consumer waiting for it is not deadlocked (a loop's tail may well be empty).
-  LaunchOutput out = runText(*device_, std::string(kDmaArgs) + R"(
+  LaunchReport out = runText(*device_, std::string(kDmaArgs) + R"(
 .program dma_in cores=0
     li r1, 0
     dma.load sp=0, mem=@A, bytes=128, n1=r1, done=3
@@ -537,7 +537,7 @@ TEST_F(EngineTest, EmptyTransfersStillSignalDone) {
 .end
 )",
                              dmaInput());
-  EXPECT_GT(out.device.instructions, 0u);
+  EXPECT_GT(out.issued, 0u);
 }
 
 TEST_F(EngineTest, NegativeTokenOperandsAreFaults) {

@@ -44,19 +44,19 @@ NpyArray input(std::vector<int64_t> shape) {
 class PreparedJobTest : public ::testing::Test {
 protected:
   void SetUp() override { device_ = openDevice(smallArch()); }
-  std::unique_ptr<Device> device_;
+  std::unique_ptr<SpyreDevice> device_;
 };
 
 TEST_F(PreparedJobTest, CopyKernelRoundTrips) {
-  PreparedJob job(*device_, assembleText(kCopy), "copy.s");
+  SpyreJob job(*device_, assembleText(kCopy), "copy.s");
   for (int64_t n : {64, 200, 8}) {
     NpyArray a = input({4, n});
-    LaunchOutput out = job.launch({{{"A", a}}, {}, nullptr});
+    LaunchReport out = job.launch({{{"A", a}}, {}, nullptr});
     ASSERT_EQ(out.outputs.count("C"), 1u);
     EXPECT_EQ(out.outputs["C"].shape, a.shape);
     EXPECT_EQ(out.outputs["C"].data, a.data) << "N = " << n;
-    EXPECT_GT(out.device.cycles, 0);
-    EXPECT_GT(out.device.instructions, 0u);
+    EXPECT_GT(out.cycles, 0);
+    EXPECT_GT(out.issued, 0u);
   }
   // Launch allocations are released afterwards; the program stays.
   EXPECT_FALSE(device_->memory().contains(0, 1));
@@ -76,9 +76,9 @@ TEST_F(PreparedJobTest, InOutArgumentsGoBothWays) {
     dma.store sp=0, mem=@A+128, bytes=384
 .end
 )";
-  PreparedJob job(*device_, assembleText(text), "shift.s");
+  SpyreJob job(*device_, assembleText(text), "shift.s");
   NpyArray a = input({4, 64});
-  LaunchOutput out = job.launch({{{"A", a}}, {}, nullptr});
+  LaunchReport out = job.launch({{{"A", a}}, {}, nullptr});
   ASSERT_EQ(out.outputs.count("A"), 1u);
   const NpyArray& b = out.outputs.at("A");
   const int from[4] = {0, 0, 1, 2};
@@ -91,7 +91,7 @@ TEST_F(PreparedJobTest, InOutArgumentsGoBothWays) {
 }
 
 TEST_F(PreparedJobTest, MissingInput) {
-  PreparedJob job(*device_, assembleText(kCopy), "copy.s");
+  SpyreJob job(*device_, assembleText(kCopy), "copy.s");
   std::string e = errorOf([&] { job.launch({{}, {}, nullptr}); });
   EXPECT_CONTAINS(e, "input 'A' (f16 (4, N)) is not bound");
   EXPECT_CONTAINS(e, "--input A=");
@@ -101,7 +101,7 @@ TEST_F(PreparedJobTest, MissingInput) {
 }
 
 TEST_F(PreparedJobTest, WrongShapeNamesBothShapes) {
-  PreparedJob job(*device_, assembleText(kCopy), "copy.s");
+  SpyreJob job(*device_, assembleText(kCopy), "copy.s");
   std::string e = errorOf([&] { job.launch({{{"A", input({3, 64})}}, {}, nullptr}); });
   EXPECT_CONTAINS(e, "input 'A'");
   EXPECT_CONTAINS(e, "(3, 64)");
@@ -110,7 +110,7 @@ TEST_F(PreparedJobTest, WrongShapeNamesBothShapes) {
 }
 
 TEST_F(PreparedJobTest, WrongRankNamesBothShapes) {
-  PreparedJob job(*device_, assembleText(kCopy), "copy.s");
+  SpyreJob job(*device_, assembleText(kCopy), "copy.s");
   std::string e = errorOf([&] { job.launch({{{"A", input({256})}}, {}, nullptr}); });
   EXPECT_CONTAINS(e, "input 'A'");
   EXPECT_CONTAINS(e, "(256,)");
@@ -118,13 +118,13 @@ TEST_F(PreparedJobTest, WrongRankNamesBothShapes) {
 }
 
 TEST_F(PreparedJobTest, UnknownInputName) {
-  PreparedJob job(*device_, assembleText(kCopy), "copy.s");
+  SpyreJob job(*device_, assembleText(kCopy), "copy.s");
   std::string e = errorOf([&] { job.launch({{{"X", input({4, 64})}}, {}, nullptr}); });
   EXPECT_CONTAINS(e, "'X' is not an argument of copy");
 }
 
 TEST_F(PreparedJobTest, OutputPassedAsInput) {
-  PreparedJob job(*device_, assembleText(kCopy), "copy.s");
+  SpyreJob job(*device_, assembleText(kCopy), "copy.s");
   std::string e = errorOf([&] {
     job.launch({{{"A", input({4, 64})}, {"C", input({4, 64})}}, {}, nullptr});
   });
@@ -132,7 +132,7 @@ TEST_F(PreparedJobTest, OutputPassedAsInput) {
 }
 
 TEST_F(PreparedJobTest, UnknownScalar) {
-  PreparedJob job(*device_, assembleText(kCopy), "copy.s");
+  SpyreJob job(*device_, assembleText(kCopy), "copy.s");
   std::string e = errorOf([&] { job.launch({{{"A", input({4, 64})}}, {{"M", 3}}, nullptr}); });
   EXPECT_CONTAINS(e, "scalar 'M' is not an argument of copy");
 }
@@ -140,21 +140,21 @@ TEST_F(PreparedJobTest, UnknownScalar) {
 TEST_F(PreparedJobTest, UnboundScalar) {
   std::string text = kCopy;
   text.replace(text.find(".scalar N"), 9, ".scalar N\n.scalar ALPHA");
-  PreparedJob job(*device_, assembleText(text), "copy.s");
+  SpyreJob job(*device_, assembleText(text), "copy.s");
   std::string e = errorOf([&] { job.launch({{{"A", input({4, 64})}}, {}, nullptr}); });
   EXPECT_CONTAINS(e, "scalar 'ALPHA' of copy is not bound");
   EXPECT_CONTAINS(e, "--scalar ALPHA=");
   // With the scalar it runs.
-  LaunchOutput out = job.launch({{{"A", input({4, 64})}}, {{"ALPHA", 3}}, nullptr});
+  LaunchReport out = job.launch({{{"A", input({4, 64})}}, {{"ALPHA", 3}}, nullptr});
   EXPECT_EQ(out.outputs["C"].data, input({4, 64}).data);
 }
 
 TEST_F(PreparedJobTest, ScalarInconsistentWithAShape) {
-  PreparedJob job(*device_, assembleText(kCopy), "copy.s");
+  SpyreJob job(*device_, assembleText(kCopy), "copy.s");
   std::string e = errorOf([&] { job.launch({{{"A", input({4, 64})}}, {{"N", 128}}, nullptr}); });
-  EXPECT_CONTAINS(e, "input 'A' dimension 1 is 64 but scalar N = 128");
+  EXPECT_CONTAINS(e, "input 'A' dimension 1 is 64, but scalar N is 128 (from --scalar N)");
   // Consistent values are accepted.
-  LaunchOutput out = job.launch({{{"A", input({4, 64})}}, {{"N", 64}}, nullptr});
+  LaunchReport out = job.launch({{{"A", input({4, 64})}}, {{"N", 64}}, nullptr});
   EXPECT_EQ(out.outputs["C"].data, input({4, 64}).data);
 }
 
@@ -164,25 +164,25 @@ TEST_F(PreparedJobTest, ScalarOutsideItsConstraintsIsRefused) {
   // named with where they came from; accepted ones run.
   std::string text = kCopy;
   text.replace(text.find(".scalar N"), 9, ".scalar N multiple_of=64 min=0 max=128");
-  PreparedJob job(*device_, assembleText(text), "copy.s");
+  SpyreJob job(*device_, assembleText(text), "copy.s");
   std::string e = errorOf([&] { job.launch({{{"A", input({4, 96})}}, {}, nullptr}); });
   EXPECT_CONTAINS(e, "scalar 'N' of copy (from input 'A' dimension 1) is 96, not a multiple of 64 "
                      "(the program accepts multiples of 64 from 0 to 128)");
   e = errorOf([&] { job.launch({{{"A", input({4, 192})}}, {{"N", 192}}, nullptr}); });
   EXPECT_CONTAINS(e, "scalar 'N' of copy (from --scalar N) is 192, above its maximum 128");
-  LaunchOutput out = job.launch({{{"A", input({4, 128})}}, {}, nullptr});
+  LaunchReport out = job.launch({{{"A", input({4, 128})}}, {}, nullptr});
   EXPECT_EQ(out.outputs["C"].data, input({4, 128}).data);
 }
 
 TEST_F(PreparedJobTest, TwoInputsDisagreeOnAScalar) {
   std::string text = kCopy;
   text.replace(text.find(".output"), 7, ".input  B f16 [N]\n.output");
-  PreparedJob job(*device_, assembleText(text), "copy.s");
+  SpyreJob job(*device_, assembleText(text), "copy.s");
   std::string e = errorOf([&] {
     job.launch({{{"A", input({4, 64})}, {"B", input({32})}}, {}, nullptr});
   });
   EXPECT_CONTAINS(e, "dimension");
-  EXPECT_CONTAINS(e, "scalar N = ");
+  EXPECT_CONTAINS(e, "scalar N is ");
 }
 
 TEST_F(PreparedJobTest, ZeroDimensionalInputCountsAsShapeOne) {
@@ -199,9 +199,9 @@ TEST_F(PreparedJobTest, ZeroDimensionalInputCountsAsShapeOne) {
     dma.store sp=0, mem=@T, bytes=128
 .end
 )";
-  PreparedJob job(*device_, assembleText(text), "one.s");
+  SpyreJob job(*device_, assembleText(text), "one.s");
   NpyArray s = hostArray(DType::F32, {}, [](size_t) { return 2.5; });
-  LaunchOutput out = job.launch({{{"S", s}}, {}, nullptr}); // N = 1 from the 0-d array
+  LaunchReport out = job.launch({{{"S", s}}, {}, nullptr}); // N = 1 from the 0-d array
   ASSERT_EQ(out.outputs.at("T").shape, (std::vector<int64_t>{1}));
   EXPECT_EQ(at(out.outputs.at("T"), 0), 2.5);
 }
@@ -209,28 +209,28 @@ TEST_F(PreparedJobTest, ZeroDimensionalInputCountsAsShapeOne) {
 TEST_F(PreparedJobTest, NonPositiveDimension) {
   // Timing-only, so that no input data is needed.
   auto timing = openDevice(smallArch(), true);
-  PreparedJob job(*timing, assembleText(kCopy), "copy.s");
+  SpyreJob job(*timing, assembleText(kCopy), "copy.s");
   std::string e = errorOf([&] { job.launch({{}, {{"N", 0}}, nullptr}); });
   EXPECT_CONTAINS(e, "argument 'A' would have dimension 0 (from (4, N))");
 }
 
 TEST_F(PreparedJobTest, TimingOnlyLaunchNeedsNoInputs) {
   auto timing = openDevice(smallArch(), true);
-  PreparedJob job(*timing, assembleText(kCopy), "copy.s");
-  LaunchOutput out = job.launch({{}, {{"N", 64}}, nullptr});
+  SpyreJob job(*timing, assembleText(kCopy), "copy.s");
+  LaunchReport out = job.launch({{}, {{"N", 64}}, nullptr});
   EXPECT_TRUE(out.outputs.empty());
-  EXPECT_GT(out.device.cycles, 0);
+  EXPECT_GT(out.cycles, 0);
 }
 
 // ---- preparation errors ----------------------------------------------------------------
 
 /// Preparing `job` fails with a message containing every part; afterwards the unmodified
 /// job still prepares (nothing was left allocated).
-void expectPrepareError(Device& device, Job job, const std::vector<std::string>& parts) {
-  std::string e = errorOf([&] { PreparedJob p(device, std::move(job), "bad.plan"); });
+void expectPrepareError(SpyreDevice& device, Job job, const std::vector<std::string>& parts) {
+  std::string e = errorOf([&] { SpyreJob p(device, std::move(job), "bad.plan"); });
   EXPECT_CONTAINS(e, "bad.plan");
   for (const auto& p : parts) EXPECT_CONTAINS(e, p);
-  PreparedJob good(device, assembleText(kCopy), "copy.s");
+  SpyreJob good(device, assembleText(kCopy), "copy.s");
   EXPECT_EQ(good.launch({{{"A", input({4, 64})}}, {}, nullptr}).outputs["C"].data,
             input({4, 64}).data);
 }
@@ -289,7 +289,7 @@ TEST_F(PreparedJobTest, ExecutionPlanErrors) {
   job.plan.execute[1].devPtr = "0x1C00001000";
   std::string e;
   {
-    PreparedJob p(*device_, job, "bad.plan");
+    SpyreJob p(*device_, job, "bad.plan");
     e = errorOf([&] { p.launch({{{"A", input({4, 64})}}, {}, nullptr}); });
   }
   EXPECT_CONTAINS(e, "bad.plan: execute[1] (ComputeOnDevice)");
@@ -298,7 +298,7 @@ TEST_F(PreparedJobTest, ExecutionPlanErrors) {
   Job job2 = assembleText(kCopy);
   ASSERT_EQ(job2.plan.execute[0].kind, PlanCommand::Kind::DataTransfer);
   job2.plan.execute[0].devPtr = "@C";
-  PreparedJob p2(*device_, job2, "bad2.plan");
+  SpyreJob p2(*device_, job2, "bad2.plan");
   e = errorOf([&] { p2.launch({{{"A", input({4, 64})}}, {}, nullptr}); });
   EXPECT_CONTAINS(e, "bad2.plan: execute[0] (DataTransfer)");
   EXPECT_CONTAINS(e, "is not where 'A' is bound");
@@ -306,8 +306,8 @@ TEST_F(PreparedJobTest, ExecutionPlanErrors) {
 
 TEST_F(PreparedJobTest, TwoPreparedJobsShareADeviceByRelocating) {
   // Both plans ask for the same SpyreCode address; the second job moves, and both run.
-  PreparedJob first(*device_, assembleText(kCopy), "first.s");
-  PreparedJob second(*device_, assembleText(kCopy), "second.s");
+  SpyreJob first(*device_, assembleText(kCopy), "first.s");
+  SpyreJob second(*device_, assembleText(kCopy), "second.s");
   NpyArray a = input({4, 64});
   EXPECT_EQ(first.launch({{{"A", a}}, {}, nullptr}).outputs["C"].data, a.data);
   EXPECT_EQ(second.launch({{{"A", a}}, {}, nullptr}).outputs["C"].data, a.data);
@@ -336,7 +336,7 @@ TEST_F(PreparedJobTest, JobBuffersPersistBetweenDeviceSteps) {
 )";
   Job job = assembleText(text);
   ASSERT_EQ(job.plan.buffers.size(), 1u);
-  PreparedJob p(*device_, job, "viabuffer.s");
+  SpyreJob p(*device_, job, "viabuffer.s");
   NpyArray a = input({4, 64});
   EXPECT_EQ(p.launch({{{"A", a}}, {}, nullptr}).outputs["C"].data, a.data);
 }
@@ -364,8 +364,8 @@ TEST_F(PreparedJobTest, PlanWithComputeOnHostSteps) {
   ex.insert(ex.begin() + 2, {scale, add});
   NpyArray a = input({4, 64});
   {
-    PreparedJob p(*device_, job, "host.plan");
-    LaunchOutput out = p.launch({{{"A", a}}, {}, nullptr});
+    SpyreJob p(*device_, job, "host.plan");
+    LaunchReport out = p.launch({{{"A", a}}, {}, nullptr});
     ASSERT_EQ(out.outputs.size(), 3u);
     const NpyArray &d = out.outputs["D"], &e = out.outputs["E"];
     EXPECT_EQ(d.dtype, DType::F32);
@@ -378,7 +378,7 @@ TEST_F(PreparedJobTest, PlanWithComputeOnHostSteps) {
   // A failing host step fails the launch and names the function.
   Job bad = job;
   bad.plan.execute[2].function = "nosuch";
-  PreparedJob pb(*device_, bad, "badhost.plan");
+  SpyreJob pb(*device_, bad, "badhost.plan");
   std::string err = errorOf([&] { pb.launch({{{"A", a}}, {}, nullptr}); });
   EXPECT_CONTAINS(err, "ComputeOnHost nosuch");
 }

@@ -1,8 +1,8 @@
 #pragma once
 /// Helpers shared by the runtime tests: a small emulated chip, running assembled SpyreCode
 /// text, filling host arrays and checking error messages.
-#include "runtime/device.h"
-#include "runtime/prepared_job.h"
+#include "runtime/spyre/spyre_device.h"
+#include "runtime/spyre/spyre_job.h"
 #include "support/error.h"
 #include "support/numerics.h"
 #include "support/spyre_arch.h"
@@ -32,8 +32,8 @@ inline SpyreArch smallArch(std::vector<std::string> extra = {}) {
   return archWith(extra);
 }
 
-inline std::unique_ptr<Device> openDevice(const SpyreArch& arch, bool timingOnly = false) {
-  return Device::open(arch, DeviceOptions{-1, timingOnly});
+inline std::unique_ptr<SpyreDevice> openDevice(const SpyreArch& arch, bool timingOnly = false) {
+  return SpyreDevice::open(arch, DeviceOptions{-1, timingOnly});
 }
 
 inline spyrecode::Job assembleText(const std::string& text) {
@@ -89,8 +89,8 @@ inline double at(const NpyArray& a, size_t i) {
 }
 
 /// Assembles `text`, prepares it on `device` and launches it once.
-inline LaunchOutput runText(Device& device, const std::string& text, LaunchArgs args = {}) {
-  PreparedJob job(device, assembleText(text), "test.s");
+inline LaunchReport runText(SpyreDevice& device, const std::string& text, LaunchArgs args = {}) {
+  SpyreJob job(device, assembleText(text), "test.s");
   return job.launch(args);
 }
 

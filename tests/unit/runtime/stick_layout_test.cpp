@@ -1,7 +1,7 @@
 /// Tests of the host <-> device stick layout: sizes, element placement and padding, round
 /// trips for every element type, rounding of f32 host data, DLFloat16 on the device and
 /// the rejection of integer <-> float conversions.
-#include "runtime/stick_layout.h"
+#include "runtime/spyre/stick_layout.h"
 #include "support/error.h"
 
 #include <cstring>

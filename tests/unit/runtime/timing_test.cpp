@@ -26,12 +26,12 @@ std::string pipeline(int sticks, const std::string& corelets) {
 }
 
 /// Runs `text` and returns its statistics.
-Stats runWithStats(Device& device, const std::string& text, double* cycles) {
-  PreparedJob job(device, assembleText(text), "t.s");
-  LaunchOutput out = job.launch({});
-  *cycles = out.device.cycles;
+Stats runWithStats(SpyreDevice& device, const std::string& text, double* cycles) {
+  SpyreJob job(device, assembleText(text), "t.s");
+  LaunchReport out = job.launch({});
+  *cycles = out.cycles;
   Stats stats;
-  device.chip().collectStats(stats, out.device);
+  stats = device.stats(out);
   return stats;
 }
 
@@ -169,9 +169,9 @@ const char* kAfterFailure = R"(
 .end
 )";
 
-LaunchOutput runGood(Device& device) {
+LaunchReport runGood(SpyreDevice& device) {
   NpyArray x = hostArray(DType::F16, {64, 64}, [](size_t i) { return (i % 13) - 6; });
-  LaunchOutput out = runText(device, kAfterFailure, {{{"X", x}}, {}, nullptr});
+  LaunchReport out = runText(device, kAfterFailure, {{{"X", x}}, {}, nullptr});
   const NpyArray& y = out.outputs.at("Y");
   for (size_t i = 0; i < x.elements(); ++i) EXPECT_EQ(at(y, i), 3 * at(x, i)) << i;
   return out;
@@ -181,7 +181,7 @@ TEST(Timing, LaunchAfterAFailureTakesAsLongAsOnAFreshDevice) {
   double fresh = 0;
   {
     auto device = openDevice(smallArch());
-    fresh = runGood(*device).device.cycles;
+    fresh = runGood(*device).cycles;
   }
   const std::vector<std::string> failures = {
       // a fault while other engines are busy with shared resources
@@ -201,8 +201,8 @@ TEST(Timing, LaunchAfterAFailureTakesAsLongAsOnAFreshDevice) {
       args.inputs["A"] = hostArray(DType::F16, {64, 64}, [](size_t) { return 1; });
     std::string e = errorOf([&] { runText(*device, failure, args); });
     EXPECT_FALSE(e.empty());
-    EXPECT_EQ(runGood(*device).device.cycles, fresh) << "after: " << e;
-    EXPECT_EQ(runGood(*device).device.cycles, fresh) << "twice after: " << e;
+    EXPECT_EQ(runGood(*device).cycles, fresh) << "after: " << e;
+    EXPECT_EQ(runGood(*device).cycles, fresh) << "twice after: " << e;
   }
 }
 

@@ -49,13 +49,13 @@ TEST(TpuRuntime, OneDeviceHasOneOwner) {
 TEST(TpuRuntime, SeveralJobsOnOneDeviceAreRelocated) {
   TpuArch arch = tpuArch();
   auto device = runtime::TpuDevice::open(arch, {-1, false, 1});
-  runtime::TpuPreparedJob first(*device, assembleText(kCopy, arch), "first");
-  runtime::TpuPreparedJob second(*device, assembleText(kCopy, arch), "second");
+  runtime::TpuJob first(*device, assembleText(kCopy, arch), "first");
+  runtime::TpuJob second(*device, assembleText(kCopy, arch), "second");
   for (auto* job : {&first, &second}) {
     NpyArray x = randomF32({13, 100}, 1);
-    runtime::TpuLaunchArgs args;
+    runtime::LaunchArgs args;
     args.inputs["X"] = x;
-    runtime::TpuLaunchOutput out = job->launch(args);
+    runtime::LaunchReport out = job->launch(args);
     EXPECT_EQ(out.outputs.at("Y").shape, x.shape);
     EXPECT_EQ(out.outputs.at("Y").data, x.data);
   }

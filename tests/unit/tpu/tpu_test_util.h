@@ -2,7 +2,7 @@
 /// Helpers of the TPU model's unit tests: assemble inline TPU assembly, run it on a fresh
 /// emulated TPU system, make deterministic inputs and read results as floats.
 #include "runtime/tpu/tpu_device.h"
-#include "runtime/tpu/tpu_prepared_job.h"
+#include "runtime/tpu/tpu_job.h"
 #include "support/error.h"
 #include "support/numerics.h"
 #include "support/tpu_arch.h"
@@ -39,16 +39,16 @@ inline TpuRun runTpu(const std::string& text, const std::map<std::string, NpyArr
   o.alignment = static_cast<uint64_t>(arch.hbm.alignment_bytes);
   o.scalarSlots = arch.scalar.slots;
   auto device = runtime::TpuDevice::open(arch, {-1, timingOnly, chips});
-  runtime::TpuPreparedJob job(*device, tpuprog::assemble(text, "inline.s", o), "inline.s");
-  runtime::TpuLaunchArgs args;
+  runtime::TpuJob job(*device, tpuprog::assemble(text, "inline.s", o), "inline.s");
+  runtime::LaunchArgs args;
   args.inputs = inputs;
   args.scalars = scalars;
   args.trace = trace;
-  runtime::TpuLaunchOutput out = job.launch(args);
+  runtime::LaunchReport out = job.launch(args);
   TpuRun run;
   run.outputs = out.outputs;
-  run.cycles = out.device.cycles;
-  device->system().collectStats(run.stats, out.device);
+  run.cycles = out.cycles;
+  run.stats = device->stats(out);
   return run;
 }
 

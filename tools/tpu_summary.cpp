@@ -1,8 +1,8 @@
-#include "sim/tools/tpu_run_summary.h"
+#include "tools/tpu_summary.h"
 
-#include "sim/tools/run_summary.h"
+#include "tools/summary_lines.h"
 
-namespace chipless {
+namespace chipless::tools {
 
 void printTpuSummary(std::FILE* out, const std::string& kernel, const TpuArch& arch, int chips,
                      const Stats& stats, const std::vector<double>& cycles, double host,
@@ -32,4 +32,4 @@ void printTpuSummary(std::FILE* out, const std::string& kernel, const TpuArch& a
   printHostSpeed(out, c, host);
 }
 
-} // namespace chipless
+} // namespace chipless::tools

@@ -1,20 +1,13 @@
 #pragma once
-/// The summary spyre-sim prints after a run, and the pieces tpu-sim's summary shares.
-#include "support/spyre_arch.h"
+/// The pieces every simulator's summary shares (tools/spyre_summary.h, tools/tpu_summary.h):
+/// sums over statistics, numbers with unit prefixes, the launches and host-speed lines.
 #include "support/stats.h"
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
-namespace chipless {
-
-/// Prints cycles and time at the modelled clock, per-unit utilisation, bytes moved, host
-/// seconds and simulated cycles per host second, from the last launch's statistics.
-/// `cycles` lists every launch (they should be equal for a deterministic job).
-void printSummary(std::FILE* out, const std::string& kernel, const SpyreArch& arch,
-                  const Stats& stats, const std::vector<double>& cycles, double hostSeconds,
-                  bool timingOnly);
+namespace chipless::tools {
 
 /// Sum of every statistic whose path ends with `suffix` (e.g. ".dma_in.bytes").
 double sumStats(const Stats& stats, const std::string& suffix);
@@ -28,4 +21,4 @@ void printLaunches(std::FILE* out, const std::vector<double>& cycles);
 /// ... and, last, host seconds and simulated cycles per host second.
 void printHostSpeed(std::FILE* out, double simulatedCycles, double hostSeconds);
 
-} // namespace chipless
+} // namespace chipless::tools

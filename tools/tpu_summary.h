@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace chipless {
+namespace chipless::tools {
 
 /// Prints cycles and time at the modelled clock, MXU/VPU/DMA/HBM/ICI utilisation, bytes
 /// moved, MXU work, host seconds and simulated cycles per host second, from the last
@@ -16,4 +16,4 @@ void printTpuSummary(std::FILE* out, const std::string& kernel, const TpuArch& a
                      const Stats& stats, const std::vector<double>& cycles, double hostSeconds,
                      bool timingOnly);
 
-} // namespace chipless
+} // namespace chipless::tools

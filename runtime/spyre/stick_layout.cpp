@@ -1,4 +1,4 @@
-#include "runtime/stick_layout.h"
+#include "runtime/spyre/stick_layout.h"
 
 #include "runtime/launch_common.h"
 #include "support/error.h"

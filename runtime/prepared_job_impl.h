@@ -1,0 +1,331 @@
+#pragma once
+/// The definitions of PreparedJob<Chip> (runtime/prepared_job.h) and ChipDevice<Chip>
+/// (runtime/chip_device.h), included by the one .cpp file of each chip that instantiates
+/// them (runtime/spyre/spyre_job.cpp, runtime/tpu/tpu_job.cpp).
+#include "runtime/chip_device.h"
+#include "runtime/host_functions.h"
+#include "runtime/launch_common.h"
+#include "runtime/prepared_job.h"
+#include "support/arch_record.h"
+#include "support/error.h"
+
+#include <algorithm>
+#include <set>
+#include <variant>
+
+namespace chipless::runtime {
+
+template <typename Chip>
+PreparedJob<Chip>::PreparedJob(DeviceType& device, const std::string& planPath)
+    : device_(device), job_(Chip::readJob(planPath)), name_(planPath) {
+  prepare();
+}
+
+template <typename Chip>
+PreparedJob<Chip>::PreparedJob(DeviceType& device, Job job, std::string name)
+    : device_(device), job_(std::move(job)), name_(std::move(name)) {
+  Chip::checkJob(job_, name_);
+  prepare();
+}
+
+template <typename Chip>
+PreparedJob<Chip>::~PreparedJob() {
+  for (uint64_t a : allocations_) device_.release(a);
+}
+
+template <typename Chip>
+std::string PreparedJob<Chip>::where(const char* list, size_t i) const {
+  const auto& c = std::string(list) == "prepare" ? job_.plan.prepare[i] : job_.plan.execute[i];
+  return name_ + ": " + list + "[" + std::to_string(i) + "] (" + spyrecode::commandName(c.kind) +
+         ")";
+}
+
+template <typename Chip>
+void PreparedJob<Chip>::prepare() {
+  using spyrecode::PlanCommand;
+  if (job_.arch) checkPlannedParameters(*job_.arch, device_.arch(), name_, Chip::Arch::kCompilers);
+  info_.kernel = job_.plan.kernel;
+  for (const auto& a : job_.plan.args)
+    info_.arguments.push_back({a.name, a.role, a.dtype, declaredShape(a)});
+  for (const auto& s : job_.plan.scalars) info_.scalars.push_back(s.name);
+
+  // The region the plan lays out, then where it fits on the device.
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (size_t i = 0; i < job_.plan.prepare.size(); ++i) {
+    const PlanCommand& c = job_.plan.prepare[i];
+    const std::string devPtr = where("prepare", i) + ".dev_ptr";
+    uint64_t ptr = spyrecode::parseDevPtr(c.devPtr, devPtr);
+    uint64_t size = static_cast<uint64_t>(std::max<int64_t>(c.size, 1));
+    Chip::checkPlanRange(device_, ptr, size, c.devPtr, where("prepare", i));
+    lo = std::min(lo, ptr);
+    hi = std::max(hi, ptr + size);
+  }
+  if (lo < hi) {
+    try {
+      relocation_ =
+          static_cast<int64_t>(Chip::placeRegion(device_, lo, hi - lo)) - static_cast<int64_t>(lo);
+    } catch (const Error& e) {
+      throw Error(name_ + ": prepare: " + e.what());
+    }
+  }
+  try {
+    for (size_t i = 0; i < job_.plan.prepare.size(); ++i) {
+      const PlanCommand& c = job_.plan.prepare[i];
+      const std::string at = where("prepare", i);
+      uint64_t ptr =
+          spyrecode::parseDevPtr(c.devPtr, at + ".dev_ptr") + static_cast<uint64_t>(relocation_);
+      if (c.kind == PlanCommand::Kind::Allocate) {
+        try {
+          device_.allocateAt(ptr, static_cast<uint64_t>(c.size), c.name);
+        } catch (const Error& e) {
+          throw Error(at + ": " + e.what());
+        }
+        allocations_.push_back(ptr);
+        if (c.name != "program") {
+          bool declared = false;
+          for (const auto& b : job_.plan.buffers) declared |= b.name == c.name && b.size == c.size;
+          if (!declared)
+            throw Error(at + ": '" + c.name + "' is not a declared buffer of that size");
+          buffers_[c.name] = ptr;
+        }
+      } else {
+        // InitTransfer: the job binary goes into device memory where it was allocated.
+        std::string bytes = Chip::encodeBinary(job_.binary);
+        if (static_cast<int64_t>(bytes.size()) != c.size)
+          throw Error(at + ": size " + std::to_string(c.size) + " but the binary has " +
+                      std::to_string(bytes.size()) + " bytes");
+        try {
+          device_.copyIn(ptr, bytes.data(), bytes.size(), -1);
+        } catch (const Error& e) {
+          throw Error(at + ": " + e.what());
+        }
+        binaryPtr_ = ptr;
+        binaryLoaded_ = true;
+      }
+    }
+    if (!binaryLoaded_) throw Error(name_ + ": the preparation plan never loads the job binary");
+    for (const auto& b : job_.plan.buffers)
+      if (!buffers_.count(b.name))
+        throw Error(name_ + ": buffer '" + b.name + "' is never allocated by the preparation plan");
+  } catch (...) {
+    for (uint64_t a : allocations_) device_.release(a);
+    allocations_.clear();
+    throw;
+  }
+}
+
+template <typename Chip>
+std::map<std::string, int64_t> PreparedJob<Chip>::bindScalars(const LaunchArgs& args) const {
+  std::map<std::string, int64_t> values;
+  std::map<std::string, std::string> sources; // where each value came from, for errors
+  std::set<std::string> declared;
+  for (const auto& s : job_.plan.scalars) declared.insert(s.name);
+  for (const auto& [name, v] : args.scalars) {
+    if (!declared.count(name))
+      throw Error("scalar '" + name + "' is not an argument of " + job_.plan.kernel);
+    values[name] = v;
+    sources[name] = "--scalar " + name;
+  }
+  // Scalars that name tensor dimensions can be read off the inputs.
+  for (const auto& a : job_.plan.args) {
+    auto it = args.inputs.find(a.name);
+    if (it == args.inputs.end()) continue;
+    const std::vector<int64_t> hostShape = hostShapeOf(it->second);
+    // A wrong rank is reported here, before a scalar it should have bound is missed.
+    if (hostShape.size() != a.shape.size())
+      throw Error("input '" + a.name + "' has shape " + shapeText(it->second.shape) + " but " +
+                  job_.plan.kernel + " expects " + declaredShape(a));
+    for (size_t d = 0; d < a.shape.size(); ++d)
+      if (auto* s = std::get_if<std::string>(&a.shape[d])) {
+        int64_t v = hostShape[d];
+        // A tensor split over the chips stacks their blocks along dimension 0.
+        const int64_t parts = d == 0 ? Chip::blocksAlongDimension0(device_, a) : 1;
+        if (v % parts != 0)
+          throw Error("input '" + a.name + "' is split over " + std::to_string(parts) +
+                      " chips but its dimension 0 (" + std::to_string(v) +
+                      ") is not a multiple of that");
+        v /= parts;
+        const std::string source = "input '" + a.name + "' dimension " + std::to_string(d);
+        auto [pos, inserted] = values.emplace(*s, v);
+        if (inserted) sources[*s] = source;
+        if (!inserted && pos->second != v)
+          throw Error(source + " is " + std::to_string(v) + ", but scalar " + *s + " is " +
+                      std::to_string(pos->second) + " (from " + sources[*s] + ")");
+      }
+  }
+  checkBoundScalars(job_.plan.scalars, values, sources, job_.plan.kernel);
+  return values;
+}
+
+template <typename Chip>
+typename Chip::Layout
+PreparedJob<Chip>::layoutOf(const Arg& a, const std::map<std::string, int64_t>& scalars) const {
+  std::vector<int64_t> shape;
+  for (const auto& d : a.shape) {
+    int64_t v = std::holds_alternative<int64_t>(d) ? std::get<int64_t>(d)
+                                                   : scalars.at(std::get<std::string>(d));
+    if (v <= 0)
+      throw Error("argument '" + a.name + "' would have dimension " + std::to_string(v) +
+                  " (from " + declaredShape(a) + ")");
+    shape.push_back(v);
+  }
+  return Chip::layout(device_, a, std::move(shape));
+}
+
+template <typename Chip>
+std::vector<int64_t>
+PreparedJob<Chip>::symbolValues(const Bound& bound,
+                                const std::map<std::string, int64_t>& scalars) const {
+  std::vector<int64_t> values;
+  for (const auto& name : job_.binary.symbols) {
+    std::string why;
+    auto ref = Chip::resolveSymbol(job_.plan, name, why);
+    if (!ref) throw Error(name_ + ": symbol '@" + name + "': " + why);
+    using Kind = typename decltype(ref)::value_type::Kind;
+    switch (ref->kind) {
+    case Kind::Address:
+      values.push_back(static_cast<int64_t>(bound.at(ref->base).first));
+      break;
+    case Kind::Dim:
+      values.push_back(bound.at(ref->base).second.shape.at(static_cast<size_t>(ref->dim)));
+      break;
+    case Kind::PaddedDim:
+      values.push_back(Chip::paddedDim(bound.at(ref->base).second, ref->dim));
+      break;
+    case Kind::Scalar:
+      values.push_back(scalars.at(ref->base));
+      break;
+    case Kind::Buffer:
+      values.push_back(static_cast<int64_t>(buffers_.at(ref->base)));
+      break;
+    }
+  }
+  return values;
+}
+
+template <typename Chip>
+LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
+  using spyrecode::ArgRole;
+  using spyrecode::PlanCommand;
+  const bool timingOnly = device_.timingOnly();
+  for (const auto& [name, _] : args.inputs) {
+    const Arg* a = job_.plan.findArg(name);
+    if (!a) throw Error("'" + name + "' is not an argument of " + job_.plan.kernel);
+    if (a->role == ArgRole::Output)
+      throw Error("'" + name + "' is an output of " + job_.plan.kernel + ", not an input");
+  }
+  if (!timingOnly)
+    for (const auto& a : job_.plan.args)
+      if (a.role != ArgRole::Output && !args.inputs.count(a.name))
+        throw Error("input '" + a.name + "' (" + dtypeName(a.dtype) + " " + declaredShape(a) +
+                    ") is not bound (pass --input " + a.name + "=FILE.npy)");
+  std::map<std::string, int64_t> scalars = bindScalars(args);
+
+  // Bind every tensor argument to device memory for this launch.
+  LaunchAllocations<DeviceType> launchAllocs{device_, {}};
+  Bound bound;
+  for (const auto& a : job_.plan.args) {
+    Layout layout = layoutOf(a, scalars);
+    auto it = args.inputs.find(a.name);
+    if (it != args.inputs.end()) {
+      const std::vector<int64_t> want = Chip::hostShape(device_, a, layout);
+      if (hostShapeOf(it->second) != want)
+        throw Error("input '" + a.name + "' has shape " + shapeText(it->second.shape) + " but " +
+                    job_.plan.kernel + " expects " + shapeText(want) +
+                    Chip::shapeNote(device_, a, layout, want));
+    }
+    uint64_t addr = device_.allocate(layout.deviceBytes(), a.name);
+    launchAllocs.addresses.push_back(addr);
+    bound.emplace(a.name, std::make_pair(addr, layout));
+  }
+  const std::vector<int64_t> symbols = symbolValues(bound, scalars);
+
+  auto resolve = [&](const std::string& devPtr, const std::string& at) -> uint64_t {
+    if (!devPtr.empty() && devPtr[0] == '@') {
+      auto it = bound.find(devPtr.substr(1));
+      if (it == bound.end()) throw Error(at + ": '" + devPtr + "' names no tensor argument");
+      return it->second.first;
+    }
+    return spyrecode::parseDevPtr(devPtr, at);
+  };
+  auto hostValue = [&](const std::string& name) {
+    auto& [addr, layout] = bound.at(name);
+    return Chip::fromDevice(device_, *job_.plan.findArg(name), addr, layout);
+  };
+  auto toDevice = [&](const std::string& name, const NpyArray& host, const std::string& what) {
+    auto& [addr, layout] = bound.at(name);
+    Chip::toDevice(device_, *job_.plan.findArg(name), addr, layout, host, what);
+  };
+
+  LaunchReport out;
+  for (size_t i = 0; i < job_.plan.execute.size(); ++i) {
+    const PlanCommand& c = job_.plan.execute[i];
+    const std::string at = where("execute", i);
+    switch (c.kind) {
+    case PlanCommand::Kind::DataTransfer: {
+      uint64_t ptr = resolve(c.devPtr, at);
+      if (ptr != bound.at(c.hostHandle).first)
+        throw Error(at + ": dev_ptr " + c.devPtr + " is not where '" + c.hostHandle + "' is bound");
+      if (timingOnly) break;
+      if (c.direction == 0) {
+        auto it = args.inputs.find(c.hostHandle);
+        if (it == args.inputs.end())
+          throw Error(at + ": '" + c.hostHandle + "' has no host data (it is an output)");
+        toDevice(c.hostHandle, it->second, "input '" + c.hostHandle + "'");
+      } else {
+        out.outputs[c.hostHandle] = hostValue(c.hostHandle);
+      }
+      break;
+    }
+    case PlanCommand::Kind::ComputeOnDevice: {
+      uint64_t ptr = spyrecode::parseDevPtr(c.devPtr, at + ".job_bin_ptr") +
+                     static_cast<uint64_t>(relocation_);
+      if (ptr != binaryPtr_)
+        throw Error(at + ": job_bin_ptr " + c.devPtr + " is not where the job binary was loaded (" +
+                    spyrecode::formatDevPtr(binaryPtr_) + ")");
+      LaunchReport r = Chip::run(device_, job_, symbols, args.trace);
+      out.cycles += r.cycles;
+      out.hostSeconds += r.hostSeconds;
+      out.issued += r.issued;
+      break;
+    }
+    case PlanCommand::Kind::ComputeOnHost: {
+      if (timingOnly) break;
+      std::vector<NpyArray> ins;
+      for (const auto& n : c.inputs) ins.push_back(hostValue(n));
+      std::vector<std::vector<int64_t>> shapes;
+      for (const auto& n : c.outputs)
+        shapes.push_back(Chip::hostShape(device_, *job_.plan.findArg(n), bound.at(n).second));
+      std::vector<NpyArray> results = runHostFunction(c.function, ins, shapes, c.metadata);
+      for (size_t k = 0; k < c.outputs.size(); ++k)
+        toDevice(c.outputs[k], results[k], at + " output '" + c.outputs[k] + "'");
+      break;
+    }
+    default:
+      throw Error(at + ": not an execution command");
+    }
+  }
+  return out;
+}
+
+template <typename Chip, typename Job>
+std::unique_ptr<Program> ChipDevice<Chip, Job>::prepare(const std::string& planPath) {
+  return std::make_unique<PreparedJob<Chip>>(static_cast<typename Chip::Device&>(*this), planPath);
+}
+
+template <typename Chip, typename Job>
+std::unique_ptr<PreparedJob<Chip>> ChipDevice<Chip, Job>::prepare(Job job,
+                                                                  const std::string& name) {
+  return std::make_unique<PreparedJob<Chip>>(static_cast<typename Chip::Device&>(*this),
+                                             std::move(job), name);
+}
+
+template <typename Chip, typename Job>
+LaunchReport ChipDevice<Chip, Job>::launch(Program& program, const LaunchArgs& args) {
+  auto* job = dynamic_cast<PreparedJob<Chip>*>(&program);
+  if (!job || static_cast<Device*>(&job->device()) != this)
+    throw Error(name() + ": " + program.info().kernel + " was prepared on another device");
+  return job->launch(args);
+}
+
+} // namespace chipless::runtime

@@ -1,0 +1,56 @@
+#pragma once
+/// What PreparedJob (runtime/prepared_job.h) needs to know of a Spyre card: SpyreCode jobs,
+/// tensors in the stick layout (or row-major), the plan's program region inside the SpyreCode
+/// segment (memory.program_segment), and one chip model to run on.
+#include "runtime/prepared_job.h"
+#include "runtime/spyre/spyre_device.h"
+#include "runtime/spyre/stick_layout.h"
+#include "support/spyrecode/assembler.h"
+#include "support/tpuprog/plan.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace chipless::runtime {
+
+struct SpyreChip {
+  using Device = SpyreDevice;
+  using Job = spyrecode::Job;
+  using Arg = spyrecode::TensorArg;
+  using Layout = StickLayout;
+  using Arch = SpyreArch;
+
+  /// Reads a SpyreCode directory (DIR/job.plan).
+  static Job readJob(const std::string& planPath);
+  /// An in-memory job comes from the assembler or a compiler, which check it: nothing to do.
+  static void checkJob(const Job&, const std::string&) {}
+  static std::string encodeBinary(const spyrecode::JobBinary& binary);
+  /// Fails unless [ptr, ptr+size) lies in the SpyreCode segment.
+  static void checkPlanRange(Device& device, uint64_t ptr, uint64_t size, const std::string& devPtr,
+                             const std::string& where);
+  /// Where the plan's program region of `size` bytes goes: at `preferred` when free.
+  static uint64_t placeRegion(Device& device, uint64_t preferred, uint64_t size);
+  /// A Spyre tensor is one block: dimension 0 is never split.
+  static int64_t blocksAlongDimension0(Device&, const Arg&) { return 1; }
+  static Layout layout(Device& device, const Arg& a, std::vector<int64_t> shape);
+  static std::vector<int64_t> hostShape(Device&, const Arg&, const Layout& l) { return l.shape; }
+  /// The declared shape, when it names scalars ("(4, N)"), after the expected host shape.
+  static std::string shapeNote(Device&, const Arg& a, const Layout&,
+                               const std::vector<int64_t>& want);
+  /// What symbol `name` of a job binary refers to (ARG, ARG.dK, a scalar or a buffer).
+  static std::optional<tpuprog::SymbolRef> resolveSymbol(const spyrecode::JobPlan& plan,
+                                                         const std::string& name, std::string& why);
+  /// Spyre tensors have no padded dimensions (ARG.pK): never asked.
+  static int64_t paddedDim(const Layout& l, int dim) {
+    return l.shape.at(static_cast<size_t>(dim));
+  }
+  static void toDevice(Device& device, const Arg&, uint64_t addr, const Layout& l,
+                       const NpyArray& host, const std::string& what);
+  static NpyArray fromDevice(Device& device, const Arg&, uint64_t addr, const Layout& l);
+  /// Runs the job's programs on the chip with `symbols` bound.
+  static LaunchReport run(Device& device, const Job& job, const std::vector<int64_t>& symbols,
+                          TraceWriter* trace);
+};
+
+} // namespace chipless::runtime

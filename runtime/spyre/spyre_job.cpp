@@ -1,0 +1,109 @@
+#include "runtime/spyre/spyre_job.h"
+
+#include "runtime/launch_common.h"
+#include "runtime/prepared_job_impl.h"
+#include "support/error.h"
+#include "support/spyrecode/binary.h"
+#include "support/spyrecode/directory.h"
+
+namespace chipless::runtime {
+
+using namespace spyrecode;
+
+SpyreChip::Job SpyreChip::readJob(const std::string& planPath) {
+  return spyrecode::readJob(planPath);
+}
+
+std::string SpyreChip::encodeBinary(const JobBinary& binary) {
+  return spyrecode::encodeBinary(binary);
+}
+
+void SpyreChip::checkPlanRange(Device& device, uint64_t ptr, uint64_t size,
+                               const std::string& devPtr, const std::string& where) {
+  const SpyreArch& arch = device.spyreArch();
+  const uint64_t segBase = device.segmentBase(arch.memory.program_segment);
+  const uint64_t segEnd = segBase + static_cast<uint64_t>(arch.memory.segment_bytes);
+  if (ptr < segBase || ptr + size > segEnd)
+    throw Error(where + ": dev_ptr " + devPtr + " is outside the SpyreCode segment " +
+                std::to_string(arch.memory.program_segment) + " (" + formatDevPtr(segBase) + ".." +
+                formatDevPtr(segEnd) + ")");
+}
+
+uint64_t SpyreChip::placeRegion(Device& device, uint64_t preferred, uint64_t size) {
+  return device.placeRange(device.spyreArch().memory.program_segment, preferred, size);
+}
+
+StickLayout SpyreChip::layout(Device& device, const Arg& a, std::vector<int64_t> shape) {
+  StickLayout l;
+  l.dtype = a.dtype;
+  l.stickBytes = device.spyreArch().chip.stick_bytes;
+  l.rowMajor = a.layout == spyrecode::Layout::RowMajor;
+  l.shape = std::move(shape);
+  return l;
+}
+
+std::string SpyreChip::shapeNote(Device&, const Arg& a, const StickLayout&,
+                                 const std::vector<int64_t>& want) {
+  return declaredShape(a) != shapeText(want) ? " " + declaredShape(a) : std::string();
+}
+
+std::optional<tpuprog::SymbolRef>
+SpyreChip::resolveSymbol(const JobPlan& plan, const std::string& name, std::string& why) {
+  using Kind = tpuprog::SymbolRef::Kind;
+  tpuprog::SymbolRef ref;
+  auto dot = name.find('.');
+  ref.base = name.substr(0, dot);
+  const TensorArg* a = plan.findArg(ref.base);
+  if (dot != std::string::npos) {
+    // ARG.dK: dimension K of a tensor argument (readJob and the assembler checked K).
+    const std::string dim = name.substr(dot + 1);
+    if (!a || dim.size() < 2 || dim[0] != 'd' ||
+        dim.find_first_not_of("0123456789", 1) != std::string::npos ||
+        std::stoul(dim.substr(1)) >= a->shape.size()) {
+      why = "not a dimension ARG.dK of a tensor argument";
+      return std::nullopt;
+    }
+    ref.kind = Kind::Dim;
+    ref.dim = std::stoi(dim.substr(1));
+    return ref;
+  }
+  if (a) return ref; // the argument's address
+  for (const auto& s : plan.scalars)
+    if (s.name == name) {
+      ref.kind = Kind::Scalar;
+      return ref;
+    }
+  for (const auto& b : plan.buffers)
+    if (b.name == name) {
+      ref.kind = Kind::Buffer;
+      return ref;
+    }
+  why = "names no argument, scalar or buffer";
+  return std::nullopt;
+}
+
+void SpyreChip::toDevice(Device& device, const Arg&, uint64_t addr, const StickLayout& l,
+                         const NpyArray& host, const std::string& what) {
+  runtime::toDevice(host, l, *parseFp16Format(device.spyreArch().numerics.fp16_format),
+                    device.memory().span(addr, l.deviceBytes()), what);
+}
+
+NpyArray SpyreChip::fromDevice(Device& device, const Arg&, uint64_t addr, const StickLayout& l) {
+  return runtime::fromDevice(device.memory().span(addr, l.deviceBytes()), l,
+                             *parseFp16Format(device.spyreArch().numerics.fp16_format));
+}
+
+LaunchReport SpyreChip::run(Device& device, const Job& job, const std::vector<int64_t>& symbols,
+                            TraceWriter* trace) {
+  sim::spyre::LaunchResult r = device.chip().launch(job.binary, symbols, trace);
+  LaunchReport out;
+  out.cycles = r.cycles;
+  out.hostSeconds = r.hostSeconds;
+  out.issued = r.instructions;
+  return out;
+}
+
+template class PreparedJob<SpyreChip>;
+template class ChipDevice<SpyreChip, spyrecode::Job>;
+
+} // namespace chipless::runtime
