@@ -99,7 +99,7 @@ int SpyreArch::elementsPerStick(int elemBytes) const {
   if (elemBytes <= 0 || chip.stick_bytes % elemBytes != 0)
     throw Error("elementsPerStick: element size " + std::to_string(elemBytes) +
                 " bytes does not divide a stick of " + std::to_string(chip.stick_bytes) + " bytes");
-  return static_cast<int>(chip.stick_bytes / elemBytes);
+  return static_cast<int>(elementsInStick(chip.stick_bytes, elemBytes));
 }
 
 } // namespace chipless

@@ -11,6 +11,13 @@
 
 namespace chipless {
 
+/// Elements of `elemBytes` bytes in a stick of `stickBytes` bytes: the one place this is
+/// computed (compiler, runtime and simulator all call it; SpyreArch::elementsPerStick checks
+/// the element size first).
+inline int64_t elementsInStick(int64_t stickBytes, int64_t elemBytes) {
+  return stickBytes / elemBytes;
+}
+
 /// Every parameter of a Spyre card that a study may vary, as typed fields: one nested struct
 /// per section of the file (chip, pt, sfu, scratchpad, fifo, ring, dram, dma, sync, scalar,
 /// numerics, memory), declared with their ranges, units, sources and roles in

@@ -6,6 +6,7 @@
 #include "support/dtype.h"
 #include "support/npy.h"
 #include "support/numerics.h"
+#include "support/spyre_arch.h"
 
 #include <cstdint>
 #include <string>
@@ -17,12 +18,14 @@ namespace chipless::runtime {
 struct StickLayout {
   std::vector<int64_t> shape; ///< host shape (rank 0 is treated as (1))
   DType dtype = DType::F16;   ///< element type on the device
-  int64_t stickBytes = 128;
+  int64_t stickBytes = 0; ///< chip.stick_bytes of the device
   /// Row-major instead of sticks: the elements packed as on the host, the allocation
   /// rounded up to a whole stick (spyrecode::Layout::RowMajor).
   bool rowMajor = false;
 
-  int64_t elementsPerStick() const { return stickBytes / static_cast<int64_t>(dtypeSize(dtype)); }
+  int64_t elementsPerStick() const {
+    return elementsInStick(stickBytes, static_cast<int64_t>(dtypeSize(dtype)));
+  }
   /// Sticks along the last dimension.
   int64_t sticksPerRow() const;
   /// Product of all but the last dimension.

@@ -13,7 +13,7 @@ using namespace spyrecode;
 
 ComputeUnit::ComputeUnit(sc_core::sc_module_name name, Chip& chip, Core& core, int corelet)
     : CoreletEngine(name, chip, core, Unit::Compute, corelet),
-      lanesMax_(static_cast<int>(chip.arch().chip.stick_bytes / 2)) {
+      lanesMax_(chip.arch().elementsPerStick(static_cast<int>(dtypeSize(DType::F16)))) {
   regs_.assign(static_cast<size_t>(chip.arch().sfu.registers),
                std::vector<uint32_t>(static_cast<size_t>(lanesMax_), 0));
   for (auto& s : scratch_) s.assign(static_cast<size_t>(lanesMax_), 0);

@@ -5,6 +5,7 @@
 /// stick in its element type; SFU registers keep full fp32.
 #include "support/dtype.h"
 #include "support/numerics.h"
+#include "support/spyre_arch.h"
 #include "support/spyrecode/isa.h"
 
 #include <cstddef>
@@ -14,7 +15,7 @@ namespace chipless::sim::spyre {
 
 /// Elements of type dt in one stick.
 inline int lanesOf(DType dt, int64_t stickBytes) {
-  return static_cast<int>(stickBytes / static_cast<int64_t>(dtypeSize(dt)));
+  return static_cast<int>(elementsInStick(stickBytes, static_cast<int64_t>(dtypeSize(dt))));
 }
 
 /// Decodes the n elements of a stick into 32-bit lanes.

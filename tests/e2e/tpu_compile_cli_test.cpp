@@ -90,6 +90,13 @@ TEST(TpuCompileCli, UnsupportedGraphsAreReportedAtTheOp) {
   expectError(readFile(graphFile("gemm_200x300x260")),
               "bad.mlir:8:8: error: kernel k0_matmul does not fit in VMEM",
               {"--set", "vmem.bytes=65536"});
+  // Too few vector registers for a fused epilogue: an error at the kernel, not a crash (with
+  // fewer registers than a register block, the emitter indexed an empty slot pool; 3 or more
+  // registers compile with smaller blocks).
+  for (const char* regs : {"vpu.registers=1", "vpu.registers=2"})
+    expectError(readFile(graphFile("mlp_gelu")),
+                "the fused element-wise program of kernel k0_matmul needs more than vpu.registers",
+                {"--set", regs});
 }
 
 TEST(TpuCompileCli, WrongTypesAreReportedAtTheArgumentOrOp) {

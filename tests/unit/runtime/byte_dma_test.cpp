@@ -19,6 +19,7 @@ TEST(RowMajorLayout, PacksTheElementsAndPadsTheAllocationToAStick) {
   StickLayout l;
   l.shape = {3, 5};
   l.dtype = DType::F16;
+  l.stickBytes = archWith().chip.stick_bytes;
   l.rowMajor = true;
   EXPECT_EQ(l.elements(), 15);
   EXPECT_EQ(l.deviceBytes(), 128u); // 30 bytes, one stick

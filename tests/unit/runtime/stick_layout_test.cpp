@@ -54,7 +54,7 @@ StickLayout layout(DType dt, std::vector<int64_t> shape) {
   StickLayout l;
   l.dtype = dt;
   l.shape = std::move(shape);
-  l.stickBytes = 128;
+  l.stickBytes = 128; // the stick of models/hw/spyre.yaml, which these layouts are written for
   return l;
 }
 

@@ -25,7 +25,7 @@ namespace {
 struct Stream {
   int buffer = -1;
   int64_t offset = 0;      ///< bytes: the stick of element (0, ..., 0)
-  int64_t stickStride = 0; ///< along the lanes: one stick (128) or 0 (lane-uniform broadcast)
+  int64_t stickStride = 0; ///< along the lanes: one stick (chip.stick_bytes) or 0 (broadcast)
   std::vector<int64_t> rowStrides; ///< per row dimension of the output
 };
 
@@ -325,10 +325,11 @@ LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> operands, con
       s.accesses.push_back(scratch(outStream->buffer, lo, hi - lo, true));
       int buffer = outStream->buffer;
       int64_t st0 = start[o], os1 = s1[o], os2 = s2[o], ss0 = outStream->stickStride;
-      s.emit = [buffer, st0, os1, os2, ss0, w](ProgramWriter& pw, int) {
+      const int64_t oneStick = stick();
+      s.emit = [buffer, st0, os1, os2, ss0, oneStick, w](ProgramWriter& pw, int) {
         pw.b.create<dfir::StStreamOp>(
             pw.loc, pw.c(w.n0), pw.str("out0"), pw.get(pw.addr(buffer, Expr(st0))),
-            pw.c(ss0 ? ss0 : 128), w.n1 > 1 ? pw.c(os1) : Value(), w.n2 > 1 ? pw.c(os2) : Value(),
+            pw.c(ss0 ? ss0 : oneStick), w.n1 > 1 ? pw.c(os1) : Value(), w.n2 > 1 ? pw.c(os2) : Value(),
             w.n1 > 1 ? pw.c(w.n1) : Value(), w.n2 > 1 ? pw.c(w.n2) : Value());
       };
     }

@@ -122,6 +122,7 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
         window(C, tile.m0, tile.n0, tile.m, tile.n, esOut), op.getLoc(),
         "matmul accumulate tile " + std::to_string(t) + " (corelet " + std::to_string(l) + ")", l);
   };
+  const int64_t stickBytes = stick(); // the stride of one stick, for the streams below
   for (size_t t = 0; t < tiles.size(); ++t) {
     const MatmulTile tile = tiles[t];
     const int l = static_cast<int>(t % static_cast<size_t>(corelets));
@@ -142,10 +143,10 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
         // Weights first (the array loads them before it streams A).
         pw.b.create<dfir::LdStreamOp>(
             pw.loc, pw.c(tile.n / lanesPerStick), pw.str("in1"),
-            pw.get(pw.addr(bufB, Expr(bStart))), pw.c(128), K > 1 ? pw.c(pitchB) : Value(), Value(),
+            pw.get(pw.addr(bufB, Expr(bStart))), pw.c(stickBytes), K > 1 ? pw.c(pitchB) : Value(), Value(),
             K > 1 ? pw.c(K) : Value(), Value(), StringAttr(), Value(), Value(), Value(), Value());
         pw.b.create<dfir::LdStreamOp>(pw.loc, pw.c(K / lanesPerStick), pw.str("in0"),
-                                      pw.get(pw.addr(bufA, Expr(aStart))), pw.c(128),
+                                      pw.get(pw.addr(bufA, Expr(aStart))), pw.c(stickBytes),
                                       tile.m > 1 ? pw.c(pitchA) : Value(), Value(),
                                       tile.m > 1 ? pw.c(tile.m) : Value(), Value(), StringAttr(),
                                       Value(), Value(), Value(), Value());
@@ -163,7 +164,7 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
     {
       Step& s = addStep(Engines::store(l), op.getLoc(), "st linalg.matmul" + where);
       s.group = group;
-      const int64_t outLanes = stick() / esOut, pitch = dst.strides[0];
+      const int64_t outLanes = elementsInStick(stick(), esOut), pitch = dst.strides[0];
       s.accesses.push_back(
           scratch(dst.buffer, dst.offset, (tile.m - 1) * pitch + tile.n * esOut, true));
       const TVal direct = window(C, tile.m0, tile.n0, tile.m, tile.n, esOut);
@@ -180,7 +181,8 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
           rowPitch = rowPitch + *f * Expr(pitchC - pitch);
         }
         pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(tile.n / outLanes), pw.str("out0"), pw.get(addr),
-                                      pw.c(128), tile.m > 1 ? pw.get(rowPitch) : Value(), Value(),
+                                      pw.c(stickBytes), tile.m > 1 ? pw.get(rowPitch) : Value(),
+                                      Value(),
                                       tile.m > 1 ? pw.c(tile.m) : Value(), Value());
       };
     }

@@ -117,7 +117,7 @@ public:
   // ---- shared helpers -----------------------------------------------------------------
   int64_t stick() const { return arch_.chip.stick_bytes; }
   int64_t esize(mlir::Type t) const;
-  int64_t lanes(mlir::Type t) const { return stick() / esize(t); }
+  int64_t lanes(mlir::Type t) const { return elementsInStick(stick(), esize(t)); }
   /// A new buffer of `bytes`, for `what`.
   int newBuffer(int64_t bytes, const std::string& what);
   /// A dense value of `shape` in a new buffer (rows padded to whole sticks).

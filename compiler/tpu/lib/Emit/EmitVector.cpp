@@ -26,7 +26,8 @@ void KernelEmitter::chooseRegisterBlock() {
   if (prog_.passes.empty()) return;
   const int uMax = maxRegisterBlock(p_.rowsPerUnit, static_cast<int>(S_));
   for (int U : {8, 4, 2, 1}) {
-    if (U > uMax || p_.bufferRows % (int64_t{U} * S_) != 0) continue;
+    // A block of U registers per value needs room for at least one value.
+    if (U > uMax || U > arch_.vpu.registers || p_.bufferRows % (int64_t{U} * S_) != 0) continue;
     for (bool hoist : {true, false}) {
       if (feasible(U, hoist)) {
         U_ = U;

@@ -88,6 +88,8 @@ private:
       return 0;
     }
     void give(int s) {
+      // take() returns 0 without a slot when none is free (overflow); nothing to give back.
+      if (static_cast<size_t>(s) >= free_.size()) return;
       if (!free_[static_cast<size_t>(s)]) {
         free_[static_cast<size_t>(s)] = true;
         --inUse_;
