@@ -13,8 +13,11 @@ OUT = os.path.join(ROOT, "out", "demo")
 
 
 def run(*cmd):
-    print("$", " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd), flush=True)
-    subprocess.run(cmd, check=True)
+    """Runs cmd from the repository root, with its paths as a user there would type them
+    (also after NAME=), and prints it so."""
+    cmd = [c.replace(ROOT + os.sep, "") for c in cmd]
+    print("$", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True, cwd=ROOT)
 
 
 def main():

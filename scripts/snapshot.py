@@ -32,9 +32,11 @@ import shutil
 import subprocess
 import sys
 import time
-import zlib
 
 import numpy as np
+
+import random_inputs  # the input generators, shared with the README's inputs
+from random_inputs import NP_DTYPES, host_shape
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = os.path.join(ROOT, "models")
@@ -43,8 +45,6 @@ TPU_GENERATIONS = ("v4", "v5e", "v6e")  # functional + timing runs
 TPU_TIMING_ONLY_GENERATIONS = ("v5p",)  # timing run only
 COMMAND_TIMEOUT_S = 600
 
-NP_DTYPES = {"f16": np.float16, "f32": np.float32, "bf16": np.float32,  # bf16: f32 .npy, rounded
-             "i32": np.int32, "i8": np.int8}
 
 # ------------------------------------------------------------------------------------------
 # Per-workload special cases (keyed by the workload's base name: <kind>-<file stem>).
@@ -89,13 +89,11 @@ LONG = {"graph-mlp_2048x4096": 75, "example-paged-tensor-write": 30,
 
 
 def rng_for(name, arg):
-    return np.random.default_rng(zlib.crc32(("%s/%s" % (name, arg)).encode()))
+    return random_inputs.rng_for("%s/%s" % (name, arg))
 
 
 def normal(name, arg, shape, dtype, scale=0.5):
-    x = rng_for(name, arg).standard_normal(shape, dtype=np.float32)
-    x *= np.float32(scale)
-    return x.astype(NP_DTYPES[dtype])
+    return random_inputs.normal(rng_for(name, arg), shape, dtype, scale)
 
 
 def causal_mask(name, arg, shape, dtype):
@@ -107,7 +105,7 @@ def causal_mask(name, arg, shape, dtype):
 
 def indices(bound):
     def make(name, arg, shape, dtype):
-        return rng_for(name, arg).integers(0, bound, size=shape).astype(NP_DTYPES[dtype])
+        return random_inputs.small_ints(rng_for(name, arg), shape, dtype, bound)
     return make
 
 
@@ -264,25 +262,15 @@ def scalar_values(w, plan):
             raise RuntimeError("scalar '%s' has no value in SCALARS[%r] of scripts/snapshot.py"
                                % (name, w.base))
         v = table[name]
-        if "multiple_of" in s and v % s["multiple_of"]:
-            raise RuntimeError("scalar %s=%d is not a multiple of %d" % (name, v, s["multiple_of"]))
-        if ("min" in s and v < s["min"]) or ("max" in s and v > s["max"]):
-            raise RuntimeError("scalar %s=%d is outside [%s, %s]" % (name, v, s.get("min"), s.get("max")))
+        error = random_inputs.check_scalar(s, v)
+        if error:
+            raise RuntimeError(error)
         values[name] = v
     return values
 
 
-def host_shape(arg, scalars, chips):
-    shape = [d if isinstance(d, int) else scalars[d] for d in arg["shape"]]
-    if arg.get("placement") == "split" and shape:
-        shape[0] *= chips  # the chips' blocks stacked along dimension 0
-    return tuple(shape)
-
-
 def default_input(name, arg, shape, dtype):
-    if dtype in ("i32", "i8"):
-        return rng_for(name, arg).integers(0, 8, size=shape).astype(NP_DTYPES[dtype])
-    return normal(name, arg, shape, dtype)
+    return random_inputs.random_values(rng_for(name, arg), shape, dtype)
 
 
 def write_sparse_pages(path, dtype, shape, table, name, arg):
