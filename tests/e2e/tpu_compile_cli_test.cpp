@@ -121,6 +121,18 @@ TEST(TpuCompileCli, WrongTypesAreReportedAtTheArgumentOrOp) {
           "  %c = linalg.matmul ins(%a, %b : tensor<8x128xi8>, tensor<128x128xi8>) outs(%i : "
           "tensor<8x128xf32>) -> tensor<8x128xf32>\n  return %c : tensor<8x128xf32>\n}\n",
       "bad.mlir:5:8: error: matmul of 'i8' must produce i32 (got 'f32')");
+  // i32 x i32 is refused as such, whatever the result type (was: "must produce f32 or bf16").
+  const std::string ifill = R"(
+  %z = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<8x128xi32>
+  %i = linalg.fill ins(%z : i32) outs(%e : tensor<8x128xi32>) -> tensor<8x128xi32>
+)";
+  expectError(
+      "func.func @f(%a: tensor<8x128xi32>, %b: tensor<128x128xi32>) -> tensor<8x128xi32> {\n" +
+          ifill +
+          "  %c = linalg.matmul ins(%a, %b : tensor<8x128xi32>, tensor<128x128xi32>) outs(%i : "
+          "tensor<8x128xi32>) -> tensor<8x128xi32>\n  return %c : tensor<8x128xi32>\n}\n",
+      "bad.mlir:6:8: error: matmul of i32 is not supported (bf16, f32 and i8 are)");
   expectError(R"(func.func @f(%a: tensor<8x128xf32> {graph.name = "A"},
                %b: tensor<8x128xf32> {graph.name = "A"}) -> tensor<8x128xf32> {
   return %a : tensor<8x128xf32>

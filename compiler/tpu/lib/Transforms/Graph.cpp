@@ -472,11 +472,11 @@ struct VerifyGraphPass : PassWrapper<VerifyGraphPass, OperationPass<ModuleOp>> {
         if (a != b)
           fail(&op) << "matmul operands must have one element type (got " << a << " and " << b
                     << "): convert one with a linalg.generic first";
+        else if (a.isInteger(32)) // before the result type: no result type makes it supported
+          fail(&op) << "matmul of i32 is not supported (bf16, f32 and i8 are)";
         else if (a.isInteger(8) ? !c.isInteger(32) : !(c.isF32() || c.isBF16()))
           fail(&op) << "matmul of " << a << " must produce "
                     << (a.isInteger(8) ? "i32" : "f32 or bf16") << " (got " << c << ")";
-        else if (a.isInteger(32))
-          fail(&op) << "matmul of i32 is not supported (bf16, f32 and i8 are)";
       }
       if (auto g = dyn_cast<linalg::GenericOp>(op)) checkGeneric(g);
       if (isa<linalg::AddOp, linalg::SubOp, linalg::MulOp, linalg::DivOp, linalg::BroadcastOp>(op))
