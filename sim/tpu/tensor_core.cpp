@@ -26,9 +26,9 @@ std::string TensorCore::hex(int64_t v) {
 }
 
 TensorCore::TensorCore(sc_core::sc_module_name name, System& system, int chip, int core)
-    : Unit(name, system, chip * 256 + core), chip_(chip), core_(core),
-      label_("chip " + std::to_string(chip) + " core " + std::to_string(core)),
-      sems_(system.arch().scalar.semaphores),
+    : Unit(name, system, "chip " + std::to_string(chip) + " core " + std::to_string(core),
+           chip * 256 + core),
+      chip_(chip), core_(core), sems_(system.arch().scalar.semaphores),
       laneCount_(system.arch().vpu.sublanes * system.arch().vpu.lanes) {
   const TpuArch& a = system.arch();
   if (!system.timingOnly()) {
@@ -36,7 +36,7 @@ TensorCore::TensorCore(sc_core::sc_module_name name, System& system, int chip, i
     // until a program uses it.
     vmem_.reset(static_cast<uint8_t*>(std::calloc(static_cast<size_t>(a.vmem.bytes), 1)));
     if (!vmem_)
-      throw Error(label_ + ": cannot allocate " + std::to_string(a.vmem.bytes) +
+      throw Error(label() + ": cannot allocate " + std::to_string(a.vmem.bytes) +
                   " bytes of VMEM on the host (vmem.bytes); try --timing-only");
     vregs_.assign(static_cast<size_t>(a.vpu.registers) * laneCount_, 0);
   }
@@ -48,19 +48,16 @@ TensorCore::TensorCore(sc_core::sc_module_name name, System& system, int chip, i
   dmaFree_.assign(a.dma.engines, 0);
   dmaBusy_.assign(a.dma.engines, 0);
   perChannel_.assign(a.hbm.channels, 0);
-  SC_THREAD(thread);
+  SC_THREAD(serveLaunches);
 }
 
 void TensorCore::arm(const Program* program, Cycles start) {
   const TpuArch& a = system_.arch();
+  armThread(program != nullptr, start);
   program_ = program;
-  armed_ = program != nullptr;
-  state_ = armed_ ? State::Running : State::Idle;
-  local_ = start;
   pc_ = 0;
   current_ = nullptr;
   counters_ = {};
-  blockedOn_.clear();
   loops_.clear();
   for (auto& r : regs_) r = 0;
   regs_[kRegCore] = core_;
@@ -82,27 +79,11 @@ void TensorCore::arm(const Program* program, Cycles start) {
   collectivesOutstanding_ = 0;
 }
 
-void TensorCore::thread() {
-  while (true) {
-    while (!armed_) wait(system_.launchEvent());
-    armed_ = false;
-    try {
-      run();
-      state_ = State::Done;
-    } catch (const LaunchAborted&) {
-      state_ = State::Aborted;
-    } catch (const ProgramTrap& e) {
-      state_ = State::Failed;
-      system_.reportFault(e.what(), e.code());
-    } catch (const Error& e) {
-      state_ = State::Failed;
-      system_.reportFault(e.what());
-    }
-    system_.noteActivity(local_);
-  }
+std::string TensorCore::where() const {
+  return label() + " pc " + std::to_string(pc_);
 }
 
-void TensorCore::run() {
+void TensorCore::runProgram() {
   const auto& bundles = program_->bundles;
   const Cycles cpb = system_.arch().scalar.cycles_per_bundle;
   while (pc_ < bundles.size()) {
@@ -164,7 +145,7 @@ void TensorCore::fault(const std::string& message) const {
 }
 
 std::string TensorCore::faultLocation() const {
-  std::string where = label_;
+  std::string where = label();
   if (current_) {
     const OpcodeInfo& info = opcodeInfo(current_->op);
     std::string m = info.mnemonic;
