@@ -32,18 +32,20 @@ struct LaunchTimes {
   double hostSeconds = 0; ///< wall-clock time of the simulation
 };
 
-/// How a chip model numbers time across the launches of one elaborated model. Both give a
-/// launch that starts at time 0 identical times in trace and statistics; they differ in the
-/// rounding of a later launch's times, so each chip keeps the convention its timing was
-/// written for.
+/// How a chip model numbers time across the launches of one elaborated model. The first
+/// launch comes out the same under both. A later one does too while every time is exact in
+/// binary (a 1 GHz clock, power-of-two fractions of bytes per cycle); otherwise its times
+/// round differently, so each chip keeps the convention its results were produced with.
 enum class TimeFrame {
   /// Times are SystemC's, in cycles since elaboration; a launch starts where the previous one
   /// ended and its trace and cycle count are taken relative to that start (the Spyre card:
-  /// its shared resources keep earlier reservations, which lie in the past).
+  /// its shared resources keep earlier reservations, which lie in the past). A later launch's
+  /// times carry the rounding of larger numbers, so its cycles can differ from the first
+  /// launch's in the last bits when times are not exact in binary.
   Continuous,
   /// Every launch starts at time 0: now() is SystemC time minus the launch's start, so a
   /// launch's arithmetic on times does not depend on when it runs (the TPU system: its times
-  /// lie on a dyadic grid, and it retires the previous launch's reservations).
+  /// lie on a 1/256-cycle grid, and it retires the previous launch's reservations).
   PerLaunch,
 };
 

@@ -17,8 +17,6 @@ Chip::Chip(const SpyreArch& arch, DeviceMemory& memory, bool timingOnly)
   for (int c = 0; c < arch.chip.cores; ++c) cores_.push_back(std::make_unique<Core>(*this, c));
 }
 
-Chip::~Chip() = default;
-
 Cycles Chip::ringLatency(int fromCore, int toCore) const {
   int a = ring_.coreStop(fromCore), b = ring_.coreStop(toCore);
   int h = std::min(ring_.hops(a, b, RingDir::Cw), ring_.hops(a, b, RingDir::Ccw));

@@ -23,7 +23,8 @@
 
 namespace chipless::sim::spyre {
 
-using sim::DeviceMemory; // sim/common/device_memory.h: the card's memory, as the runtime names it
+/// The card's memory is the common device memory; the runtime names it sim::spyre::DeviceMemory.
+using sim::DeviceMemory;
 using sim::freshSimContext; // sim/common/sim_context.h
 
 /// What one launch did: cycles (from launch to the last engine or transfer finishing), host
@@ -41,9 +42,6 @@ public:
   /// `memory` is the card's device memory (owned by the caller: the runtime allocates in
   /// it). With `timingOnly`, no arithmetic is done and no bytes are moved.
   Chip(const SpyreArch& arch, DeviceMemory& memory, bool timingOnly);
-  ~Chip();
-  Chip(const Chip&) = delete;
-  Chip& operator=(const Chip&) = delete;
 
   /// Runs every program of `binary` on its engines with the symbols bound to
   /// `symbolValues` (one per binary.symbols entry). Throws chipless::Error for a program

@@ -39,8 +39,6 @@ public:
   /// With `timingOnly`, no arithmetic is done and no bytes are moved.
   System(const TpuArch& arch, const std::vector<DeviceMemory*>& memories, bool timingOnly);
   ~System();
-  System(const System&) = delete;
-  System& operator=(const System&) = delete;
 
   /// Runs every program of `binary` on its TensorCores with the symbols bound to
   /// `symbolValues` (one per binary.symbols entry). Throws chipless::Error for a program
