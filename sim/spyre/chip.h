@@ -23,8 +23,6 @@
 
 namespace chipless::sim::spyre {
 
-/// The card's memory is the common device memory; the runtime names it sim::spyre::DeviceMemory.
-using sim::DeviceMemory;
 using sim::freshSimContext; // sim/common/sim_context.h
 
 /// What one launch did: cycles (from launch to the last engine or transfer finishing), host
