@@ -23,7 +23,6 @@ int trackOf(Unit unit, int corelet) {
   if (!isCoreletUnit(unit)) return static_cast<int>(unit);
   return 3 + corelet * 3 + (static_cast<int>(unit) - static_cast<int>(Unit::Load));
 }
-constexpr size_t kMaxLoopDepth = 16;
 } // namespace
 
 Engine::Engine(sc_core::sc_module_name name, Chip& chip, Core& core, Unit unit, int corelet)
@@ -39,7 +38,7 @@ void Engine::arm(const Program* program, Cycles start) {
   program_ = program;
   pc_ = 0;
   counters_ = {};
-  loops_.clear();
+  control_.reset();
   for (auto& r : regs_) r = 0;
   regs_[kRegCore] = core_.index();
   regs_[kRegCorelet] = corelet_ < 0 ? 0 : corelet_;
@@ -110,45 +109,18 @@ bool Engine::scalarOp(const Instruction& ins) {
     ++pc_;
     return true;
   }
+  ControlStep c = control_.step(
+      ins.op, pc_, [&](size_t i) { return arg(ins, i); },
+      [&](size_t i) { return ins.operands[i].imm; });
+  if (c.control) {
+    if (!c.fault.empty()) fault(c.fault);
+    pc_ = c.jump ? *c.jump : pc_ + 1;
+    return true;
+  }
   switch (ins.op) {
   case Opcode::Li:
     rd() = a();
     break;
-  case Opcode::Jmp:
-    pc_ = static_cast<size_t>(ins.operands[0].imm);
-    return true;
-  case Opcode::Beq:
-  case Opcode::Bne:
-  case Opcode::Blt:
-  case Opcode::Bge: {
-    int64_t x = arg(ins, 0), y = arg(ins, 1);
-    bool taken = ins.op == Opcode::Beq   ? x == y
-                 : ins.op == Opcode::Bne ? x != y
-                 : ins.op == Opcode::Blt ? x < y
-                                         : x >= y;
-    pc_ = taken ? static_cast<size_t>(ins.operands[2].imm) : pc_ + 1;
-    return true;
-  }
-  case Opcode::Loop: {
-    int64_t count = arg(ins, 0);
-    if (count <= 0) {
-      pc_ = static_cast<size_t>(ins.operands[1].imm);
-      return true;
-    }
-    if (loops_.size() >= kMaxLoopDepth)
-      fault("loops nested deeper than " + std::to_string(kMaxLoopDepth));
-    loops_.push_back({pc_ + 1, count});
-    break;
-  }
-  case Opcode::EndLoop: {
-    if (loops_.empty()) fault("endloop without an active loop");
-    if (--loops_.back().remaining > 0) {
-      pc_ = loops_.back().body;
-      return true;
-    }
-    loops_.pop_back();
-    break;
-  }
   case Opcode::Nop: {
     int64_t n = arg(ins, 0);
     if (n < 0) fault("nop with negative cycles " + std::to_string(n));

@@ -10,6 +10,7 @@
 /// touch a shared resource (ring links, DRAM channels) in time order, or waits for
 /// another engine. Nothing ticks every cycle.
 #include "sim/common/launch_thread.h"
+#include "sim/common/scalar_control.h"
 #include "sim/common/timeline.h"
 #include "support/spyrecode/program.h"
 #include "support/stats.h"
@@ -81,11 +82,7 @@ private:
   const spyrecode::Program* program_ = nullptr;
   size_t pc_ = 0;
   int64_t regs_[spyrecode::kNumRegs] = {};
-  struct LoopFrame {
-    size_t body;
-    int64_t remaining;
-  };
-  std::vector<LoopFrame> loops_;
+  ScalarControl control_; ///< jumps, branches and the loop stack
 };
 
 } // namespace chipless::sim::spyre

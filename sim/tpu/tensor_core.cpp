@@ -15,12 +15,6 @@ namespace chipless::sim::tpu {
 
 using namespace tpuprog;
 
-namespace {
-
-constexpr size_t kMaxLoopDepth = 16;
-
-} // namespace
-
 std::string TensorCore::hex(int64_t v) {
   return formatDevPtr(static_cast<uint64_t>(v));
 }
@@ -58,7 +52,7 @@ void TensorCore::arm(const Program* program, Cycles start) {
   pc_ = 0;
   current_ = nullptr;
   counters_ = {};
-  loops_.clear();
+  control_.reset();
   for (auto& r : regs_) r = 0;
   regs_[kRegCore] = core_;
   regs_[kRegNCores] = a.chip.tensorcores;
@@ -189,6 +183,14 @@ bool TensorCore::scalarOp(const Op& op, size_t& nextPc) {
     rd() = *v;
     return false;
   }
+  ControlStep c = control_.step(
+      op.op, pc_, [&](size_t i) { return arg(op, i); },
+      [&](size_t i) { return op.operands[i].imm; });
+  if (c.control) {
+    if (!c.fault.empty()) fault(c.fault);
+    if (c.jump) nextPc = *c.jump;
+    return c.jump.has_value();
+  }
   switch (op.op) {
   case Opcode::Li:
     rd() = a();
@@ -211,40 +213,6 @@ bool TensorCore::scalarOp(const Op& op, size_t& nextPc) {
     }
     break;
   }
-  case Opcode::Jmp:
-    nextPc = static_cast<size_t>(op.operands[0].imm);
-    return true;
-  case Opcode::Beq:
-  case Opcode::Bne:
-  case Opcode::Blt:
-  case Opcode::Bge: {
-    int64_t x = arg(op, 0), y = arg(op, 1);
-    bool taken = op.op == Opcode::Beq   ? x == y
-                 : op.op == Opcode::Bne ? x != y
-                 : op.op == Opcode::Blt ? x < y
-                                        : x >= y;
-    if (taken) nextPc = static_cast<size_t>(op.operands[2].imm);
-    return taken;
-  }
-  case Opcode::Loop: {
-    int64_t count = arg(op, 0);
-    if (count <= 0) {
-      nextPc = static_cast<size_t>(op.operands[1].imm);
-      return true;
-    }
-    if (loops_.size() >= kMaxLoopDepth)
-      fault("loops nested deeper than " + std::to_string(kMaxLoopDepth));
-    loops_.push_back({pc_ + 1, count});
-    return false;
-  }
-  case Opcode::EndLoop:
-    if (loops_.empty()) fault("endloop without an active loop");
-    if (--loops_.back().remaining > 0) {
-      nextPc = loops_.back().body;
-      return true;
-    }
-    loops_.pop_back();
-    return false;
   case Opcode::Nop: {
     int64_t n = arg(op, 0);
     if (n < 0) fault("nop with negative cycles " + std::to_string(n));

@@ -12,6 +12,7 @@
 /// waits for them); MXU folds, DMAs and collectives report completion on semaphores.
 /// Conflicting VMEM accesses of the asynchronous units that the program did not order with
 /// a semaphore are reported as races.
+#include "sim/common/scalar_control.h"
 #include "sim/common/token_bank.h"
 #include "sim/tpu/unit.h"
 #include "sim/tpu/vmem_access.h"
@@ -134,11 +135,7 @@ private:
   // scalar unit
   int64_t regs_[tpuprog::kNumRegs] = {};
   Cycles regReady_[tpuprog::kMaxGeneralRegs] = {};
-  struct LoopFrame {
-    size_t body;
-    int64_t remaining;
-  };
-  std::vector<LoopFrame> loops_;
+  ScalarControl control_; ///< jumps, branches and the loop stack
   TokenBank sems_;
 
   // vector unit
