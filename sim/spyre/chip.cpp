@@ -5,29 +5,16 @@
 #include "support/spyrecode/isa.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <unistd.h>
 
 namespace chipless::sim::spyre {
 
 using namespace spyrecode;
 
 Chip::Chip(const SpyreArch& arch, DeviceMemory& memory, bool timingOnly)
-    : arch_(arch), memory_(memory), timingOnly_(timingOnly),
-      fp16Format_(*parseFp16Format(arch.numerics.fp16_format)), ring_(arch), dram_(arch),
-      arbiter_("arbiter"), launchEvent_("launch"), abortEvent_("abort"),
-      periodPs_(1000.0 / arch.chip.clock_ghz), progressToTty_(isatty(2) != 0) {
+    : LaunchHost(arch.chip.clock_ghz, timingOnly, TimeFrame::Continuous, "spyre-sim"), arch_(arch),
+      memory_(memory), fp16Format_(*parseFp16Format(arch.numerics.fp16_format)), ring_(arch),
+      dram_(arch) {
   for (int c = 0; c < arch.chip.cores; ++c) cores_.push_back(std::make_unique<Core>(*this, c));
-}
-
-Chip::~Chip() = default;
-
-Cycles Chip::now() const {
-  return sc_core::sc_time_stamp().to_double() / periodPs_;
-}
-
-sc_core::sc_time Chip::toScTime(Cycles c) const {
-  return sc_core::sc_time(c * periodPs_, sc_core::SC_PS);
 }
 
 Cycles Chip::ringLatency(int fromCore, int toCore) const {
@@ -36,18 +23,12 @@ Cycles Chip::ringLatency(int fromCore, int toCore) const {
   return static_cast<Cycles>(h) * arch_.ring.hop_latency_cycles;
 }
 
-void Chip::reportFault(const std::string& message) {
-  if (fault_.empty()) fault_ = message;
-  aborting_ = true;
-  abortEvent_.notify(sc_core::SC_ZERO_TIME);
-}
-
 void Chip::assignPrograms(const JobBinary& binary) {
   const int cores = arch_.chip.cores, corelets = arch_.chip.corelets_per_core;
   std::vector<const Program*> assigned(static_cast<size_t>(cores) * (3 + 3 * corelets), nullptr);
   std::vector<size_t> owner(assigned.size(), 0);
   for (auto& c : cores_)
-    for (Engine* e : c->engines()) e->arm(nullptr, launchStart_);
+    for (Engine* e : c->engines()) e->arm(nullptr, launchStart());
   for (size_t pi = 0; pi < binary.programs.size(); ++pi) {
     const Program& p = binary.programs[pi];
     std::string what = "program " + std::to_string(pi) + " (" + unitName(p.unit) + ")";
@@ -71,141 +52,41 @@ void Chip::assignPrograms(const JobBinary& binary) {
                       e.label());
         assigned[slot] = &p;
         owner[slot] = pi;
-        e.arm(&p, launchStart_);
+        e.arm(&p, launchStart());
       }
     }
   }
-}
-
-void Chip::abortLaunch(std::string message) {
-  aborting_ = true;
-  abortEvent_.notify(sc_core::SC_ZERO_TIME);
-  sc_core::sc_start();
-  aborting_ = false;
-  fault_.clear();
-  trace_ = nullptr;
-  resourceLog_.clear();
-  throw Error(message);
 }
 
 LaunchResult Chip::launch(const JobBinary& binary, const std::vector<int64_t>& symbolValues,
                           TraceWriter* trace) {
-  if (symbolValues.size() != binary.symbols.size())
-    throw Error("launch: " + std::to_string(symbolValues.size()) + " symbol values for " +
-                std::to_string(binary.symbols.size()) + " symbols");
-  auto hostStart = std::chrono::steady_clock::now();
-  progressStart_ = progressLast_ = hostStart;
-  symbols_ = &symbolValues;
-  // Engines run ahead of SystemC time, so the previous launch may end after now().
-  launchStart_ = lastActivity_ = std::max(now(), lastActivity_);
-  trace_ = trace;
-  fault_.clear();
-  aborting_ = false;
-  ring_.resetCounters();
-  dram_.resetCounters();
-  for (auto& c : cores_) c->resetForLaunch();
-  assignPrograms(binary);
-  if (trace_) nameTraceTracks();
-
-  if (started_) launchEvent_.notify(sc_core::SC_ZERO_TIME);
-  started_ = true;
-  sc_core::sc_start();
-
-  if (progressToTty_ && progressLast_ != progressStart_) std::fprintf(stderr, "\n");
-  if (!fault_.empty()) abortLaunch(fault_);
-  std::vector<const Engine*> blocked;
-  LaunchResult result;
+  LaunchTimes times = runLaunch(binary.symbols.size(), symbolValues, trace, [&] {
+    ring_.resetCounters();
+    dram_.resetCounters();
+    for (auto& c : cores_) c->resetForLaunch();
+    assignPrograms(binary);
+  });
+  LaunchResult result{times, 0};
   for (auto& c : cores_)
-    for (Engine* e : c->engines()) {
-      if (e->state() == Engine::State::Running) blocked.push_back(e);
-      result.instructions += e->counters().instructions;
-      lastActivity_ = std::max(lastActivity_, e->localTime());
-    }
-  if (!blocked.empty()) {
-    std::string msg = "deadlock: the program can never finish; " + std::to_string(blocked.size()) +
-                      " engine(s) are blocked:";
-    size_t shown = 0;
-    for (const Engine* e : blocked) {
-      if (++shown > 24) {
-        msg += "\n  ... and " + std::to_string(blocked.size() - 24) + " more";
-        break;
-      }
-      msg += "\n  " + e->label() + " pc " + std::to_string(e->pc()) + ": waiting for " +
-             (e->blockedOn().empty() ? std::string("an event") : e->blockedOn());
-    }
-    abortLaunch(msg);
-  }
-  result.cycles = lastActivity_ - launchStart_;
-  if (trace_) flushResourceTraces();
-  result.hostSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
-  trace_ = nullptr;
+    for (const Engine* e : c->engines()) result.instructions += e->counters().instructions;
   return result;
 }
 
-void Chip::progress() {
-  if (!progressToTty_) return;
-  auto t = std::chrono::steady_clock::now();
-  if (t - progressLast_ < std::chrono::seconds(1)) return;
-  progressLast_ = t;
-  double host = std::chrono::duration<double>(t - progressStart_).count();
-  std::fprintf(stderr, "\r[spyre-sim] %.3f M cycles simulated, %.1f s",
-               (now() - launchStart_) / 1e6, host);
-  std::fflush(stderr);
-}
-
-void Chip::nameTraceTracks() {
+void Chip::nameTraceTracks(TraceWriter& trace) {
   const int cores = arch_.chip.cores;
   for (int c = 0; c < cores; ++c) {
-    trace_->processName(c, "core " + std::to_string(c));
-    trace_->processSortIndex(c, c);
+    trace.processName(c, "core " + std::to_string(c));
+    trace.processSortIndex(c, c);
     for (Engine* e : cores_[c]->engines()) {
       std::string name = unitName(e->unit());
       if (isCoreletUnit(e->unit())) name += std::to_string(e->corelet());
-      trace_->threadName(c, e->traceTrack(), name);
+      trace.threadName(c, e->traceTrack(), name);
     }
   }
-  trace_->processName(cores, "ring links (GB/s)");
-  trace_->processSortIndex(cores, cores);
-  trace_->processName(cores + 1, "dram channels (GB/s)");
-  trace_->processSortIndex(cores + 1, cores + 1);
-}
-
-void Chip::traceSpan(int core, int track, const std::string& name, Cycles start, Cycles end,
-                     int64_t pc) {
-  if (!trace_) return;
-  trace_->complete(core, track, name, toUs(start), toUs(end) - toUs(start), {{"pc", pc}});
-}
-
-void Chip::traceInstant(int core, int track, const std::string& name, Cycles t, Cycles stall) {
-  if (!trace_) return;
-  trace_->instant(core, track, name, toUs(t), {{"stall_cycles", stall}});
-}
-
-void Chip::traceResource(Cycles start, double bytes, const Timeline& resource, bool isDram) {
-  if (!trace_) return;
-  ResourceLog& log = resourceLog_[resource.name()];
-  log.resource = &resource;
-  log.isDram = isDram;
-  log.busy.emplace_back(start, start + bytes / resource.bytesPerCycle());
-}
-
-void Chip::flushResourceTraces() {
-  // Reservations fill gaps, so they are noted out of order: sort and merge them first.
-  for (auto& [name, log] : resourceLog_) {
-    const Timeline* resource = log.resource;
-    std::sort(log.busy.begin(), log.busy.end());
-    const int pid = arch_.chip.cores + (log.isDram ? 1 : 0);
-    const double gbs = resource->bytesPerCycle() * arch_.chip.clock_ghz;
-    for (size_t i = 0; i < log.busy.size();) {
-      Cycles start = log.busy[i].first, end = log.busy[i].second;
-      for (++i; i < log.busy.size() && log.busy[i].first <= end; ++i)
-        end = std::max(end, log.busy[i].second);
-      trace_->counter(pid, name, toUs(start), "GB/s", gbs);
-      trace_->counter(pid, name, toUs(end), "GB/s", 0);
-    }
-  }
-  resourceLog_.clear();
+  trace.processName(ringTracePid(), "ring links (GB/s)");
+  trace.processSortIndex(ringTracePid(), ringTracePid());
+  trace.processName(dramTracePid(), "dram channels (GB/s)");
+  trace.processSortIndex(dramTracePid(), dramTracePid());
 }
 
 void Chip::collectStats(Stats& s, const LaunchResult& r) const {

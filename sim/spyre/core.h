@@ -1,9 +1,9 @@
 #pragma once
 /// One Spyre core: its scratchpad (real bytes), its token bank, the FIFOs of its corelets
 /// and its engines (DMA in/out and ring per core; load, compute, store per corelet).
+#include "sim/common/token_bank.h"
 #include "sim/spyre/engine.h"
 #include "sim/spyre/stream_fifo.h"
-#include "sim/spyre/token_bank.h"
 
 #include <memory>
 #include <vector>

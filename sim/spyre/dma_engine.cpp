@@ -126,7 +126,8 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
       finish = std::max(finish, reservePath(chip_.now(), t + arch.dma.setup_cycles, perChannel_[c],
                                             path_, &starts_));
       for (size_t i = 0; chip_.tracing() && i < path_.size(); ++i)
-        chip_.traceResource(starts_[i], perChannel_[c], *path_[i], path_[i] == &channel);
+        chip_.traceResource(starts_[i], perChannel_[c], *path_[i],
+                            path_[i] == &channel ? chip_.dramTracePid() : chip_.ringTracePid());
     }
   });
   busySpan(opcodeInfo(ins.op).mnemonic, t, t + issue);

@@ -2,7 +2,7 @@
 /// Device memory channels: addresses are interleaved over the channels in
 /// `dram.interleave_bytes` blocks; each channel is a reservation timeline whose bandwidth
 /// is its share of `dram.bandwidth_gb_s`, with `dram.latency_ns` access latency.
-#include "sim/spyre/timeline.h"
+#include "sim/common/timeline.h"
 #include "support/spyre_arch.h"
 
 #include <vector>

@@ -23,25 +23,22 @@ int trackOf(Unit unit, int corelet) {
   if (!isCoreletUnit(unit)) return static_cast<int>(unit);
   return 3 + corelet * 3 + (static_cast<int>(unit) - static_cast<int>(Unit::Load));
 }
-constexpr size_t kMaxLoopDepth = 16;
 } // namespace
 
 Engine::Engine(sc_core::sc_module_name name, Chip& chip, Core& core, Unit unit, int corelet)
-    : sc_module(name), chip_(chip), core_(core), unit_(unit), corelet_(corelet),
-      label_(engineLabel(core.index(), unit, corelet)), track_(trackOf(unit, corelet)),
-      order_(core.index() * (3 + 3 * chip.arch().chip.corelets_per_core) + track_) {
-  SC_THREAD(thread);
+    : LaunchThread(name, chip, engineLabel(core.index(), unit, corelet),
+                   core.index() * (3 + 3 * chip.arch().chip.corelets_per_core) +
+                       trackOf(unit, corelet)),
+      chip_(chip), core_(core), unit_(unit), corelet_(corelet), track_(trackOf(unit, corelet)) {
+  SC_THREAD(serveLaunches);
 }
 
 void Engine::arm(const Program* program, Cycles start) {
+  armThread(program != nullptr, start);
   program_ = program;
-  armed_ = program != nullptr;
-  state_ = armed_ ? State::Running : State::Idle;
-  local_ = start;
   pc_ = 0;
   counters_ = {};
-  blockedOn_.clear();
-  loops_.clear();
+  control_.reset();
   for (auto& r : regs_) r = 0;
   regs_[kRegCore] = core_.index();
   regs_[kRegCorelet] = corelet_ < 0 ? 0 : corelet_;
@@ -49,28 +46,11 @@ void Engine::arm(const Program* program, Cycles start) {
   resetUnit();
 }
 
-void Engine::thread() {
-  while (true) {
-    while (!armed_) wait(chip_.launchEvent());
-    armed_ = false;
-    try {
-      run();
-      state_ = State::Done;
-    } catch (const LaunchAborted&) {
-      state_ = State::Aborted;
-    } catch (const Error& e) {
-      state_ = State::Failed;
-      chip_.reportFault(e.what());
-    } catch (const std::exception& e) {
-      // A bug in the model must still end the launch with a message, not kill the process.
-      state_ = State::Failed;
-      chip_.reportFault(label_ + " pc " + std::to_string(pc_) + ": internal error: " + e.what());
-    }
-    chip_.noteActivity(local_);
-  }
+std::string Engine::where() const {
+  return label() + " pc " + std::to_string(pc_);
 }
 
-void Engine::run() {
+void Engine::runProgram() {
   const auto& code = program_->code;
   const Cycles cpi = chip_.arch().scalar.cycles_per_instruction;
   while (pc_ < code.size()) {
@@ -97,34 +77,9 @@ int64_t Engine::arg(const Instruction& ins, size_t index) const {
 }
 
 void Engine::fault(const std::string& message) const {
-  std::string where = label_ + " pc " + std::to_string(pc_);
+  std::string where = this->where();
   if (current_) where += " (" + std::string(opcodeInfo(current_->op).mnemonic) + ")";
   throw Error(where + ": " + message);
-}
-
-void Engine::block(sc_core::sc_event& event, const std::string& what) {
-  blockedOn_ = what;
-  wait(event | chip_.abortEvent());
-  blockedOn_.clear();
-  if (chip_.aborting()) throw LaunchAborted{};
-}
-
-void Engine::syncToLocal() {
-  Cycles now = chip_.now();
-  if (local_ > now) {
-    blockedOn_ = "time";
-    wait(chip_.toScTime(local_ - now), chip_.abortEvent());
-    blockedOn_.clear();
-    if (chip_.aborting()) throw LaunchAborted{};
-    chip_.progress();
-  }
-}
-
-void Engine::reserveShared(const std::function<void()>& reserve) {
-  syncToLocal();
-  bool done = false;
-  chip_.arbiter().submit(order_, reserve, &done, &granted_);
-  while (!done) block(granted_, "the ring/DRAM arbiter");
 }
 
 void Engine::stallUntil(Cycles t) {
@@ -154,45 +109,18 @@ bool Engine::scalarOp(const Instruction& ins) {
     ++pc_;
     return true;
   }
+  ControlStep c = control_.step(
+      ins.op, pc_, [&](size_t i) { return arg(ins, i); },
+      [&](size_t i) { return ins.operands[i].imm; });
+  if (c.control) {
+    if (!c.fault.empty()) fault(c.fault);
+    pc_ = c.jump ? *c.jump : pc_ + 1;
+    return true;
+  }
   switch (ins.op) {
   case Opcode::Li:
     rd() = a();
     break;
-  case Opcode::Jmp:
-    pc_ = static_cast<size_t>(ins.operands[0].imm);
-    return true;
-  case Opcode::Beq:
-  case Opcode::Bne:
-  case Opcode::Blt:
-  case Opcode::Bge: {
-    int64_t x = arg(ins, 0), y = arg(ins, 1);
-    bool taken = ins.op == Opcode::Beq   ? x == y
-                 : ins.op == Opcode::Bne ? x != y
-                 : ins.op == Opcode::Blt ? x < y
-                                         : x >= y;
-    pc_ = taken ? static_cast<size_t>(ins.operands[2].imm) : pc_ + 1;
-    return true;
-  }
-  case Opcode::Loop: {
-    int64_t count = arg(ins, 0);
-    if (count <= 0) {
-      pc_ = static_cast<size_t>(ins.operands[1].imm);
-      return true;
-    }
-    if (loops_.size() >= kMaxLoopDepth)
-      fault("loops nested deeper than " + std::to_string(kMaxLoopDepth));
-    loops_.push_back({pc_ + 1, count});
-    break;
-  }
-  case Opcode::EndLoop: {
-    if (loops_.empty()) fault("endloop without an active loop");
-    if (--loops_.back().remaining > 0) {
-      pc_ = loops_.back().body;
-      return true;
-    }
-    loops_.pop_back();
-    break;
-  }
   case Opcode::Nop: {
     int64_t n = arg(ins, 0);
     if (n < 0) fault("nop with negative cycles " + std::to_string(n));

@@ -1,7 +1,7 @@
 #pragma once
 /// The bidirectional ring joining the cores and the DRAM channel ports. Each link carries
 /// `ring.bytes_per_cycle` in each direction; a transfer occupies every link it crosses.
-#include "sim/spyre/timeline.h"
+#include "sim/common/timeline.h"
 #include "support/spyre_arch.h"
 
 #include <string>

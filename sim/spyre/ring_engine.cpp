@@ -68,7 +68,7 @@ void RingEngine::executeUnitOp(const Instruction& ins) {
       arrival = std::max(arrival,
                          reservePath(chip_.now(), t, static_cast<double>(bytes), path_, &starts_));
     for (size_t i = 0; chip_.tracing() && i < path_.size(); ++i)
-      chip_.traceResource(starts_[i], static_cast<double>(bytes), *path_[i], false);
+      chip_.traceResource(starts_[i], static_cast<double>(bytes), *path_[i], chip_.ringTracePid());
   });
   busySpan(op == 0 ? "ring.send" : "ring.send+reduce", t, t + sendTime);
   local_ = t + sendTime;

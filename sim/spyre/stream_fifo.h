@@ -8,7 +8,7 @@
 /// g - depth was popped. The producer learns those pop times from the consumer (the
 /// engines exchange them through this object), so back-pressure and stalls come out of
 /// the model, not out of a formula.
-#include "sim/spyre/timeline.h"
+#include "sim/common/timeline.h"
 
 #include <cstdint>
 #include <deque>

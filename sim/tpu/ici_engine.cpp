@@ -58,19 +58,15 @@ void reduceAdd(DType type, uint8_t* dst, const uint8_t* src, int64_t bytes) {
 } // namespace
 
 IciEngine::IciEngine(sc_core::sc_module_name name, System& system, int chip)
-    : Unit(name, system, (1 << 20) + chip), chip_(chip),
-      label_("chip " + std::to_string(chip) + " ici") {
+    : Unit(name, system, "chip " + std::to_string(chip) + " ici", (1 << 20) + chip), chip_(chip) {
   SC_THREAD(thread);
 }
 
 void IciEngine::arm(Cycles start) {
-  local_ = start;
+  armThread(false, start);
   queue_.clear();
   mailbox_.clear();
   seq_ = 0;
-  busy_ = false;
-  state_ = State::Idle;
-  blockedOn_.clear();
   collectives = 0;
   bytesSent = 0;
   busyCycles = 0;
@@ -98,8 +94,7 @@ void IciEngine::thread() {
       queue_.clear();
       continue;
     }
-    busy_ = true;
-    state_ = State::Running;
+    state_ = State::Running; // inside a collective: a deadlock report lists it
     try {
       run(r);
       state_ = State::Idle;
@@ -111,12 +106,11 @@ void IciEngine::thread() {
       queue_.clear();
       system_.reportFault(e.what());
     }
-    busy_ = false;
   }
 }
 
 void IciEngine::fault(const CollectiveRequest& r, const std::string& message) const {
-  throw Error(label_ + " (" + kindName(r.kind) + " issued by " + r.issuer->label() + " pc " +
+  throw Error(label() + " (" + kindName(r.kind) + " issued by " + r.issuer->label() + " pc " +
               std::to_string(r.pc) + "): " + message);
 }
 
@@ -132,7 +126,8 @@ void IciEngine::send(int seq, int phase, int step, const uint8_t* data, int64_t 
           quantize(reservePath(system_.now(), local_, static_cast<double>(bytes), path, &starts_));
       if (system_.tracing())
         for (size_t i = 0; i < path.size(); ++i)
-          system_.traceResource(starts_[i], static_cast<double>(bytes), *path[i], -1);
+          system_.traceResource(starts_[i], static_cast<double>(bytes), *path[i],
+                                system_.iciTracePid());
     });
   std::vector<uint8_t> copy;
   if (!system_.timingOnly() && data) copy.assign(data, data + bytes);
@@ -157,7 +152,7 @@ IciEngine::Message IciEngine::receive(int seq, int phase, int step, int64_t byte
   Message m = std::move(it->second);
   mailbox_.erase(it);
   if (m.bytes != bytes)
-    throw Error(label_ + ": " + what + " #" + std::to_string(seq) + ": chip " +
+    throw Error(label() + ": " + what + " #" + std::to_string(seq) + ": chip " +
                 std::to_string(m.from) + " sent " + std::to_string(m.bytes) + " bytes where " +
                 std::to_string(bytes) +
                 " were expected; every chip must issue the same collectives with the same sizes");

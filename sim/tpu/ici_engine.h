@@ -43,10 +43,6 @@ public:
   /// A message from chip `from` arrives (called by the sending chip's engine).
   void deliver(int seq, int phase, int step, int from, Cycles arrival, std::vector<uint8_t> data,
                int64_t bytes);
-  /// "chip 1 ici".
-  const std::string& label() const { return label_; }
-  /// Whether the engine is inside a collective (for deadlock reports).
-  bool busy() const { return busy_; }
 
   /// Counters of the current launch.
   uint64_t collectives = 0;
@@ -69,12 +65,10 @@ private:
   [[noreturn]] void fault(const CollectiveRequest& r, const std::string& message) const;
 
   int chip_;
-  std::string label_;
   std::deque<CollectiveRequest> queue_;
   sc_core::sc_event queued_, delivered_;
   std::map<std::tuple<int, int, int>, Message> mailbox_;
   int seq_ = 0;
-  bool busy_ = false;
   std::vector<Cycles> starts_;
 };
 

@@ -5,19 +5,15 @@
 #include "support/tpuprog/isa.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <limits>
-#include <unistd.h>
 
 namespace chipless::sim::tpu {
 
 using namespace tpuprog;
 
 System::System(const TpuArch& arch, const std::vector<DeviceMemory*>& memories, bool timingOnly)
-    : arch_(arch), memories_(memories), timingOnly_(timingOnly),
-      ici_(arch, static_cast<int>(memories.size())), arbiter_("arbiter"), launchEvent_("launch"),
-      abortEvent_("abort"), periodPs_(1000.0 / arch.chip.clock_ghz),
-      progressToTty_(isatty(2) != 0) {
+    : LaunchHost(arch.chip.clock_ghz, timingOnly, TimeFrame::PerLaunch, "tpu-sim"), arch_(arch),
+      memories_(memories), ici_(arch, static_cast<int>(memories.size())) {
   if (memories.empty()) throw Error("a TPU system needs at least one chip");
   for (int c = 0; c < static_cast<int>(memories.size()); ++c) {
     auto chip = std::make_unique<ChipModel>(arch_, c);
@@ -35,23 +31,6 @@ System::~System() {
     for (TensorCore* k : c->cores) delete k;
     delete c->ici;
   }
-}
-
-Cycles System::now() const {
-  return sc_core::sc_time_stamp().to_double() / periodPs_ - base_;
-}
-
-sc_core::sc_time System::toScTime(Cycles c) const {
-  return sc_core::sc_time(c * periodPs_, sc_core::SC_PS);
-}
-
-void System::reportFault(const std::string& message, std::optional<int64_t> trapCode) {
-  if (fault_.empty()) {
-    fault_ = message;
-    faultTrap_ = trapCode;
-  }
-  aborting_ = true;
-  abortEvent_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void System::checkProgram(const Program& p, size_t index) const {
@@ -84,8 +63,8 @@ void System::assignPrograms(const JobBinary& binary) {
   const int nchips = chips(), ncores = arch_.chip.tensorcores;
   std::vector<long> owner(static_cast<size_t>(nchips) * ncores, -1);
   for (auto& c : chips_) {
-    for (TensorCore* k : c->cores) k->arm(nullptr, 0);
-    c->ici->arm(0);
+    for (TensorCore* k : c->cores) k->arm(nullptr, launchStart());
+    c->ici->arm(launchStart());
   }
   for (size_t pi = 0; pi < binary.programs.size(); ++pi) {
     const Program& p = binary.programs[pi];
@@ -108,165 +87,57 @@ void System::assignPrograms(const JobBinary& binary) {
           throw Error(what + " and program " + std::to_string(o) + " both target " +
                       chips_[c]->cores[k]->label());
         o = static_cast<long>(pi);
-        chips_[c]->cores[k]->arm(&p, 0);
+        chips_[c]->cores[k]->arm(&p, launchStart());
       }
   }
-}
-
-void System::abortLaunch(std::string message) {
-  aborting_ = true;
-  abortEvent_.notify(sc_core::SC_ZERO_TIME);
-  sc_core::sc_start();
-  aborting_ = false;
-  fault_.clear();
-  std::optional<int64_t> trap = faultTrap_;
-  faultTrap_.reset();
-  trace_ = nullptr;
-  resourceLog_.clear();
-  if (trap) throw ProgramTrap(message, *trap);
-  throw Error(message);
 }
 
 LaunchResult System::launch(const JobBinary& binary, const std::vector<int64_t>& symbolValues,
                             TraceWriter* trace) {
-  if (symbolValues.size() != binary.symbols.size())
-    throw Error("launch: " + std::to_string(symbolValues.size()) + " symbol values for " +
-                std::to_string(binary.symbols.size()) + " symbols");
-  auto hostStart = std::chrono::steady_clock::now();
-  progressStart_ = progressLast_ = hostStart;
-  symbols_ = &symbolValues;
-  // A new time frame: units ran ahead of SystemC time, so the previous launch may end after
-  // now(). Every reservation of the previous launch is over by then.
-  base_ = std::max(now(), lastActivity_) + base_;
-  lastActivity_ = 0;
-  trace_ = trace;
-  fault_.clear();
-  faultTrap_.reset();
-  aborting_ = false;
-  const Cycles past = std::numeric_limits<Cycles>::infinity();
-  for (auto& c : chips_) {
-    c->hbm.resetCounters();
-    for (int h = 0; h < c->hbm.channels(); ++h) c->hbm.channel(h).retire(past);
-  }
-  ici_.resetCounters();
-  for (auto& l : ici_.links()) l.retire(past);
-  assignPrograms(binary);
-  if (trace_) nameTraceTracks();
-
-  if (started_) launchEvent_.notify(sc_core::SC_ZERO_TIME);
-  started_ = true;
-  sc_core::sc_start();
-
-  if (progressToTty_ && progressLast_ != progressStart_) std::fprintf(stderr, "\n");
-  if (!fault_.empty()) abortLaunch(fault_);
-  LaunchResult result;
-  std::vector<std::string> blocked;
-  for (auto& c : chips_) {
-    for (TensorCore* k : c->cores) {
-      result.bundles += k->counters().bundles;
-      lastActivity_ = std::max(lastActivity_, k->localTime());
-      if (k->state() == Unit::State::Running)
-        blocked.push_back(k->label() + " pc " + std::to_string(k->pc()) + ": waiting for " +
-                          (k->blockedOn().empty() ? std::string("an event") : k->blockedOn()));
+  LaunchTimes times = runLaunch(binary.symbols.size(), symbolValues, trace, [&] {
+    // Every reservation of the previous launch is over when this one starts.
+    const Cycles past = std::numeric_limits<Cycles>::infinity();
+    for (auto& c : chips_) {
+      c->hbm.resetCounters();
+      for (int h = 0; h < c->hbm.channels(); ++h) c->hbm.channel(h).retire(past);
     }
-    if (c->ici->busy())
-      blocked.push_back(
-          c->ici->label() + ": waiting for " +
-          (c->ici->blockedOn().empty() ? std::string("an event") : c->ici->blockedOn()));
-  }
-  if (!blocked.empty()) {
-    std::string msg = "deadlock: the program can never finish; " + std::to_string(blocked.size()) +
-                      " unit(s) are blocked:";
-    for (size_t i = 0; i < blocked.size(); ++i) {
-      if (i == 24) {
-        msg += "\n  ... and " + std::to_string(blocked.size() - 24) + " more";
-        break;
-      }
-      msg += "\n  " + blocked[i];
-    }
-    abortLaunch(msg);
-  }
-  result.cycles = lastActivity_;
-  if (trace_) flushResourceTraces();
-  result.hostSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
-  trace_ = nullptr;
+    ici_.resetCounters();
+    for (auto& l : ici_.links()) l.retire(past);
+    assignPrograms(binary);
+  });
+  LaunchResult result{times, 0};
+  for (auto& c : chips_)
+    for (TensorCore* k : c->cores) result.bundles += k->counters().bundles;
   return result;
-}
-
-void System::progress() {
-  if (!progressToTty_) return;
-  auto t = std::chrono::steady_clock::now();
-  if (t - progressLast_ < std::chrono::seconds(1)) return;
-  progressLast_ = t;
-  double host = std::chrono::duration<double>(t - progressStart_).count();
-  std::fprintf(stderr, "\r[tpu-sim] %.3f M cycles simulated, %.1f s", now() / 1e6, host);
-  std::fflush(stderr);
 }
 
 // ---- tracing ------------------------------------------------------------------------------
 
-void System::nameTraceTracks() {
+void System::nameTraceTracks(TraceWriter& trace) {
   const int ncores = arch_.chip.tensorcores;
   for (int c = 0; c < chips(); ++c)
     for (int k = 0; k < ncores; ++k) {
       int pid = tracePid(c, k);
-      trace_->processName(pid, "chip " + std::to_string(c) + " core " + std::to_string(k));
-      trace_->processSortIndex(pid, pid);
-      trace_->threadName(pid, kTrackScalar, "scalar");
-      trace_->threadName(pid, kTrackVld, "vld");
-      trace_->threadName(pid, kTrackVst, "vst");
-      trace_->threadName(pid, kTrackValu, "valu");
+      trace.processName(pid, "chip " + std::to_string(c) + " core " + std::to_string(k));
+      trace.processSortIndex(pid, pid);
+      trace.threadName(pid, kTrackScalar, "scalar");
+      trace.threadName(pid, kTrackVld, "vld");
+      trace.threadName(pid, kTrackVst, "vst");
+      trace.threadName(pid, kTrackValu, "valu");
       for (int m = 0; m < arch_.mxu.count; ++m) {
-        trace_->threadName(pid, trackMxuWeights(m), "mxu" + std::to_string(m) + " weights");
-        trace_->threadName(pid, trackMxuStream(m), "mxu" + std::to_string(m) + " stream");
+        trace.threadName(pid, trackMxuWeights(m), "mxu" + std::to_string(m) + " weights");
+        trace.threadName(pid, trackMxuStream(m), "mxu" + std::to_string(m) + " stream");
       }
       for (int e = 0; e < arch_.dma.engines; ++e)
-        trace_->threadName(pid, trackDma(e), "dma" + std::to_string(e));
-      if (k == 0) trace_->threadName(pid, trackIci(), "ici");
+        trace.threadName(pid, trackDma(e), "dma" + std::to_string(e));
+      if (k == 0) trace.threadName(pid, trackIci(), "ici");
     }
-  const int base = chips() * ncores;
   for (int c = 0; c < chips(); ++c) {
-    trace_->processName(base + c, "chip " + std::to_string(c) + " HBM channels (GB/s)");
-    trace_->processSortIndex(base + c, base + c);
+    trace.processName(hbmTracePid(c), "chip " + std::to_string(c) + " HBM channels (GB/s)");
+    trace.processSortIndex(hbmTracePid(c), hbmTracePid(c));
   }
-  trace_->processName(base + chips(), "ICI links (GB/s)");
-  trace_->processSortIndex(base + chips(), base + chips());
-}
-
-void System::traceSpan(int pid, int track, const std::string& name, Cycles start, Cycles end,
-                       int64_t pc) {
-  if (!trace_) return;
-  trace_->complete(pid, track, name, toUs(start), toUs(end) - toUs(start), {{"pc", pc}});
-}
-
-void System::traceInstant(int pid, int track, const std::string& name, Cycles t, Cycles stall) {
-  if (!trace_) return;
-  trace_->instant(pid, track, name, toUs(t), {{"stall_cycles", stall}});
-}
-
-void System::traceResource(Cycles start, double bytes, const Timeline& resource, int chip) {
-  if (!trace_) return;
-  ResourceLog& log = resourceLog_[resource.name()];
-  log.resource = &resource;
-  log.pid = chips() * arch_.chip.tensorcores + (chip < 0 ? chips() : chip);
-  log.busy.emplace_back(start, start + bytes / resource.bytesPerCycle());
-}
-
-void System::flushResourceTraces() {
-  // Reservations fill gaps, so they are noted out of order: sort and merge them first.
-  for (auto& [name, log] : resourceLog_) {
-    std::sort(log.busy.begin(), log.busy.end());
-    const double gbs = log.resource->bytesPerCycle() * arch_.chip.clock_ghz;
-    for (size_t i = 0; i < log.busy.size();) {
-      Cycles start = log.busy[i].first, end = log.busy[i].second;
-      for (++i; i < log.busy.size() && log.busy[i].first <= end; ++i)
-        end = std::max(end, log.busy[i].second);
-      trace_->counter(log.pid, name, toUs(start), "GB/s", gbs);
-      trace_->counter(log.pid, name, toUs(end), "GB/s", 0);
-    }
-  }
-  resourceLog_.clear();
+  trace.processName(iciTracePid(), "ICI links (GB/s)");
+  trace.processSortIndex(iciTracePid(), iciTracePid());
 }
 
 // ---- statistics ---------------------------------------------------------------------------

@@ -15,20 +15,14 @@ namespace chipless::sim::tpu {
 
 using namespace tpuprog;
 
-namespace {
-
-constexpr size_t kMaxLoopDepth = 16;
-
-} // namespace
-
 std::string TensorCore::hex(int64_t v) {
   return formatDevPtr(static_cast<uint64_t>(v));
 }
 
 TensorCore::TensorCore(sc_core::sc_module_name name, System& system, int chip, int core)
-    : Unit(name, system, chip * 256 + core), chip_(chip), core_(core),
-      label_("chip " + std::to_string(chip) + " core " + std::to_string(core)),
-      sems_(system.arch().scalar.semaphores),
+    : Unit(name, system, "chip " + std::to_string(chip) + " core " + std::to_string(core),
+           chip * 256 + core),
+      chip_(chip), core_(core), sems_(system.arch().scalar.semaphores),
       laneCount_(system.arch().vpu.sublanes * system.arch().vpu.lanes) {
   const TpuArch& a = system.arch();
   if (!system.timingOnly()) {
@@ -36,7 +30,7 @@ TensorCore::TensorCore(sc_core::sc_module_name name, System& system, int chip, i
     // until a program uses it.
     vmem_.reset(static_cast<uint8_t*>(std::calloc(static_cast<size_t>(a.vmem.bytes), 1)));
     if (!vmem_)
-      throw Error(label_ + ": cannot allocate " + std::to_string(a.vmem.bytes) +
+      throw Error(label() + ": cannot allocate " + std::to_string(a.vmem.bytes) +
                   " bytes of VMEM on the host (vmem.bytes); try --timing-only");
     vregs_.assign(static_cast<size_t>(a.vpu.registers) * laneCount_, 0);
   }
@@ -48,20 +42,17 @@ TensorCore::TensorCore(sc_core::sc_module_name name, System& system, int chip, i
   dmaFree_.assign(a.dma.engines, 0);
   dmaBusy_.assign(a.dma.engines, 0);
   perChannel_.assign(a.hbm.channels, 0);
-  SC_THREAD(thread);
+  SC_THREAD(serveLaunches);
 }
 
 void TensorCore::arm(const Program* program, Cycles start) {
   const TpuArch& a = system_.arch();
+  armThread(program != nullptr, start);
   program_ = program;
-  armed_ = program != nullptr;
-  state_ = armed_ ? State::Running : State::Idle;
-  local_ = start;
   pc_ = 0;
   current_ = nullptr;
   counters_ = {};
-  blockedOn_.clear();
-  loops_.clear();
+  control_.reset();
   for (auto& r : regs_) r = 0;
   regs_[kRegCore] = core_;
   regs_[kRegNCores] = a.chip.tensorcores;
@@ -82,27 +73,11 @@ void TensorCore::arm(const Program* program, Cycles start) {
   collectivesOutstanding_ = 0;
 }
 
-void TensorCore::thread() {
-  while (true) {
-    while (!armed_) wait(system_.launchEvent());
-    armed_ = false;
-    try {
-      run();
-      state_ = State::Done;
-    } catch (const LaunchAborted&) {
-      state_ = State::Aborted;
-    } catch (const ProgramTrap& e) {
-      state_ = State::Failed;
-      system_.reportFault(e.what(), e.code());
-    } catch (const Error& e) {
-      state_ = State::Failed;
-      system_.reportFault(e.what());
-    }
-    system_.noteActivity(local_);
-  }
+std::string TensorCore::where() const {
+  return label() + " pc " + std::to_string(pc_);
 }
 
-void TensorCore::run() {
+void TensorCore::runProgram() {
   const auto& bundles = program_->bundles;
   const Cycles cpb = system_.arch().scalar.cycles_per_bundle;
   while (pc_ < bundles.size()) {
@@ -164,7 +139,7 @@ void TensorCore::fault(const std::string& message) const {
 }
 
 std::string TensorCore::faultLocation() const {
-  std::string where = label_;
+  std::string where = label();
   if (current_) {
     const OpcodeInfo& info = opcodeInfo(current_->op);
     std::string m = info.mnemonic;
@@ -208,6 +183,14 @@ bool TensorCore::scalarOp(const Op& op, size_t& nextPc) {
     rd() = *v;
     return false;
   }
+  ControlStep c = control_.step(
+      op.op, pc_, [&](size_t i) { return arg(op, i); },
+      [&](size_t i) { return op.operands[i].imm; });
+  if (c.control) {
+    if (!c.fault.empty()) fault(c.fault);
+    if (c.jump) nextPc = *c.jump;
+    return c.jump.has_value();
+  }
   switch (op.op) {
   case Opcode::Li:
     rd() = a();
@@ -230,40 +213,6 @@ bool TensorCore::scalarOp(const Op& op, size_t& nextPc) {
     }
     break;
   }
-  case Opcode::Jmp:
-    nextPc = static_cast<size_t>(op.operands[0].imm);
-    return true;
-  case Opcode::Beq:
-  case Opcode::Bne:
-  case Opcode::Blt:
-  case Opcode::Bge: {
-    int64_t x = arg(op, 0), y = arg(op, 1);
-    bool taken = op.op == Opcode::Beq   ? x == y
-                 : op.op == Opcode::Bne ? x != y
-                 : op.op == Opcode::Blt ? x < y
-                                        : x >= y;
-    if (taken) nextPc = static_cast<size_t>(op.operands[2].imm);
-    return taken;
-  }
-  case Opcode::Loop: {
-    int64_t count = arg(op, 0);
-    if (count <= 0) {
-      nextPc = static_cast<size_t>(op.operands[1].imm);
-      return true;
-    }
-    if (loops_.size() >= kMaxLoopDepth)
-      fault("loops nested deeper than " + std::to_string(kMaxLoopDepth));
-    loops_.push_back({pc_ + 1, count});
-    return false;
-  }
-  case Opcode::EndLoop:
-    if (loops_.empty()) fault("endloop without an active loop");
-    if (--loops_.back().remaining > 0) {
-      nextPc = loops_.back().body;
-      return true;
-    }
-    loops_.pop_back();
-    return false;
   case Opcode::Nop: {
     int64_t n = arg(op, 0);
     if (n < 0) fault("nop with negative cycles " + std::to_string(n));

@@ -12,6 +12,7 @@
 /// waits for them); MXU folds, DMAs and collectives report completion on semaphores.
 /// Conflicting VMEM accesses of the asynchronous units that the program did not order with
 /// a semaphore are reported as races.
+#include "sim/common/scalar_control.h"
 #include "sim/common/token_bank.h"
 #include "sim/tpu/unit.h"
 #include "sim/tpu/vmem_access.h"
@@ -33,12 +34,12 @@ public:
 
   int chip() const { return chip_; }
   int core() const { return core_; }
-  /// "chip 0 core 1": how errors and reports name this TensorCore.
-  const std::string& label() const { return label_; }
   /// Gives the core its program for the next launch (nullptr: nothing to do).
   void arm(const tpuprog::Program* program, Cycles start);
   /// The bundle being issued (or where the core stopped).
   size_t pc() const { return pc_; }
+  /// "chip 0 core 1 pc 7" (the label is "chip 0 core 1").
+  std::string where() const override;
   TokenBank& semaphores() { return sems_; }
   /// VMEM bytes (nullptr in timing-only mode).
   uint8_t* vmem() { return vmem_.get(); }
@@ -71,8 +72,7 @@ public:
   const std::vector<Cycles>& dmaBusy() const { return dmaBusy_; }
 
 private:
-  void thread();
-  void run();
+  void runProgram() override;
   /// Executes one operation; returns the next pc when it is a taken control operation.
   bool execute(const tpuprog::Op& op, size_t& nextPc);
 
@@ -119,9 +119,7 @@ private:
   }
 
   int chip_, core_;
-  std::string label_;
   const tpuprog::Program* program_ = nullptr;
-  bool armed_ = false;
   size_t pc_ = 0;
   const tpuprog::Op* current_ = nullptr;
   Counters counters_;
@@ -137,11 +135,7 @@ private:
   // scalar unit
   int64_t regs_[tpuprog::kNumRegs] = {};
   Cycles regReady_[tpuprog::kMaxGeneralRegs] = {};
-  struct LoopFrame {
-    size_t body;
-    int64_t remaining;
-  };
-  std::vector<LoopFrame> loops_;
+  ScalarControl control_; ///< jumps, branches and the loop stack
   TokenBank sems_;
 
   // vector unit

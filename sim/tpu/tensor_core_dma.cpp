@@ -91,7 +91,8 @@ void TensorCore::dma(const Op& op, bool in) {
       path[0] = &hbm.channel(c);
       finish = std::max(finish, quantize(reservePath(system_.now(), t + arch.dma.setup_cycles,
                                                      perChannel_[c], path, &starts_)));
-      if (system_.tracing()) system_.traceResource(starts_[0], perChannel_[c], *path[0], chip);
+      if (system_.tracing())
+        system_.traceResource(starts_[0], perChannel_[c], *path[0], system_.hbmTracePid(chip));
     }
   });
   dmaFree_[e] = t + issue;
@@ -153,7 +154,8 @@ void TensorCore::iciSend(const Op& op) {
       read = quantize(starts_[0] + static_cast<Cycles>(bytes) / path[0]->bytesPerCycle());
       if (system_.tracing())
         for (size_t i = 0; i < path.size(); ++i)
-          system_.traceResource(starts_[i], static_cast<double>(bytes), *path[i], -1);
+          system_.traceResource(starts_[i], static_cast<double>(bytes), *path[i],
+                                system_.iciTracePid());
     });
   dmaFree_[e] = t + issue;
   dmaBusy_[e] += issue;

@@ -1,6 +1,6 @@
 /// Tests of the simulator's device memory: allocation overlaps, spans, reads and writes,
 /// error messages and timing-only mode (regions without bytes).
-#include "sim/spyre/device_memory.h"
+#include "sim/common/device_memory.h"
 #include "support/error.h"
 
 #include <cstring>

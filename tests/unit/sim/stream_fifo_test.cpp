@@ -1,8 +1,8 @@
 /// Tests of the stick FIFO between corelet engines (counts, data order, push/pop times
 /// recorded as runs) and of the per-core synchronisation token bank.
+#include "sim/common/token_bank.h"
 #include "sim/spyre/chip.h"
 #include "sim/spyre/stream_fifo.h"
-#include "sim/spyre/token_bank.h"
 
 #include <gtest/gtest.h>
 #include <vector>

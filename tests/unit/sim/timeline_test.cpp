@@ -1,7 +1,7 @@
 /// Tests of the reservation timeline of a shared resource (Timeline) and of cut-through
 /// reservation along a path of resources (reservePath).
+#include "sim/common/timeline.h"
 #include "sim/spyre/ring.h"
-#include "sim/spyre/timeline.h"
 
 #include <gtest/gtest.h>
 #include <random>

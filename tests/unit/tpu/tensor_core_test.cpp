@@ -263,7 +263,7 @@ TEST(TensorCore, RacesOnVmemAreReported) {
 TEST(TensorCore, DeadlockNamesEveryBlockedUnit) {
   std::string m =
       tpuError(".kernel k\n.program cores=0\n    li s1, 1\n    sem.wait 5\n.end\n", {}, tpuArch());
-  EXPECT_NE(m.find("deadlock: the program can never finish; 1 unit(s) are blocked"),
+  EXPECT_NE(m.find("deadlock: the program can never finish; 1 engine(s) are blocked"),
             std::string::npos)
       << m;
   EXPECT_NE(m.find("chip 0 core 0 pc 1: waiting for semaphore 5"), std::string::npos) << m;
