@@ -9,8 +9,8 @@
 
 namespace chipless::sim {
 
-LaunchHost::LaunchHost(double clockGhz, bool timingOnly, TimeFrame frame, std::string progressLabel)
-    : clockGhz_(clockGhz), periodPs_(1000.0 / clockGhz), timingOnly_(timingOnly), frame_(frame),
+LaunchHost::LaunchHost(double clockGhz, bool timingOnly, std::string progressLabel)
+    : clockGhz_(clockGhz), periodPs_(1000.0 / clockGhz), timingOnly_(timingOnly),
       progressLabel_(std::move(progressLabel)), arbiter_("arbiter"), launchEvent_("launch"),
       abortEvent_("abort"), progressToTty_(isatty(2) != 0) {}
 
@@ -43,12 +43,8 @@ LaunchTimes LaunchHost::runLaunch(size_t symbolCount, const std::vector<int64_t>
   symbols_ = &symbolValues;
   // Threads run ahead of SystemC time, so the previous launch may end after now().
   const Cycles previousEnd = std::max(now(), lastActivity_);
-  if (frame_ == TimeFrame::PerLaunch) {
-    origin_ = previousEnd + origin_;
-    launchStart_ = lastActivity_ = 0;
-  } else {
-    launchStart_ = lastActivity_ = previousEnd;
-  }
+  origin_ = previousEnd + origin_;
+  launchStart_ = lastActivity_ = 0;
   trace_ = trace;
   fault_.clear();
   faultTrap_.reset();

@@ -32,29 +32,12 @@ struct LaunchTimes {
   double hostSeconds = 0; ///< wall-clock time of the simulation
 };
 
-/// How a chip model numbers time across the launches of one elaborated model. The first
-/// launch comes out the same under both. A later one does too while every time is exact in
-/// binary (a 1 GHz clock, power-of-two fractions of bytes per cycle); otherwise its times
-/// round differently, so each chip keeps the convention its results were produced with.
-enum class TimeFrame {
-  /// Times are SystemC's, in cycles since elaboration; a launch starts where the previous one
-  /// ended and its trace and cycle count are taken relative to that start (the Spyre card:
-  /// its shared resources keep earlier reservations, which lie in the past). A later launch's
-  /// times carry the rounding of larger numbers, so its cycles can differ from the first
-  /// launch's in the last bits when times are not exact in binary.
-  Continuous,
-  /// Every launch starts at time 0: now() is SystemC time minus the launch's start, so a
-  /// launch's arithmetic on times does not depend on when it runs (the TPU system: its times
-  /// lie on a 1/256-cycle grid, and it retires the previous launch's reservations).
-  PerLaunch,
-};
-
 class LaunchHost {
 public:
   /// `clockGhz` converts cycles to SystemC time and trace microseconds; with `timingOnly`, no
   /// arithmetic is done and no bytes are moved; `progressLabel` prefixes progress lines
   /// ("spyre-sim").
-  LaunchHost(double clockGhz, bool timingOnly, TimeFrame frame, std::string progressLabel);
+  LaunchHost(double clockGhz, bool timingOnly, std::string progressLabel);
   virtual ~LaunchHost();
   LaunchHost(const LaunchHost&) = delete;
   LaunchHost& operator=(const LaunchHost&) = delete;
@@ -75,12 +58,14 @@ public:
   void reportFault(const std::string& message, std::optional<int64_t> trapCode = std::nullopt);
   /// Notes that something finished at time t (the launch lasts at least until then).
   void noteActivity(Cycles t) { lastActivity_ = std::max(lastActivity_, t); }
-  /// SystemC's current time in cycles of the chip's time frame (see TimeFrame).
+  /// SystemC's current time in cycles of the launch's time frame: every launch starts at 0,
+  /// so its arithmetic on times (and their rounding) does not depend on when it runs. The
+  /// chip retires its shared resources' reservations at the start of each launch.
   Cycles now() const;
   /// A duration in cycles as SystemC time.
   sc_core::sc_time toScTime(Cycles c) const;
-  /// When the running launch started, in the chip's time frame (0 with TimeFrame::PerLaunch):
-  /// every thread starts its program there.
+  /// When the running launch started, in its time frame (0): every thread starts its
+  /// program there.
   Cycles launchStart() const { return launchStart_; }
   /// Prints progress on stderr now and then during long runs (only to a terminal).
   void progress();
@@ -120,7 +105,6 @@ private:
 
   double clockGhz_, periodPs_;
   bool timingOnly_;
-  TimeFrame frame_;
   std::string progressLabel_;
   Arbiter arbiter_;
   sc_core::sc_event launchEvent_, abortEvent_;
@@ -130,7 +114,7 @@ private:
   std::string fault_;
   std::optional<int64_t> faultTrap_; ///< the trap code of fault_, when a trap caused it
   const std::vector<int64_t>* symbols_ = nullptr;
-  Cycles origin_ = 0;       ///< SystemC time of the frame's time 0, in cycles
+  Cycles origin_ = 0;       ///< SystemC time of the launch's time 0, in cycles
   Cycles launchStart_ = 0;  ///< in the frame
   Cycles lastActivity_ = 0; ///< in the frame
   TraceWriter* trace_ = nullptr;

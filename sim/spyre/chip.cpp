@@ -5,15 +5,15 @@
 #include "support/spyrecode/isa.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace chipless::sim::spyre {
 
 using namespace spyrecode;
 
 Chip::Chip(const SpyreArch& arch, DeviceMemory& memory, bool timingOnly)
-    : LaunchHost(arch.chip.clock_ghz, timingOnly, TimeFrame::Continuous, "spyre-sim"), arch_(arch),
-      memory_(memory), fp16Format_(*parseFp16Format(arch.numerics.fp16_format)), ring_(arch),
-      dram_(arch) {
+    : LaunchHost(arch.chip.clock_ghz, timingOnly, "spyre-sim"), arch_(arch), memory_(memory),
+      fp16Format_(*parseFp16Format(arch.numerics.fp16_format)), ring_(arch), dram_(arch) {
   for (int c = 0; c < arch.chip.cores; ++c) cores_.push_back(std::make_unique<Core>(*this, c));
 }
 
@@ -61,8 +61,14 @@ void Chip::assignPrograms(const JobBinary& binary) {
 LaunchResult Chip::launch(const JobBinary& binary, const std::vector<int64_t>& symbolValues,
                           TraceWriter* trace) {
   LaunchTimes times = runLaunch(binary.symbols.size(), symbolValues, trace, [&] {
+    // Every launch starts at time 0, and every reservation of the previous one is over: a
+    // launch's times (and their rounding) do not depend on what ran before it.
     ring_.resetCounters();
     dram_.resetCounters();
+    const Cycles past = std::numeric_limits<Cycles>::infinity();
+    for (int s = 0; s < ring_.stops(); ++s)
+      for (RingDir d : {RingDir::Cw, RingDir::Ccw}) ring_.link(s, d).retire(past);
+    for (int c = 0; c < dram_.channels(); ++c) dram_.channel(c).retire(past);
     for (auto& c : cores_) c->resetForLaunch();
     assignPrograms(binary);
   });

@@ -33,8 +33,8 @@ struct LaunchResult : LaunchTimes {
 
 /// The launch prelude, abort path, faults, symbols, progress and trace helpers come from
 /// LaunchHost (sim/common/launch_host.h); the Chip adds the cores, ring and DRAM, the
-/// assignment of programs to engines, the trace layout and the statistics. Its times are
-/// continuous across launches (TimeFrame::Continuous).
+/// assignment of programs to engines, the trace layout and the statistics. Every launch
+/// starts at time 0, so repeated launches give the same cycles.
 class Chip : public LaunchHost {
 public:
   /// `memory` is the card's device memory (owned by the caller: the runtime allocates in

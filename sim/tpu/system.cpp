@@ -12,7 +12,7 @@ namespace chipless::sim::tpu {
 using namespace tpuprog;
 
 System::System(const TpuArch& arch, const std::vector<DeviceMemory*>& memories, bool timingOnly)
-    : LaunchHost(arch.chip.clock_ghz, timingOnly, TimeFrame::PerLaunch, "tpu-sim"), arch_(arch),
+    : LaunchHost(arch.chip.clock_ghz, timingOnly, "tpu-sim"), arch_(arch),
       memories_(memories), ici_(arch, static_cast<int>(memories.size())) {
   if (memories.empty()) throw Error("a TPU system needs at least one chip");
   for (int c = 0; c < static_cast<int>(memories.size()); ++c) {

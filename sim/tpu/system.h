@@ -32,7 +32,7 @@ struct LaunchResult : LaunchTimes {
 /// The launch prelude, abort path, faults and traps, symbols, progress and trace helpers come
 /// from LaunchHost (sim/common/launch_host.h); the System adds the chips (TensorCores, HBM, ICI
 /// engine) and ICI links, the assignment and checking of programs, the trace layout and the
-/// statistics. Every launch starts at time 0 (TimeFrame::PerLaunch).
+/// statistics. Every launch starts at time 0.
 class System : public LaunchHost {
 public:
   /// `memories` holds each chip's HBM (owned by the caller: the runtime allocates in it).

@@ -56,8 +56,7 @@ TEST(Determinism, RepeatedLaunchesOfOnePreparedJobAreIdentical) {
     TraceWriter trace;
     args.trace = &trace;
     runtime::LaunchReport out = job.launch(args);
-    Stats stats;
-    stats = device->stats(out);
+    Stats stats = device->stats(out);
     if (i == 0) {
       firstStats = stats.toJson().dump();
       firstTrace = trace.toString();
