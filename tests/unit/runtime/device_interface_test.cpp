@@ -3,7 +3,7 @@
 /// opening the device a program was compiled for — for the Spyre card and the TPU system.
 /// (runtime_test_util.h gives errorOf and EXPECT_CONTAINS only.)
 #include "runtime/device.h"
-#include "runtime_test_util.h"
+#include "tests/unit/util/runtime_test_util.h"
 #include "support/error.h"
 #include "support/spyre_arch.h"
 #include "support/spyrecode/assembler.h"

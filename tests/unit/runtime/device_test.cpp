@@ -1,6 +1,6 @@
 /// Tests of device handles: exclusive ownership through lock files and the allocator over
 /// the job address space (alignment, first fit, segment limits).
-#include "runtime_test_util.h"
+#include "tests/unit/util/runtime_test_util.h"
 
 #include <cstdlib>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 /// Tests of the functions a plan runs on the host (ComputeOnHost): copy, add, scale,
 /// sum_rows and the errors each reports.
 #include "runtime/host_functions.h"
-#include "runtime_test_util.h"
+#include "tests/unit/util/runtime_test_util.h"
 
 namespace chipless::runtime {
 namespace {

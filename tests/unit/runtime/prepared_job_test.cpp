@@ -1,7 +1,7 @@
 /// Tests of preparing a SpyreCode job once and launching it: argument binding and its
 /// error messages, preparation and execution plan errors, job buffers that persist
 /// between steps, and plans with ComputeOnHost steps.
-#include "runtime_test_util.h"
+#include "tests/unit/util/runtime_test_util.h"
 #include "support/spyrecode/plan.h"
 
 namespace chipless::runtime {

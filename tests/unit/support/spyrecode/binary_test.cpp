@@ -1,6 +1,6 @@
 // Tests for support/spyrecode/binary.h: init.bin encodes and decodes without loss, and every
 // malformed file is rejected with chipless::Error naming the file, the program and the pc.
-#include "spyrecode_test_util.h"
+#include "tests/unit/util/spyrecode_test_util.h"
 #include "support/spyrecode/binary.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 /// Timing behaviour seen through whole launches: engines overlap through their FIFOs, a
 /// slow consumer holds its producer back (back-pressure), corelets work in parallel, and
 /// a launch after a failed one takes exactly as long as on a fresh device.
-#include "runtime_test_util.h"
+#include "tests/unit/util/runtime_test_util.h"
 #include "support/atomic_file.h"
 #include "support/stats.h"
 #include "support/trace.h"

@@ -2,7 +2,7 @@
 /// resident and streamed RHS panels, a transposed RHS, a batched matmul, a fused softmax, on
 /// one and two TensorCores. The emitted assembly must assemble, run on the TPU model without
 /// races or deadlocks, and match fp32 references.
-#include "tests/unit/tpu/tpu_test_util.h"
+#include "tests/unit/util/tpu_test_util.h"
 #include "tpuc/Emit.h"
 #include "tpuc/Plan.h"
 

@@ -1,7 +1,7 @@
 /// Numerics and timing of whole programs: a PT-array matmul tile accumulated over two
 /// k-tiles, an SFU softmax sequence, ring reductions between two cores, the bundled add
 /// kernel in functional and timing-only mode, and repeatability of launches.
-#include "runtime_test_util.h"
+#include "tests/unit/util/runtime_test_util.h"
 
 #include <cmath>
 #include <fstream>

@@ -2,7 +2,7 @@
 /// one device (relocation), launch-time binding errors, split and replicated arguments, the
 /// tiled layout and symbol patching (ARG.dK, ARG.pK).
 #include "runtime/tpu/tpu_layout.h"
-#include "tests/unit/tpu/tpu_test_util.h"
+#include "tests/unit/util/tpu_test_util.h"
 
 #include <gtest/gtest.h>
 

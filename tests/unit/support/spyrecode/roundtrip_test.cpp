@@ -1,7 +1,7 @@
 // Round trips through the assembly text: assemble -> disassemble -> assemble must give the
 // same plan and the same binary, for every kernel in models/kernels and for a synthetic job
 // that uses every opcode of the table with non-default operands.
-#include "spyrecode_test_util.h"
+#include "tests/unit/util/spyrecode_test_util.h"
 #include "support/spyrecode/assembler.h"
 #include "support/spyrecode/binary.h"
 #include "support/spyrecode/disassembler.h"

@@ -1,6 +1,6 @@
 // Tests for support/spyrecode/plan.h (job.plan JSON) and directory.h (a SpyreCode directory on
 // disk): round trips, the standard steps, and every error a malformed plan or directory gets.
-#include "spyrecode_test_util.h"
+#include "tests/unit/util/spyrecode_test_util.h"
 #include "support/spyrecode/directory.h"
 #include "support/spyrecode/plan.h"
 

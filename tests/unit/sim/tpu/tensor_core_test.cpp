@@ -2,7 +2,7 @@
 /// passes, int8), the fold timing of the weight-stationary MXU with and without overlapped
 /// weight loading, faults naming core, unit, pc and address, VMEM race detection, deadlock
 /// detection, and the collectives over several chips.
-#include "tests/unit/tpu/tpu_test_util.h"
+#include "tests/unit/util/tpu_test_util.h"
 
 #include <cmath>
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 #include "runtime/spyre/stick_layout.h"
 #include "support/spyrecode/disassembler.h"
 #include "support/spyrecode/plan.h"
-#include "tests/unit/runtime/runtime_test_util.h"
+#include "tests/unit/util/runtime_test_util.h"
 
 namespace chipless::runtime::test {
 namespace {

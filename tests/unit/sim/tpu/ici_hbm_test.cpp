@@ -3,7 +3,7 @@
 /// hashed HBM channel interleaving (every byte counted; strided streams spread).
 #include "sim/tpu/hbm.h"
 #include "sim/tpu/ici.h"
-#include "tests/unit/tpu/tpu_test_util.h"
+#include "tests/unit/util/tpu_test_util.h"
 
 #include <gtest/gtest.h>
 #include <numeric>

@@ -2,7 +2,7 @@
 /// loops and branches; every fault class (each message names the engine, its core, the
 /// program counter and the address or operand at fault); deadlock detection; and the
 /// device staying usable after a failed launch.
-#include "runtime_test_util.h"
+#include "tests/unit/util/runtime_test_util.h"
 
 #include <sstream>
 

@@ -4,7 +4,7 @@
 #include "support/tpuprog/isa.h"
 #include "support/tpuprog/isa_reference.h"
 #include "support/tpuprog/plan.h"
-#include "tests/unit/tpu/tpu_test_util.h"
+#include "tests/unit/util/tpu_test_util.h"
 
 #include <gtest/gtest.h>
 #include <sstream>

@@ -1,6 +1,6 @@
 // Tests for support/spyrecode/assembler.h: directives, expressions, operands, element-type
 // suffixes, labels, loops, program placement, and one test per error the assembler reports.
-#include "spyrecode_test_util.h"
+#include "tests/unit/util/spyrecode_test_util.h"
 #include "support/spyrecode/assembler.h"
 #include "support/spyrecode/binary.h"
 #include "support/spyrecode/disassembler.h"
