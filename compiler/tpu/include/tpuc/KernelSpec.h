@@ -1,7 +1,8 @@
 #pragma once
 /// The kernel specification: everything the TPU program emitter needs to generate one fused
 /// kernel, in plain C++ (no MLIR). The MLIR passes of compiler/tpu build it from a `tpu.kernel`
-/// op and its attributes (KernelModel.h); the emitter (Emit.h) turns it into TPU assembly.
+/// op and its attributes (lib/Transforms/ModelBuilder.h); the emitter (Emit.h) turns it into TPU
+/// assembly.
 ///
 /// A kernel computes a tensor of shape [batch..., M, N] (its *space*) one *unit* at a time: a
 /// unit is a block of at most `rowsPerUnit` consecutive rows of one batch index. Per unit it
