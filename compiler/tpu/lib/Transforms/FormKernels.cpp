@@ -267,9 +267,13 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
           }
     for (Value r : results)
       if (column.lookup(r)) {
+        // Name a user outside the kernel (the use list also holds the kernel's own uses).
+        Operation* outside = nullptr;
+        for (Operation* user : r.getUsers())
+          if (!inGroup.contains(user)) outside = user;
         r.getDefiningOp()->emitError()
             << "the result of this reduction is used outside its kernel (by '"
-            << (*r.getUsers().begin())->getName()
+            << outside->getName()
             << "'); only element-wise uses in the same kernel are supported";
         return signalPassFailure();
       }
