@@ -58,6 +58,10 @@ std::vector<std::string> JsonFields::strings(const std::string& key) const {
 }
 
 void JsonFields::only(std::initializer_list<const char*> known) const {
+  only(std::vector<const char*>(known));
+}
+
+void JsonFields::only(const std::vector<const char*>& known) const {
   std::set<std::string> k(known.begin(), known.end());
   for (auto it = j_.begin(); it != j_.end(); ++it)
     if (!k.count(it.key())) {

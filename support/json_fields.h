@@ -31,6 +31,8 @@ public:
   std::vector<std::string> strings(const std::string& key) const;
   /// Rejects keys not in `known`, so typos do not pass silently.
   void only(std::initializer_list<const char*> known) const;
+  /// The same, for a list put together at run time (a format's keys plus a chip's own).
+  void only(const std::vector<const char*>& known) const;
 
 private:
   const nlohmann::json& j_;

@@ -1,6 +1,8 @@
 #pragma once
 /// The SpyreCode assembly language: text in, job plan + job binary out. The language is
-/// described in docs/spyrecode.md; disassembler.h prints it back.
+/// described in docs/spyrecode.md; disassembler.h prints it back. The assembler is the one
+/// both formats share (support/progformat/asm_core.h) over SpyreCode's traits.
+#include "support/progformat/job.h"
 #include "support/spyre_arch.h"
 #include "support/spyrecode/plan.h"
 #include "support/spyrecode/program.h"
@@ -11,13 +13,7 @@
 namespace chipless::spyrecode {
 
 /// A whole job, as the assembler produces it and a SpyreCode directory stores it.
-struct Job {
-  JobPlan plan;
-  JobBinary binary;
-  /// The resolved architecture the job was made for; writeJob records it in the directory
-  /// (arch.yaml) and readJob reads it back.
-  std::optional<ArchDescription> arch;
-};
+using Job = progformat::Job<JobPlan, JobBinary>;
 
 /// Where the assembler places the job in device memory (from the architecture
 /// description: the SpyreCode segment and the allocation alignment), and the description

@@ -1,15 +1,11 @@
 #pragma once
-/// The job binary file format (init.bin). Layout in docs/spyrecode.md.
+/// The job binary file format (init.bin), written and read by the codec both formats share
+/// (support/progformat/binary_codec.h). Layout in docs/spyrecode.md.
 #include "support/spyrecode/program.h"
 
 #include <string>
 
 namespace chipless::spyrecode {
-
-/// Magic bytes at the start of init.bin.
-constexpr char kBinaryMagic[8] = {'S', 'P', 'Y', 'R', 'B', 'I', 'N', '\0'};
-/// Format version written and required.
-constexpr uint32_t kBinaryVersion = 1;
 
 /// Serialises a job binary (little-endian, deterministic).
 std::string encodeBinary(const JobBinary& bin);

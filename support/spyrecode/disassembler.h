@@ -1,5 +1,6 @@
 #pragma once
-/// Prints a job back as SpyreCode assembly that assembles to the same plan and binary.
+/// Prints a job back as SpyreCode assembly that assembles to the same plan and binary, with
+/// the disassembler both formats share (support/progformat/disasm_core.h).
 #include "support/spyrecode/assembler.h"
 
 #include <string>

@@ -1,8 +1,7 @@
 #include "support/spyrecode/isa.h"
 
 #include "support/dtype.h"
-
-#include <unordered_map>
+#include "support/progformat/scalar_ops.h"
 
 namespace chipless::spyrecode {
 
@@ -11,32 +10,18 @@ const std::vector<std::string> kRingOps = {"none", "add", "max", "min"};
 
 namespace {
 
+using namespace progformat;
+
 constexpr uint32_t bit(Unit u) {
   return 1u << static_cast<unsigned>(u);
 }
 constexpr uint32_t kAllUnits = (1u << kUnitCount) - 1;
 constexpr uint32_t kCompute = bit(Unit::Compute);
-constexpr uint32_t dt(DType t) {
-  return 1u << static_cast<unsigned>(t);
-}
-constexpr uint32_t kFloats = dt(DType::F16) | dt(DType::BF16) | dt(DType::F32);
-constexpr uint32_t kNumeric = kFloats | dt(DType::I32);
-
-OperandDecl req(const char* name, OperandKind kind) {
-  return {name, kind, false, 0, {}};
-}
-OperandDecl opt(const char* name, OperandKind kind, int64_t def) {
-  return {name, kind, true, def, {}};
-}
-OperandDecl choice(const char* name, const std::vector<std::string>& words, int64_t def) {
-  return {name, OperandKind::Enum, true, def, words};
-}
+constexpr uint32_t kFloats = dtypeBit(DType::F16) | dtypeBit(DType::BF16) | dtypeBit(DType::F32);
+constexpr uint32_t kNumeric = kFloats | dtypeBit(DType::I32);
 
 using K = OperandKind;
 
-std::vector<OperandDecl> binaryScalar() {
-  return {req("rd", K::Reg), req("a", K::Expr), req("b", K::Expr)};
-}
 std::vector<OperandDecl> branch() {
   return {req("a", K::Expr), req("b", K::Expr), req("target", K::Label)};
 }
@@ -55,23 +40,20 @@ void addStreamDims(std::vector<OperandDecl>& ops, const char* stridePrefix) {
 
 std::vector<OpcodeInfo> buildTable() {
   std::vector<OpcodeInfo> t;
+  auto add = [&](Opcode op, const char* m, uint32_t units, DtypeRule rule, uint32_t types,
+                 std::vector<OperandDecl> ops, int pos, const char* summary) {
+    t.push_back({{op, m, rule, types, std::move(ops), pos, summary}, units});
+  };
   auto scalar = [&](Opcode op, const char* m, std::vector<OperandDecl> ops, int pos,
                     const char* summary) {
-    t.push_back({op, m, kAllUnits, DtypeRule::None, 0, std::move(ops), pos, summary});
+    add(op, m, kAllUnits, DtypeRule::None, 0, std::move(ops), pos, summary);
   };
-  scalar(Opcode::Li, "li", {req("rd", K::Reg), req("a", K::Expr)}, 2, "rd = a");
-  scalar(Opcode::Add, "add", binaryScalar(), 3, "rd = a + b");
-  scalar(Opcode::Sub, "sub", binaryScalar(), 3, "rd = a - b");
-  scalar(Opcode::Mul, "mul", binaryScalar(), 3, "rd = a * b");
-  scalar(Opcode::Div, "div", binaryScalar(), 3, "rd = a / b (signed, truncating; b != 0)");
-  scalar(Opcode::Rem, "rem", binaryScalar(), 3, "rd = a % b (signed; b != 0)");
-  scalar(Opcode::Shl, "shl", binaryScalar(), 3, "rd = a << b");
-  scalar(Opcode::Shr, "shr", binaryScalar(), 3, "rd = a >> b (arithmetic)");
-  scalar(Opcode::And, "and", binaryScalar(), 3, "rd = a & b");
-  scalar(Opcode::Or, "or", binaryScalar(), 3, "rd = a | b");
-  scalar(Opcode::Xor, "xor", binaryScalar(), 3, "rd = a ^ b");
-  scalar(Opcode::Min, "min", binaryScalar(), 3, "rd = min(a, b)");
-  scalar(Opcode::Max, "max", binaryScalar(), 3, "rd = max(a, b)");
+  for (size_t i = 0; i < scalarAluOps().size(); ++i) {
+    const ScalarAluOp& s = scalarAluOps()[i];
+    scalar(static_cast<Opcode>(static_cast<size_t>(Opcode::Li) + i), s.mnemonic, s.operands,
+           s.positional, s.summary);
+  }
+  static_assert(static_cast<int>(Opcode::Max) - static_cast<int>(Opcode::Li) == 12);
   scalar(Opcode::Jmp, "jmp", {req("target", K::Label)}, 1, "jump to target");
   scalar(Opcode::Beq, "beq", branch(), 3, "jump to target if a == b");
   scalar(Opcode::Bne, "bne", branch(), 3, "jump to target if a != b");
@@ -96,27 +78,23 @@ std::vector<OpcodeInfo> buildTable() {
     dma.push_back(opt(names[d - 1][2], K::Expr, 0));
   }
   dma.push_back(opt("done", K::Expr, -1));
-  t.push_back({Opcode::DmaLoad, "dma.load", bit(Unit::DmaIn), DtypeRule::None, 0, dma, 0,
-               "copy device memory to the scratchpad: runs of `bytes` (whole sticks) at "
-               "mem/sp, repeated over up to three outer dimensions (count n, memory stride "
-               "ms, scratchpad stride ss); token `done` fires when the data has landed"});
-  t.push_back({Opcode::DmaStore, "dma.store", bit(Unit::DmaOut), DtypeRule::None, 0, dma, 0,
-               "copy the scratchpad to device memory (operands as dma.load); token `done` "
-               "fires when the data is in device memory"});
+  add(Opcode::DmaLoad, "dma.load", bit(Unit::DmaIn), DtypeRule::None, 0, dma, 0,
+      "copy device memory to the scratchpad: runs of `bytes` (whole sticks) at "
+      "mem/sp, repeated over up to three outer dimensions (count n, memory stride "
+      "ms, scratchpad stride ss); token `done` fires when the data has landed");
+  add(Opcode::DmaStore, "dma.store", bit(Unit::DmaOut), DtypeRule::None, 0, dma, 0,
+      "copy the scratchpad to device memory (operands as dma.load); token `done` "
+      "fires when the data is in device memory");
 
-  t.push_back({Opcode::RingSend,
-               "ring.send",
-               bit(Unit::Ring),
-               DtypeRule::Optional,
-               kNumeric,
-               {req("core", K::Expr), req("src", K::Expr), req("dst", K::Expr),
-                req("bytes", K::Expr), choice("dir", kRingDirections, 0), choice("op", kRingOps, 0),
-                opt("token", K::Expr, -1), opt("done", K::Expr, -1)},
-               0,
-               "send `bytes` from this core's scratchpad at src to core `core`'s scratchpad "
-               "at dst over the ring (shortest way, or cw/ccw); op add/max/min combines with "
-               "what is there (reduce as you go, element type from the suffix); `token` "
-               "fires on the destination core on arrival, `done` here once src was read"});
+  add(Opcode::RingSend, "ring.send", bit(Unit::Ring), DtypeRule::Optional, kNumeric,
+      {req("core", K::Expr), req("src", K::Expr), req("dst", K::Expr), req("bytes", K::Expr),
+       choice("dir", kRingDirections, 0), choice("op", kRingOps, 0), opt("token", K::Expr, -1),
+       opt("done", K::Expr, -1)},
+      0,
+      "send `bytes` from this core's scratchpad at src to core `core`'s scratchpad "
+      "at dst over the ring (shortest way, or cw/ccw); op add/max/min combines with "
+      "what is there (reduce as you go, element type from the suffix); `token` "
+      "fires on the destination core on arrival, `done` here once src was read");
 
   std::vector<OperandDecl> ld = {req("n0", K::Expr), req("fifo", K::Port), req("addr", K::Expr)};
   addStreamDims(ld, "s");
@@ -125,22 +103,22 @@ std::vector<OpcodeInfo> buildTable() {
   ld.push_back(opt("fifo_b", K::Port, kPortNone));
   ld.push_back(opt("addr_b", K::Expr, 0));
   addStreamDims(ld, "sb");
-  t.push_back({Opcode::LdStream, "ld.stream", bit(Unit::Load), DtypeRule::None, 0, ld, 0,
-               "push n0*n1*n2 sticks from the scratchpad into an input FIFO; stick (i0,i1,i2) "
-               "is read at addr + i0*s0 + i1*s1 + i2*s2; an optional second lane (fifo_b, "
-               "addr_b, sb*) is pushed in lockstep"});
+  add(Opcode::LdStream, "ld.stream", bit(Unit::Load), DtypeRule::None, 0, ld, 0,
+      "push n0*n1*n2 sticks from the scratchpad into an input FIFO; stick (i0,i1,i2) "
+      "is read at addr + i0*s0 + i1*s1 + i2*s2; an optional second lane (fifo_b, "
+      "addr_b, sb*) is pushed in lockstep");
   std::vector<OperandDecl> st = {req("n0", K::Expr), req("fifo", K::Port), req("addr", K::Expr)};
   addStreamDims(st, "s");
   st.push_back(opt("n1", K::Expr, 1));
   st.push_back(opt("n2", K::Expr, 1));
-  t.push_back({Opcode::StStream, "st.stream", bit(Unit::Store), DtypeRule::None, 0, st, 0,
-               "pop n0*n1*n2 sticks from an output FIFO into the scratchpad at addr + "
-               "i0*s0 + i1*s1 + i2*s2"});
+  add(Opcode::StStream, "st.stream", bit(Unit::Store), DtypeRule::None, 0, st, 0,
+      "pop n0*n1*n2 sticks from an output FIFO into the scratchpad at addr + "
+      "i0*s0 + i1*s1 + i2*s2");
 
   auto sfu = [&](Opcode op, const char* m, std::vector<OperandDecl> ops, uint32_t types,
                  const char* summary) {
     int pos = static_cast<int>(ops.size());
-    t.push_back({op, m, kCompute, DtypeRule::Required, types, std::move(ops), pos, summary});
+    add(op, m, kCompute, DtypeRule::Required, types, std::move(ops), pos, summary);
   };
   sfu(Opcode::SfuMov, "sfu.mov", sfuUnary(), kNumeric, "dst = a, n sticks");
   sfu(Opcode::SfuNeg, "sfu.neg", sfuUnary(), kNumeric, "dst = -a");
@@ -191,64 +169,54 @@ std::vector<OpcodeInfo> buildTable() {
   sfu(Opcode::SfuLaneMin, "sfu.lane.min", sfuUnary(), kNumeric,
       "for each of n sticks: the min of its lanes, in every lane of the result stick");
 
-  t.push_back({Opcode::PtMm,
-               "pt.mm",
-               kCompute,
-               DtypeRule::Required,
-               dt(DType::F16) | dt(DType::BF16),
-               {req("m", K::Expr), req("k", K::Expr), req("n", K::Expr), req("a", K::Port),
-                req("b", K::Port), opt("dst", K::Port, kPortNone), opt("acc", K::Expr, 0),
-                opt("emit", K::Expr, 1), choice("out", {"f16", "bf16", "f32"}, 0)},
-               0,
-               "matmul tile on the PT array: load B (k x n, row-major, n/stick sticks per "
-               "row) from FIFO b as stationary weights, stream A (m x k, k/stick sticks per "
-               "row) from FIFO a, accumulate in fp32 (acc=1 adds to the previous tile's "
-               "accumulators, acc=0 starts from zero); emit=1 pushes the m x n result to "
-               "dst in element type `out`"});
+  add(Opcode::PtMm, "pt.mm", kCompute, DtypeRule::Required,
+      dtypeBit(DType::F16) | dtypeBit(DType::BF16),
+      {req("m", K::Expr), req("k", K::Expr), req("n", K::Expr), req("a", K::Port),
+       req("b", K::Port), opt("dst", K::Port, kPortNone), opt("acc", K::Expr, 0),
+       opt("emit", K::Expr, 1), choice("out", {"f16", "bf16", "f32"}, 0)},
+      0,
+      "matmul tile on the PT array: load B (k x n, row-major, n/stick sticks per "
+      "row) from FIFO b as stationary weights, stream A (m x k, k/stick sticks per "
+      "row) from FIFO a, accumulate in fp32 (acc=1 adds to the previous tile's "
+      "accumulators, acc=0 starts from zero); emit=1 pushes the m x n result to "
+      "dst in element type `out`");
 
   // Appended opcodes: their numbers follow the table above.
-  t.push_back({Opcode::DmaLoadB, "dma.loadb", bit(Unit::DmaIn), DtypeRule::None, 0, dma, 0,
-               "dma.load at byte granularity: runs of any positive number of bytes at any "
-               "scratchpad and device address and stride (for data that is not laid out in "
-               "whole sticks: short rows, element gathers); it moves, and costs, every stick "
-               "each run touches in device memory; token `done` fires when the data has "
-               "landed"});
-  t.push_back({Opcode::DmaStoreB, "dma.storeb", bit(Unit::DmaOut), DtypeRule::None, 0, dma, 0,
-               "dma.store at byte granularity (operands as dma.loadb): writes exactly the "
-               "bytes of each run, read-modify-writing the sticks it touches; token `done` "
-               "fires when the data is in device memory"});
-  t.push_back({Opcode::LdScalar,
-               "ld.scalar",
-               kAllUnits,
-               DtypeRule::Required,
-               dt(DType::I32),
-               {req("rd", K::Reg), req("addr", K::Expr)},
-               2,
-               "rd = the element of type T at scratchpad byte address addr (a multiple of the "
-               "element size), sign-extended: how an engine reads an index that the "
-               "kernel computed or loaded (gather and scatter addresses)"});
+  add(Opcode::DmaLoadB, "dma.loadb", bit(Unit::DmaIn), DtypeRule::None, 0, dma, 0,
+      "dma.load at byte granularity: runs of any positive number of bytes at any "
+      "scratchpad and device address and stride (for data that is not laid out in "
+      "whole sticks: short rows, element gathers); it moves, and costs, every stick "
+      "each run touches in device memory; token `done` fires when the data has "
+      "landed");
+  add(Opcode::DmaStoreB, "dma.storeb", bit(Unit::DmaOut), DtypeRule::None, 0, dma, 0,
+      "dma.store at byte granularity (operands as dma.loadb): writes exactly the "
+      "bytes of each run, read-modify-writing the sticks it touches; token `done` "
+      "fires when the data is in device memory");
+  add(Opcode::LdScalar, "ld.scalar", kAllUnits, DtypeRule::Required, dtypeBit(DType::I32),
+      {req("rd", K::Reg), req("addr", K::Expr)}, 2,
+      "rd = the element of type T at scratchpad byte address addr (a multiple of the "
+      "element size), sign-extended: how an engine reads an index that the "
+      "kernel computed or loaded (gather and scatter addresses)");
   return t;
 }
 
 } // namespace
 
-const std::vector<OpcodeInfo>& allOpcodes() {
-  static const std::vector<OpcodeInfo> table = buildTable();
+const progformat::OpcodeTable<OpcodeInfo>& opcodeTable() {
+  static const progformat::OpcodeTable<OpcodeInfo> table(buildTable(), "spyrecode");
   return table;
 }
 
+const std::vector<OpcodeInfo>& allOpcodes() {
+  return opcodeTable().all();
+}
+
 const OpcodeInfo& opcodeInfo(Opcode op) {
-  return allOpcodes()[static_cast<size_t>(op)];
+  return opcodeTable()[op];
 }
 
 const OpcodeInfo* findOpcode(std::string_view mnemonic) {
-  static const std::unordered_map<std::string, const OpcodeInfo*> byName = [] {
-    std::unordered_map<std::string, const OpcodeInfo*> m;
-    for (const auto& info : allOpcodes()) m[info.mnemonic] = &info;
-    return m;
-  }();
-  auto it = byName.find(std::string(mnemonic));
-  return it == byName.end() ? nullptr : it->second;
+  return opcodeTable().find(mnemonic);
 }
 
 const char* unitName(Unit u) {
@@ -275,53 +243,39 @@ std::string portName(int64_t port) {
   return "port?" + std::to_string(port);
 }
 
-namespace {
-bool parseIndexed(std::string_view s, std::string_view prefix, int limit, int& index) {
-  if (s.size() <= prefix.size() || s.substr(0, prefix.size()) != prefix) return false;
-  int v = 0;
-  for (char c : s.substr(prefix.size())) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-    if (v >= limit) return false;
-  }
-  index = v;
-  return true;
-}
-} // namespace
-
 bool parsePort(std::string_view s, int64_t& out) {
-  int i = 0;
+  int64_t i = 0;
   if (s == "none") {
     out = kPortNone;
     return true;
   }
-  if (parseIndexed(s, "in", 16, i)) {
+  if (progformat::parseIndexed(s, "in", 16, i)) {
     out = kPortIn + i;
     return true;
   }
-  if (parseIndexed(s, "out", 16, i)) {
+  if (progformat::parseIndexed(s, "out", 16, i)) {
     out = kPortOut + i;
     return true;
   }
-  if (parseIndexed(s, "v", 64, i)) {
+  if (progformat::parseIndexed(s, "v", 64, i)) {
     out = kPortReg + i;
     return true;
   }
   return false;
 }
 
+const progformat::RegisterNames& registerNames() {
+  static const progformat::RegisterNames names{
+      "register", 'r', kNumGeneralRegs, {"core", "corelet", "ncores"}};
+  return names;
+}
+
 std::string regName(int reg) {
-  if (reg == kRegCore) return "core";
-  if (reg == kRegCorelet) return "corelet";
-  if (reg == kRegNumCores) return "ncores";
-  return "r" + std::to_string(reg);
+  return registerNames().name(reg);
 }
 
 bool parseReg(std::string_view s, int& out) {
-  if (s == "core") return out = kRegCore, true;
-  if (s == "corelet") return out = kRegCorelet, true;
-  if (s == "ncores") return out = kRegNumCores, true;
-  return parseIndexed(s, "r", kNumGeneralRegs, out);
+  return registerNames().parse(s, out);
 }
 
 } // namespace chipless::spyrecode

@@ -1,6 +1,13 @@
 #pragma once
 /// The SpyreCode instruction set: one table that the assembler, the disassembler, the
-/// binary reader and the simulator all read, so the four cannot disagree.
+/// binary reader and the simulator all read, so the four cannot disagree. It is written in
+/// the terms both chips share (support/progformat/operand.h); what is SpyreCode's own are
+/// the units, the opcodes, the ports and the register names.
+#include "support/progformat/isa_table.h"
+#include "support/progformat/operand.h"
+#include "support/progformat/registers.h"
+#include "support/progformat/scalar_ops.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,28 +31,9 @@ inline bool isCoreletUnit(Unit u) {
 
 /// Every instruction. Grouped by engine; scalar, control and token ops run on every engine.
 enum class Opcode : uint16_t {
-  // scalar ALU and control (every engine)
-  Li,
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Rem,
-  Shl,
-  Shr,
-  And,
-  Or,
-  Xor,
-  Min,
-  Max,
-  Jmp,
-  Beq,
-  Bne,
-  Blt,
-  Bge,
-  Loop,
-  EndLoop,
-  Nop,
+  // scalar ALU and control (every engine): li .. max, jmp .. nop
+  CHIPLESS_SCALAR_ALU_OPCODES,
+  CHIPLESS_CONTROL_OPCODES,
   // synchronisation (every engine)
   TSend,
   TWait,
@@ -102,41 +90,19 @@ enum class Opcode : uint16_t {
   Count
 };
 
-/// How an operand is written in assembly and what its 64-bit value means.
-enum class OperandKind : uint8_t {
-  Reg,   ///< destination register r0..r15
-  Expr,  ///< integer: sum of a register, a symbol (@name, bound at launch) and a constant
-  Port,  ///< compute operand: in0.., out0.., v0.. (SFU register) or none
-  Label, ///< branch target; the value is a program counter
-  Float, ///< floating-point immediate (stored as IEEE double bits)
-  Enum,  ///< one of a fixed list of words; the value is its index
-  Hidden ///< filled in by the assembler (loop pairing); never written in assembly
-};
+/// How operands and element-type suffixes are declared, as both tables do.
+using progformat::DtypeRule;
+using progformat::OperandDecl;
+using progformat::OperandKind;
 
-/// One operand of an opcode: its keyword name, kind and default (if it may be omitted).
-struct OperandDecl {
-  const char* name;
-  OperandKind kind;
-  bool optional;
-  int64_t defaultValue;
-  std::vector<std::string> choices; ///< words of an Enum operand
-};
-
-/// Whether the mnemonic carries an element-type suffix such as ".f16".
-enum class DtypeRule : uint8_t { None, Required, Optional };
-
-/// Static description of one opcode.
-struct OpcodeInfo {
-  Opcode op;
-  const char* mnemonic;
+/// Static description of one opcode: the entry both chips have (mnemonic, element types,
+/// operands, summary) and the engines that may run it.
+struct OpcodeInfo : progformat::OpcodeEntry<Opcode> {
   uint32_t unitMask; ///< bit (1 << Unit) for each engine that may run it
-  DtypeRule dtype;
-  uint32_t dtypeMask; ///< bit (1 << DType) for each allowed element type
-  std::vector<OperandDecl> operands;
-  int positional; ///< how many leading operands the disassembler prints without "name="
-  const char* summary;
 };
 
+/// The opcode table.
+const progformat::OpcodeTable<OpcodeInfo>& opcodeTable();
 /// The table entry for an opcode.
 const OpcodeInfo& opcodeInfo(Opcode op);
 /// Looks up a mnemonic (without dtype suffix); nullptr if unknown.
@@ -160,6 +126,8 @@ constexpr int kRegCore = 16;    ///< index of the core running the program
 constexpr int kRegCorelet = 17; ///< index of the corelet (0 on per-core engines)
 constexpr int kRegNumCores = 18;
 constexpr int kNumRegs = 19;
+/// The register names: r0..r15, then core, corelet, ncores.
+const progformat::RegisterNames& registerNames();
 /// Formats a register number ("r3", "core", "corelet", "ncores").
 std::string regName(int reg);
 /// Parses a register name; returns false if it is not one.

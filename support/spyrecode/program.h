@@ -1,41 +1,36 @@
 #pragma once
-/// In-memory form of a SpyreCode job: the core programs (job binary) and the plan.
+/// In-memory form of a SpyreCode job: the core programs (job binary) and what the plan says
+/// of its tensors. The shape of a SpyreCode program: one program per engine (unit, corelet,
+/// core range), holding a stream of instructions. Operands, operations and the plan's
+/// commands are the ones both formats share (support/progformat/).
 #include "support/dtype.h"
+#include "support/progformat/isa_table.h"
+#include "support/progformat/job.h"
+#include "support/progformat/operand.h"
+#include "support/progformat/plan.h"
 #include "support/scalar_arg.h"
 #include "support/spyrecode/isa.h"
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 namespace chipless::spyrecode {
 
-/// An operand value: constant + register + symbol. Registers are read when the
-/// instruction runs; symbols (tensor addresses, dimension sizes, scalars) are bound by the
-/// runtime at launch, so one binary serves many launches.
-struct Operand {
-  int64_t imm = 0;
-  int8_t reg = -1;  ///< register number, or -1
-  int32_t sym = -1; ///< index into JobBinary::symbols, or -1
-  bool operator==(const Operand& o) const { return imm == o.imm && reg == o.reg && sym == o.sym; }
-};
+/// The operand and plan vocabulary both formats share (support/progformat/).
+using progformat::ArgRole;
+using progformat::argRoleName;
+using progformat::Buffer;
+using progformat::Dim;
+using progformat::Operand;
 
 /// One instruction: opcode, element type (when the opcode takes one) and one operand per
 /// declared operand of the opcode, in table order.
-struct Instruction {
-  Opcode op = Opcode::Nop;
-  std::optional<DType> dtype;
-  std::vector<Operand> operands;
-  bool operator==(const Instruction& o) const {
-    return op == o.op && dtype == o.dtype && operands == o.operands;
-  }
-};
+using Instruction = progformat::Op<Opcode>;
 
 /// coreLast value meaning "through the last core of the chip" (assembly: cores=all).
-constexpr int32_t kAllCores = 0x7FFFFFFF;
+constexpr int32_t kAllCores = progformat::kThroughLast;
 
 /// A program and the engines that run it: unit `unit` on every core in [coreFirst,
 /// coreLast], on corelet `corelet` (or on all corelets when -1; per-core units use -1).
@@ -53,20 +48,7 @@ struct Program {
 
 /// The job binary (init.bin): every program of the job and the symbol names its operands
 /// refer to.
-struct JobBinary {
-  std::vector<std::string> symbols;
-  std::vector<Program> programs;
-  bool operator==(const JobBinary& o) const {
-    return symbols == o.symbols && programs == o.programs;
-  }
-};
-
-/// A tensor dimension: a fixed size, or the name of a scalar bound at launch.
-using Dim = std::variant<int64_t, std::string>;
-
-/// Whether a tensor argument is read, written or both by the job.
-enum class ArgRole : uint8_t { Input, Output, InOut };
-const char* argRoleName(ArgRole r);
+using JobBinary = progformat::JobBinary<Program>;
 
 /// How a tensor argument lies in device memory.
 enum class Layout : uint8_t {
@@ -96,13 +78,5 @@ struct TensorArg {
 /// A scalar argument, bound at launch (spyre-sim run --scalar NAME=VALUE) or inferred from
 /// a tensor shape that names it, with the values the program accepts.
 using chipless::ScalarArg;
-
-/// Device memory the job keeps between launches (program and intermediates), allocated
-/// at preparation in the SpyreCode segment.
-struct Buffer {
-  std::string name;
-  int64_t size = 0;
-  bool operator==(const Buffer& o) const { return name == o.name && size == o.size; }
-};
 
 } // namespace chipless::spyrecode

@@ -1,6 +1,8 @@
 #pragma once
 /// The TPU assembly language: text in, job plan + job binary out. The language is described
-/// in docs/tpu-program.md; disassembler.h prints it back.
+/// in docs/tpu-program.md; disassembler.h prints it back. The assembler is the one both
+/// formats share (support/progformat/asm_core.h) over the TPU's traits.
+#include "support/progformat/job.h"
 #include "support/tpu_arch.h"
 #include "support/tpuprog/plan.h"
 #include "support/tpuprog/program.h"
@@ -11,13 +13,7 @@
 namespace chipless::tpuprog {
 
 /// A whole job, as the assembler produces it and a TPU program directory stores it.
-struct Job {
-  JobPlan plan;
-  JobBinary binary;
-  /// The resolved architecture the job was made for; writeJob records it in the directory
-  /// (arch.yaml) and readJob reads it back.
-  std::optional<ArchDescription> arch;
-};
+using Job = progformat::Job<JobPlan, JobBinary>;
 
 /// Where the assembler places the job in HBM and how wide bundles may be (from the
 /// architecture description: hbm.alignment_bytes, scalar.slots), and the description the

@@ -1,15 +1,11 @@
 #pragma once
-/// The TPU job binary file format (program.bin). Layout in docs/tpu-program.md.
+/// The TPU job binary file format (program.bin), written and read by the codec both formats
+/// share (support/progformat/binary_codec.h). Layout in docs/tpu-program.md.
 #include "support/tpuprog/program.h"
 
 #include <string>
 
 namespace chipless::tpuprog {
-
-/// Magic bytes at the start of program.bin.
-constexpr char kBinaryMagic[8] = {'T', 'P', 'U', 'P', 'R', 'O', 'G', '\0'};
-/// Format version written and required.
-constexpr uint32_t kBinaryVersion = 1;
 
 /// Serialises a job binary (little-endian, packed, deterministic).
 std::string encodeBinary(const JobBinary& bin);

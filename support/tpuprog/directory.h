@@ -1,5 +1,6 @@
 #pragma once
-/// A TPU program directory on disk: job.plan next to the job binary it names.
+/// A TPU program directory on disk: job.plan next to the job binary it names, read and
+/// written as both formats do (support/progformat/job_directory.h).
 #include "support/atomic_file.h"
 #include "support/tpuprog/assembler.h"
 

@@ -1,5 +1,6 @@
 #pragma once
-/// Prints a TPU job back as assembly that assembles to the same plan and binary.
+/// Prints a TPU job back as assembly that assembles to the same plan and binary, with the
+/// disassembler both formats share (support/progformat/disasm_core.h).
 #include "support/tpuprog/assembler.h"
 
 #include <string>

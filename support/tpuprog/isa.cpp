@@ -2,9 +2,7 @@
 
 #include "support/dtype.h"
 #include "support/error.h"
-
-#include <charconv>
-#include <unordered_map>
+#include "support/progformat/scalar_ops.h"
 
 namespace chipless::tpuprog {
 
@@ -31,28 +29,15 @@ const char* slotName(Slot s) {
 
 namespace {
 
-constexpr uint32_t dt(DType t) {
-  return 1u << static_cast<unsigned>(t);
-}
-constexpr uint32_t kF32 = dt(DType::F32);
-constexpr uint32_t kArith = dt(DType::F32) | dt(DType::I32);
-constexpr uint32_t kMemTypes = dt(DType::F32) | dt(DType::BF16) | dt(DType::I32) | dt(DType::I8);
+using namespace progformat;
+
+constexpr uint32_t kF32 = dtypeBit(DType::F32);
+constexpr uint32_t kArith = dtypeBit(DType::F32) | dtypeBit(DType::I32);
+constexpr uint32_t kMemTypes =
+    dtypeBit(DType::F32) | dtypeBit(DType::BF16) | dtypeBit(DType::I32) | dtypeBit(DType::I8);
 
 using K = OperandKind;
 
-OperandDecl req(const char* name, OperandKind kind) {
-  return {name, kind, false, 0, {}};
-}
-OperandDecl opt(const char* name, OperandKind kind, int64_t def) {
-  return {name, kind, true, def, {}};
-}
-OperandDecl choice(const char* name, const std::vector<std::string>& words, int64_t def) {
-  return {name, OperandKind::Enum, true, def, words};
-}
-
-std::vector<OperandDecl> binaryScalar() {
-  return {req("rd", K::SReg), req("a", K::Expr), req("b", K::Expr)};
-}
 std::vector<OperandDecl> branch() {
   return {req("a", K::Expr), req("b", K::Expr), req("target", K::Label)};
 }
@@ -71,24 +56,21 @@ std::vector<OperandDecl> vMem(const char* reg) {
 
 std::vector<OpcodeInfo> buildTable() {
   std::vector<OpcodeInfo> t;
+  auto add = [&](Opcode op, const char* m, Slot slot, DtypeRule rule, uint32_t types,
+                 std::vector<OperandDecl> ops, int pos, bool async, const char* summary) {
+    t.push_back({{op, m, rule, types, std::move(ops), pos, summary}, slot, async});
+  };
   auto scalar = [&](Opcode op, const char* m, std::vector<OperandDecl> ops, int pos,
                     const char* summary) {
-    t.push_back({op, m, Slot::Scalar, DtypeRule::None, 0, std::move(ops), pos, false, summary});
+    add(op, m, Slot::Scalar, DtypeRule::None, 0, std::move(ops), pos, false, summary);
   };
-  scalar(Opcode::Li, "li", {req("rd", K::SReg), req("a", K::Expr)}, 2, "rd = a");
-  scalar(Opcode::Add, "add", binaryScalar(), 3, "rd = a + b");
-  scalar(Opcode::Sub, "sub", binaryScalar(), 3, "rd = a - b");
-  scalar(Opcode::Mul, "mul", binaryScalar(), 3, "rd = a * b");
-  scalar(Opcode::Div, "div", binaryScalar(), 3, "rd = a / b (signed, truncating; b != 0)");
-  scalar(Opcode::Rem, "rem", binaryScalar(), 3, "rd = a % b (signed; b != 0)");
-  scalar(Opcode::Shl, "shl", binaryScalar(), 3, "rd = a << b");
-  scalar(Opcode::Shr, "shr", binaryScalar(), 3, "rd = a >> b (arithmetic)");
-  scalar(Opcode::And, "and", binaryScalar(), 3, "rd = a & b");
-  scalar(Opcode::Or, "or", binaryScalar(), 3, "rd = a | b");
-  scalar(Opcode::Xor, "xor", binaryScalar(), 3, "rd = a ^ b");
-  scalar(Opcode::Min, "min", binaryScalar(), 3, "rd = min(a, b)");
-  scalar(Opcode::Max, "max", binaryScalar(), 3, "rd = max(a, b)");
-  scalar(Opcode::Sld, "sld", {req("rd", K::SReg), req("addr", K::Expr)}, 2,
+  for (size_t i = 0; i < scalarAluOps().size(); ++i) {
+    const ScalarAluOp& s = scalarAluOps()[i];
+    scalar(static_cast<Opcode>(static_cast<size_t>(Opcode::Li) + i), s.mnemonic, s.operands,
+           s.positional, s.summary);
+  }
+  static_assert(static_cast<int>(Opcode::Max) - static_cast<int>(Opcode::Li) == 12);
+  scalar(Opcode::Sld, "sld", {req("rd", K::Reg), req("addr", K::Expr)}, 2,
          "rd = the signed 32-bit word of SMEM at byte addr (a multiple of 4); the value is "
          "usable scalar.smem_latency_cycles later");
   scalar(Opcode::Sst, "sst", {req("addr", K::Expr), req("value", K::Expr)}, 2,
@@ -118,22 +100,20 @@ std::vector<OpcodeInfo> buildTable() {
          "stop the launch with an error naming this core, the pc and `code`: a program's "
          "check of its own preconditions failed");
 
-  t.push_back({Opcode::Vld, "vld", Slot::VLoad, DtypeRule::Required, kMemTypes, vMem("vd"), 2, true,
-               "load n vector registers vd.. from VMEM: sublane r of register vd+i is the row of "
-               "`lanes` elements at addr + i*vstride + r*stride (stride default lanes * element "
-               "size, vstride default sublanes * stride; stride 0 broadcasts one row). bf16 "
-               "widens to f32, i8 sign-extends to i32"});
-  t.push_back({Opcode::Vst, "vst", Slot::VStore, DtypeRule::Required, kMemTypes, vMem("vs"), 2,
-               true,
-               "store n vector registers vs.. to VMEM, rows as for vld. f32 rounds to bf16 "
-               "(nearest even), i32 saturates to i8"});
+  add(Opcode::Vld, "vld", Slot::VLoad, DtypeRule::Required, kMemTypes, vMem("vd"), 2, true,
+      "load n vector registers vd.. from VMEM: sublane r of register vd+i is the row of "
+      "`lanes` elements at addr + i*vstride + r*stride (stride default lanes * element "
+      "size, vstride default sublanes * stride; stride 0 broadcasts one row). bf16 "
+      "widens to f32, i8 sign-extends to i32");
+  add(Opcode::Vst, "vst", Slot::VStore, DtypeRule::Required, kMemTypes, vMem("vs"), 2, true,
+      "store n vector registers vs.. to VMEM, rows as for vld. f32 rounds to bf16 "
+      "(nearest even), i32 saturates to i8");
 
   auto valu = [&](Opcode op, const char* m, std::vector<OperandDecl> ops, uint32_t types,
                   const char* summary) {
     int pos = 0;
     for (const auto& o : ops) pos += o.optional ? 0 : 1;
-    t.push_back(
-        {op, m, Slot::VAlu, DtypeRule::Required, types, std::move(ops), pos, true, summary});
+    add(op, m, Slot::VAlu, DtypeRule::Required, types, std::move(ops), pos, true, summary);
   };
   valu(Opcode::VMov, "vmov", vUnary(), kArith, "vd+i = va+i for i < n");
   valu(Opcode::VNeg, "vneg", vUnary(), kArith, "vd+i = -(va+i)");
@@ -183,16 +163,14 @@ std::vector<OpcodeInfo> buildTable() {
                                          opt("out_stride", K::Expr, -1),
                                          opt("acc", K::Expr, 0),
                                          opt("sem", K::Expr, -1)};
-  const uint32_t foldTypes = dt(DType::BF16) | dt(DType::F32) | dt(DType::I8);
-  t.push_back(
-      {Opcode::MxuMatmul, "mxu.matmul", Slot::Mxu, DtypeRule::Required, foldTypes, fold, 0, true,
-       "one fold on MXU mxu: load the k x n weights (k <= mxu.rows, n <= mxu.cols; row i at "
-       "VMEM rhs + i*rhs_stride) into the array, stream rows activation rows of k elements "
-       "(row r at lhs + r*lhs_stride) through it and write the rows x n results as f32 (i32 "
-       "for i8) to out + r*out_stride, adding to what is there when acc != 0. Strides default "
-       "to packed rows. Signals semaphore sem when the last result is written"});
+  const uint32_t foldTypes = dtypeBit(DType::BF16) | dtypeBit(DType::F32) | dtypeBit(DType::I8);
+  add(Opcode::MxuMatmul, "mxu.matmul", Slot::Mxu, DtypeRule::Required, foldTypes, fold, 0, true,
+      "one fold on MXU mxu: load the k x n weights (k <= mxu.rows, n <= mxu.cols; row i at "
+      "VMEM rhs + i*rhs_stride) into the array, stream rows activation rows of k elements "
+      "(row r at lhs + r*lhs_stride) through it and write the rows x n results as f32 (i32 "
+      "for i8) to out + r*out_stride, adding to what is there when acc != 0. Strides default "
+      "to packed rows. Signals semaphore sem when the last result is written");
 
-  auto dmaStart = t.size();
   std::vector<OperandDecl> dma = {req("dst", K::Expr),
                                   req("src", K::Expr),
                                   req("bytes", K::Expr),
@@ -201,51 +179,45 @@ std::vector<OpcodeInfo> buildTable() {
                                   opt("dst_stride", K::Expr, -1),
                                   opt("sem", K::Expr, -1),
                                   choice("mem", kMemSpaces, 0)};
-  t.push_back({Opcode::DmaIn, "dma.in", Slot::Dma, DtypeRule::None, 0, dma, 0, true,
-               "copy HBM to VMEM (or SMEM with mem=smem): rows runs of bytes, run j from HBM src + "
-               "j*src_stride to dst + j*dst_stride (strides default to bytes); semaphore sem "
-               "gets a token when the data has landed"});
-  t.push_back({Opcode::DmaOut, "dma.out", Slot::Dma, DtypeRule::None, 0, dma, 0, true,
-               "copy VMEM (or SMEM with mem=smem) to HBM, operands as dma.in with dst in HBM; "
-               "semaphore sem gets a token when the data is in HBM"});
-  t.push_back({Opcode::IciSend,
-               "ici.send",
-               Slot::Dma,
-               DtypeRule::None,
-               0,
-               {req("chip", K::Expr), req("dst", K::Expr), req("src", K::Expr),
-                req("bytes", K::Expr), opt("sem", K::Expr, -1), opt("done", K::Expr, -1)},
-               0,
-               true,
-               "copy bytes from this chip's HBM at src to chip `chip`'s HBM at dst over the ICI "
-               "links on the way; semaphore sem of the same TensorCore index on the destination "
-               "chip gets a token on arrival, semaphore done here once src has been read"});
-  uint32_t reduceTypes = dt(DType::F32) | dt(DType::BF16) | dt(DType::I32);
+  add(Opcode::DmaIn, "dma.in", Slot::Dma, DtypeRule::None, 0, dma, 0, true,
+      "copy HBM to VMEM (or SMEM with mem=smem): rows runs of bytes, run j from HBM src + "
+      "j*src_stride to dst + j*dst_stride (strides default to bytes); semaphore sem "
+      "gets a token when the data has landed");
+  add(Opcode::DmaOut, "dma.out", Slot::Dma, DtypeRule::None, 0, dma, 0, true,
+      "copy VMEM (or SMEM with mem=smem) to HBM, operands as dma.in with dst in HBM; "
+      "semaphore sem gets a token when the data is in HBM");
+  add(Opcode::IciSend, "ici.send", Slot::Dma, DtypeRule::None, 0,
+      {req("chip", K::Expr), req("dst", K::Expr), req("src", K::Expr), req("bytes", K::Expr),
+       opt("sem", K::Expr, -1), opt("done", K::Expr, -1)},
+      0, true,
+      "copy bytes from this chip's HBM at src to chip `chip`'s HBM at dst over the ICI "
+      "links on the way; semaphore sem of the same TensorCore index on the destination "
+      "chip gets a token on arrival, semaphore done here once src has been read");
+  uint32_t reduceTypes = dtypeBit(DType::F32) | dtypeBit(DType::BF16) | dtypeBit(DType::I32);
   std::vector<OperandDecl> coll = {req("src", K::Expr), req("dst", K::Expr), req("bytes", K::Expr),
                                    opt("sem", K::Expr, -1)};
-  t.push_back({Opcode::IciAllReduce, "ici.allreduce", Slot::Dma, DtypeRule::Required, reduceTypes,
-               coll, 0, true,
-               "every chip: dst (bytes) = the element-wise sum over all chips of src (bytes), "
-               "by the ring algorithm (reduce-scatter, then all-gather) over the ICI links; "
-               "every chip must issue it; semaphore sem gets a token when this chip's dst is "
-               "complete"});
-  t.push_back({Opcode::IciAllGather, "ici.allgather", Slot::Dma, DtypeRule::None, 0, coll, 0, true,
-               "every chip: dst (nchips x bytes) = the src (bytes) of chip 0, 1, ... in order, "
-               "by the ring algorithm; semaphore sem as for ici.allreduce"});
-  t.push_back({Opcode::IciReduceScatter, "ici.reducescatter", Slot::Dma, DtypeRule::Required,
-               reduceTypes, coll, 0, true,
-               "every chip c: dst (bytes) = the element-wise sum over all chips of block c of "
-               "src (nchips blocks of bytes), by the ring algorithm; semaphore sem as for "
-               "ici.allreduce"});
-  (void)dmaStart;
+  add(Opcode::IciAllReduce, "ici.allreduce", Slot::Dma, DtypeRule::Required, reduceTypes, coll, 0,
+      true,
+      "every chip: dst (bytes) = the element-wise sum over all chips of src (bytes), "
+      "by the ring algorithm (reduce-scatter, then all-gather) over the ICI links; "
+      "every chip must issue it; semaphore sem gets a token when this chip's dst is "
+      "complete");
+  add(Opcode::IciAllGather, "ici.allgather", Slot::Dma, DtypeRule::None, 0, coll, 0, true,
+      "every chip: dst (nchips x bytes) = the src (bytes) of chip 0, 1, ... in order, "
+      "by the ring algorithm; semaphore sem as for ici.allreduce");
+  add(Opcode::IciReduceScatter, "ici.reducescatter", Slot::Dma, DtypeRule::Required, reduceTypes,
+      coll, 0, true,
+      "every chip c: dst (bytes) = the element-wise sum over all chips of block c of "
+      "src (nchips blocks of bytes), by the ring algorithm; semaphore sem as for "
+      "ici.allreduce");
 
   // Opcodes added after the first release of the table (appended, so the numbers above stay).
-  t.push_back({Opcode::MxuMatmulNT, "mxu.matmul.nt", Slot::Mxu, DtypeRule::Required, foldTypes,
-               fold, 0, true,
-               "one fold as mxu.matmul, with the weights loaded transposed: the rhs block holds n "
-               "rows of k elements (row j at VMEM rhs + j*rhs_stride) and weight (i, j) is "
-               "element i of row j, so the fold computes lhs x rhs^T. Used for A x B^T without "
-               "transposing B in memory (attention scores Q K^T)"});
+  add(Opcode::MxuMatmulNT, "mxu.matmul.nt", Slot::Mxu, DtypeRule::Required, foldTypes, fold, 0,
+      true,
+      "one fold as mxu.matmul, with the weights loaded transposed: the rhs block holds n "
+      "rows of k elements (row j at VMEM rhs + j*rhs_stride) and weight (i, j) is "
+      "element i of row j, so the fold computes lhs x rhs^T. Used for A x B^T without "
+      "transposing B in memory (attention scores Q K^T)");
   valu(Opcode::VIota, "viota",
        {req("vd", K::VReg), {"axis", K::Enum, false, 0, kIotaAxes}, opt("n", K::Expr, 1)}, kArith,
        "vd+i: every element holds its lane index 0..lanes-1 (axis=lanes) or its row index "
@@ -257,36 +229,23 @@ std::vector<OpcodeInfo> buildTable() {
   return t;
 }
 
-const std::vector<OpcodeInfo>& table() {
-  static const std::vector<OpcodeInfo> t = [] {
-    auto v = buildTable();
-    for (size_t i = 0; i < v.size(); ++i)
-      if (static_cast<size_t>(v[i].op) != i) throw Error("tpuprog: opcode table out of order");
-    if (v.size() != static_cast<size_t>(Opcode::Count))
-      throw Error("tpuprog: opcode table incomplete");
-    return v;
-  }();
-  return t;
-}
-
 } // namespace
 
+const progformat::OpcodeTable<OpcodeInfo>& opcodeTable() {
+  static const progformat::OpcodeTable<OpcodeInfo> table(buildTable(), "tpuprog");
+  return table;
+}
+
 const OpcodeInfo& opcodeInfo(Opcode op) {
-  return table()[static_cast<size_t>(op)];
+  return opcodeTable()[op];
 }
 
 const std::vector<OpcodeInfo>& allOpcodes() {
-  return table();
+  return opcodeTable().all();
 }
 
 const OpcodeInfo* findOpcode(std::string_view mnemonic) {
-  static const std::unordered_map<std::string_view, const OpcodeInfo*> byName = [] {
-    std::unordered_map<std::string_view, const OpcodeInfo*> m;
-    for (const auto& info : table()) m[info.mnemonic] = &info;
-    return m;
-  }();
-  auto it = byName.find(mnemonic);
-  return it == byName.end() ? nullptr : it->second;
+  return opcodeTable().find(mnemonic);
 }
 
 bool isControl(Opcode op) {
@@ -294,37 +253,18 @@ bool isControl(Opcode op) {
          op == Opcode::Bge || op == Opcode::Loop || op == Opcode::EndLoop;
 }
 
-namespace {
-const char* const kSpecialRegs[] = {"core", "ncores", "chip", "nchips", "nmxu"};
-
-bool parseIndex(std::string_view digits, int64_t limit, int64_t& out) {
-  if (digits.empty() || digits.size() > 4) return false;
-  if (digits.size() > 1 && digits[0] == '0') return false;
-  int64_t v = 0;
-  auto res = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (res.ec != std::errc() || res.ptr != digits.data() + digits.size()) return false;
-  if (v < 0 || v >= limit) return false;
-  out = v;
-  return true;
+const progformat::RegisterNames& registerNames() {
+  static const progformat::RegisterNames names{
+      "scalar register", 's', kMaxGeneralRegs, {"core", "ncores", "chip", "nchips", "nmxu"}};
+  return names;
 }
-} // namespace
 
 std::string regName(int reg) {
-  if (reg >= 0 && reg < kMaxGeneralRegs) return "s" + std::to_string(reg);
-  if (reg >= kRegCore && reg < kNumRegs) return kSpecialRegs[reg - kRegCore];
-  return "s?";
+  return registerNames().name(reg);
 }
 
 bool parseReg(std::string_view s, int& out) {
-  for (int i = kRegCore; i < kNumRegs; ++i)
-    if (s == kSpecialRegs[i - kRegCore]) {
-      out = i;
-      return true;
-    }
-  int64_t v;
-  if (s.size() < 2 || s[0] != 's' || !parseIndex(s.substr(1), kMaxGeneralRegs, v)) return false;
-  out = static_cast<int>(v);
-  return true;
+  return registerNames().parse(s, out);
 }
 
 std::string vregName(int64_t v) {
@@ -332,7 +272,7 @@ std::string vregName(int64_t v) {
 }
 
 bool parseVReg(std::string_view s, int64_t& out) {
-  return s.size() >= 2 && s[0] == 'v' && parseIndex(s.substr(1), kMaxVRegs, out);
+  return progformat::parseIndexed(s, "v", kMaxVRegs, out);
 }
 
 } // namespace chipless::tpuprog

@@ -7,6 +7,13 @@
 /// bundle holds at most one operation per slot (scalar.slots scalar operations). Operations
 /// are coarse: a whole fold on an MXU, a whole vector op over a range of registers, a whole
 /// (strided) DMA, a whole collective; asynchronous units report completion on semaphores.
+/// The table is written in the terms both chips share (support/progformat/operand.h); what
+/// is the TPU's own are the slots, the opcodes and the scalar and vector register names.
+#include "support/progformat/isa_table.h"
+#include "support/progformat/operand.h"
+#include "support/progformat/registers.h"
+#include "support/progformat/scalar_ops.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,32 +34,13 @@ const char* slotName(Slot s);
 
 /// Every operation, grouped by slot.
 enum class Opcode : uint16_t {
-  // scalar slot: ALU
-  Li,
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Rem,
-  Shl,
-  Shr,
-  And,
-  Or,
-  Xor,
-  Min,
-  Max,
+  // scalar slot: ALU, li .. max
+  CHIPLESS_SCALAR_ALU_OPCODES,
   // scalar slot: SMEM
   Sld,
   Sst,
-  // scalar slot: control
-  Jmp,
-  Beq,
-  Bne,
-  Blt,
-  Bge,
-  Loop,
-  EndLoop,
-  Nop,
+  // scalar slot: control, jmp .. nop
+  CHIPLESS_CONTROL_OPCODES,
   // scalar slot: synchronisation
   SemSignal,
   SemWait,
@@ -108,42 +96,20 @@ enum class Opcode : uint16_t {
   Count
 };
 
-/// How an operand is written in assembly and what its 64-bit value means.
-enum class OperandKind : uint8_t {
-  SReg,   ///< destination scalar register s0..
-  Expr,   ///< integer: sum of a scalar register, a symbol (@name, bound at launch) and a constant
-  VReg,   ///< vector register v0..; the value is its number
-  Label,  ///< branch target; the value is a bundle index
-  Float,  ///< floating-point immediate (stored as IEEE double bits)
-  Enum,   ///< one of a fixed list of words; the value is its index
-  Hidden, ///< filled in by the assembler (loop pairing); never written in assembly
-};
+/// How operands and element-type suffixes are declared, as both tables do.
+using progformat::DtypeRule;
+using progformat::OperandDecl;
+using progformat::OperandKind;
 
-/// One operand of an opcode: its keyword name, kind and default (if it may be omitted).
-struct OperandDecl {
-  const char* name;
-  OperandKind kind;
-  bool optional;
-  int64_t defaultValue;
-  std::vector<std::string> choices; ///< words of an Enum operand
-};
-
-/// Whether the mnemonic carries an element-type suffix such as ".bf16".
-enum class DtypeRule : uint8_t { None, Required };
-
-/// Static description of one opcode.
-struct OpcodeInfo {
-  Opcode op;
-  const char* mnemonic;
+/// Static description of one opcode: the entry both chips have (mnemonic, element types,
+/// operands, summary), the slot that issues it and whether it completes asynchronously.
+struct OpcodeInfo : progformat::OpcodeEntry<Opcode> {
   Slot slot;
-  DtypeRule dtype;
-  uint32_t dtypeMask; ///< bit (1 << DType) for each allowed element type
-  std::vector<OperandDecl> operands;
-  int positional; ///< how many leading operands the disassembler prints without "name="
-  bool async;     ///< runs on its unit after issue; completion on a semaphore or the scoreboard
-  const char* summary;
+  bool async; ///< runs on its unit after issue; completion on a semaphore or the scoreboard
 };
 
+/// The opcode table.
+const progformat::OpcodeTable<OpcodeInfo>& opcodeTable();
 /// The table entry for an opcode.
 const OpcodeInfo& opcodeInfo(Opcode op);
 /// Looks up a mnemonic (without element-type suffix); nullptr if unknown.
@@ -162,6 +128,8 @@ constexpr int kRegChip = 66;   ///< index of the chip
 constexpr int kRegNChips = 67; ///< chips in the system
 constexpr int kRegNMxu = 68;   ///< MXUs per TensorCore
 constexpr int kNumRegs = 69;
+/// The scalar register names: s0..s63, then core, ncores, chip, nchips, nmxu.
+const progformat::RegisterNames& registerNames();
 /// Formats a register number ("s3", "core", "nchips").
 std::string regName(int reg);
 /// Parses a register name; returns false if it is not one.

@@ -1,22 +1,23 @@
 #include "support/tpuprog/isa_reference.h"
 
-#include "support/dtype.h"
-#include "support/isa_doc.h"
-#include "support/tpuprog/isa.h"
+#include "support/progformat/isa_reference.h"
+#include "support/tpuprog/traits.h"
 
-#include <cstdio>
-#include <cstring>
-#include <sstream>
 #include <vector>
 
 namespace chipless::tpuprog {
 
+namespace isadoc = progformat::isadoc;
+
 namespace {
 
-using Group = isadoc::Group<OpcodeInfo>;
+/// "- Slot: mxu (asynchronous)".
+std::string issueLine(const OpcodeInfo& info) {
+  return std::string("- Slot: ") + slotName(info.slot) + (info.async ? " (asynchronous)" : "");
+}
 
-const std::vector<Group>& groups() {
-  static const std::vector<Group> g = {
+const isadoc::Groups<OpcodeInfo>& groups() {
+  static const isadoc::Groups<OpcodeInfo> g = {
       {"Scalar slot: control",
        "Control operations take effect after the other operations of their bundle. A bundle "
        "holds at most one control operation. Loops nest up to 16 deep at run time.",
@@ -64,93 +65,13 @@ const std::vector<Group>& groups() {
   return g;
 }
 
-std::string dtypeList(uint32_t mask) {
-  std::string s;
-  for (int t = 0; t <= static_cast<int>(DType::I8); ++t)
-    if (mask & (1u << t))
-      s += (s.empty() ? "" : ", ") + std::string(dtypeName(static_cast<DType>(t)));
-  return s;
-}
-
-std::string headingOf(const OpcodeInfo& info) {
-  std::string m = info.mnemonic;
-  return info.dtype == DtypeRule::Required ? m + ".T" : m;
-}
-
-std::string kindOf(const OperandDecl& d) {
-  switch (d.kind) {
-  case OperandKind::SReg:
-    return "scalar register";
-  case OperandKind::Expr:
-    return "expression";
-  case OperandKind::VReg:
-    return "vector register";
-  case OperandKind::Label:
-    return "label";
-  case OperandKind::Float:
-    return "float";
-  case OperandKind::Enum: {
-    std::string s = "one of";
-    for (size_t i = 0; i < d.choices.size(); ++i)
-      s += std::string(i ? ", " : " ") + "`" + d.choices[i] + "`";
-    return s;
-  }
-  case OperandKind::Hidden:
-    return "hidden (bundle index, set by the assembler)";
-  }
-  return "?";
-}
-
-std::string defaultOf(const OperandDecl& d) {
-  if (d.kind == OperandKind::Hidden) return "—";
-  if (!d.optional) return "required";
-  switch (d.kind) {
-  case OperandKind::Enum:
-    return d.defaultValue >= 0 && d.defaultValue < static_cast<int64_t>(d.choices.size())
-               ? "`" + d.choices[static_cast<size_t>(d.defaultValue)] + "`"
-               : "?";
-  case OperandKind::Float: {
-    double v;
-    std::memcpy(&v, &d.defaultValue, sizeof v);
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return std::string("`") + buf + "`";
-  }
-  default:
-    return d.defaultValue == -1 && std::strstr(d.name, "stride")
-               ? "packed (`-1`)"
-               : "`" + std::to_string(d.defaultValue) + "`";
-  }
-}
-
-void writeOpcode(std::ostringstream& out, const OpcodeInfo& info) {
-  out << "#### `" << headingOf(info) << "`\n\n";
-  out << isadoc::escape(info.summary) << "\n\n";
-  out << "- Syntax: `" << isadoc::syntaxOf(info, headingOf(info)) << "`\n";
-  out << "- Slot: " << slotName(info.slot) << (info.async ? " (asynchronous)" : "") << "\n";
-  if (info.dtype == DtypeRule::Required)
-    out << "- Element type T: required suffix, one of " << dtypeList(info.dtypeMask) << "\n";
-  else
-    out << "- Element type: none (no suffix)\n";
-  out << "- Opcode: " << static_cast<unsigned>(info.op) << "\n\n";
-  isadoc::writeOperandTable(out, info, kindOf, defaultOf);
-}
-
 } // namespace
 
 std::string isaReferenceMarkdown() {
-  std::ostringstream out;
-  out << "Generated from the opcode table (support/tpuprog/isa.cpp) by `tpu-as "
-         "--isa-reference`; do not edit by hand.\n\n";
-  out << "Operands may be written positionally in the order of the table, or as name=value in "
-         "any order after the positional ones; optional operands may be left out. The syntax "
-         "line shows how the disassembler writes them. `#` is the operand's index in the "
-         "binary encoding. Operand kinds: a *scalar register* names s0..s63; an *expression* "
-         "is the sum of at most one scalar register (or `core`, `ncores`, `chip`, `nchips`, "
-         "`nmxu`), at most one @symbol and constants; a *vector register* is v0..v255; a "
-         "*label* is a branch target (a bundle index in the binary); a *float* is a number, "
-         "inf, -inf or nan; *hidden* operands are filled in by the assembler.\n\n";
-  return isadoc::writeGroups(out, groups(), allOpcodes(), "operation", headingOf, writeOpcode);
+  return isadoc::writeReference<Traits>({"support/tpuprog/isa.cpp", "tpu-as", "bundle index",
+                                         "scalar register", "vector register",
+                                         "a *vector register* is v0..v255", true, issueLine},
+                                        groups());
 }
 
 } // namespace chipless::tpuprog

@@ -1,21 +1,27 @@
 #pragma once
 /// The TPU job plan (job.plan, JSON): argument metadata plus the preparation plan (run once)
-/// and the execution plan (run per launch), with SpyreCode's commands. See
-/// docs/tpu-program.md.
+/// and the execution plan (run per launch), with the commands both formats share
+/// (support/progformat/plan.h, plan_json.h). See docs/tpu-program.md. The TPU's own are the
+/// tensors' tile and placement, the meanings of trap codes and the binary's name,
+/// program.bin.
 #include "support/arch_record.h"
+#include "support/progformat/plan.h"
+#include "support/progformat/plan_json.h"
+#include "support/progformat/symbols.h"
 #include "support/tpuprog/program.h"
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace chipless::tpuprog {
 
-using spyrecode::commandName;
-using spyrecode::formatDevPtr;
-using spyrecode::parseDevPtr;
-using spyrecode::PlanCommand;
+/// The plan's commands and device addresses, as both formats have them.
+using progformat::commandName;
+using progformat::formatDevPtr;
+using progformat::kPlanVersion;
+using progformat::parseDevPtr;
+using progformat::PlanCommand;
 
 /// What a `trap CODE` of the program means: shown with the trap's error. `@NAME` in the
 /// message stands for the value of a scalar or dimension symbol at the failed launch.
@@ -26,28 +32,16 @@ struct TrapMessage {
 };
 
 /// Everything in job.plan.
-struct JobPlan {
-  std::string kernel;
-  std::string binaryFile = "program.bin";
-  std::vector<TensorArg> args;
-  std::vector<ScalarArg> scalars;
-  std::vector<Buffer> buffers;
-  std::vector<PlanCommand> prepare;
-  std::vector<PlanCommand> execute;
-  /// The architecture the program was compiled for (DIR/arch.yaml); absent in programs
-  /// written before chipless recorded it.
-  std::optional<ArchRecord> arch;
+struct JobPlan : progformat::PlanBase<TensorArg> {
+  /// An empty plan whose binary is program.bin.
+  JobPlan() : PlanBase("program.bin") {}
   std::vector<TrapMessage> traps; ///< meanings of the program's trap codes
-  bool operator==(const JobPlan& o) const;
-
-  /// The argument with this name, or nullptr.
-  const TensorArg* findArg(const std::string& name) const;
+  /// Every field equal, traps included.
+  bool operator==(const JobPlan& o) const { return samePlan(o) && traps == o.traps; }
 };
 
 /// Format name written into and required from job.plan.
 constexpr const char* kPlanFormat = "tpuprog";
-/// Version written into and required from job.plan.
-constexpr int kPlanVersion = 1;
 
 /// Parses job.plan text; errors name `path` and the field ("arguments[1].tile") or, for
 /// malformed JSON, the line.
@@ -61,11 +55,7 @@ std::string planToJson(const JobPlan& plan);
 void addStandardSteps(JobPlan& plan, uint64_t programPtr, int64_t binarySize, uint64_t alignment);
 
 /// What a symbol name refers to (docs/tpu-program.md, "Symbols").
-struct SymbolRef {
-  enum class Kind { Address, Dim, PaddedDim, Scalar, Buffer } kind = Kind::Address;
-  std::string base; ///< argument, scalar or buffer name
-  int dim = 0;      ///< for Dim and PaddedDim
-};
+using progformat::SymbolRef;
 /// Resolves `name` against `plan`; nullopt (with `why` set) if it names nothing.
 std::optional<SymbolRef> resolveSymbol(const JobPlan& plan, const std::string& name,
                                        std::string& why);

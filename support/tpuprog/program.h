@@ -1,40 +1,28 @@
 #pragma once
-/// In-memory form of a TPU program: the TensorCore programs (program.bin) and the plan
-/// (job.plan). The plan concepts are SpyreCode's (support/spyrecode/plan.h): arguments bound
-/// at launch through symbols, buffers kept between launches, a preparation plan run once and
-/// an execution plan run per launch.
+/// In-memory form of a TPU program: the TensorCore programs (program.bin) and what the plan
+/// says of its tensors. The shape of a TPU program: one program per (chip range, core
+/// range), holding VLIW bundles of operations. Operands, operations and the plan's commands
+/// are the ones both formats share (support/progformat/).
 #include "support/dtype.h"
-#include "support/spyrecode/plan.h"
+#include "support/progformat/isa_table.h"
+#include "support/progformat/job.h"
+#include "support/progformat/operand.h"
+#include "support/progformat/plan.h"
+#include "support/scalar_arg.h"
 #include "support/tpuprog/isa.h"
 
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 namespace chipless::tpuprog {
 
-/// An operand value: constant + scalar register + symbol. Registers are read when the
-/// operation issues; symbols (tensor addresses, dimensions, scalars, buffers) are bound by
-/// the runtime at launch, so one binary serves many launches.
-struct Operand {
-  int64_t imm = 0;
-  int8_t reg = -1;  ///< scalar register number (isa.h), or -1
-  int32_t sym = -1; ///< index into JobBinary::symbols, or -1
-  bool operator==(const Operand& o) const { return imm == o.imm && reg == o.reg && sym == o.sym; }
-};
+/// An operand value, as both formats have it (support/progformat/operand.h).
+using progformat::Operand;
 
 /// One operation of a bundle: opcode, element type (when the opcode takes one) and one
 /// operand per declared operand of the opcode, in table order.
-struct Op {
-  Opcode op = Opcode::Nop;
-  std::optional<DType> dtype;
-  std::vector<Operand> operands;
-  bool operator==(const Op& o) const {
-    return op == o.op && dtype == o.dtype && operands == o.operands;
-  }
-};
+using Op = progformat::Op<Opcode>;
 
 /// One VLIW bundle: at most one operation per slot (scalar.slots scalar operations), in the
 /// order written. They issue together; a control operation takes effect after the others.
@@ -44,7 +32,7 @@ struct Bundle {
 };
 
 /// Core and chip ranges meaning "through the last one" (assembly: cores=all, chips=all).
-constexpr int32_t kAll = 0x7FFFFFFF;
+constexpr int32_t kAll = progformat::kThroughLast;
 
 /// A program and the TensorCores that run it: every core in [coreFirst, coreLast] of every
 /// chip in [chipFirst, chipLast]. Each runs its own copy with its own registers.
@@ -61,19 +49,14 @@ struct Program {
 };
 
 /// The job binary (program.bin): every program and the symbol names its operands use.
-struct JobBinary {
-  std::vector<std::string> symbols;
-  std::vector<Program> programs;
-  bool operator==(const JobBinary& o) const {
-    return symbols == o.symbols && programs == o.programs;
-  }
-};
+using JobBinary = progformat::JobBinary<Program>;
 
-using spyrecode::ArgRole;
-using spyrecode::argRoleName;
-using spyrecode::Buffer;
-using spyrecode::Dim;
-using spyrecode::ScalarArg;
+/// The plan vocabulary both formats share (support/progformat/plan.h).
+using chipless::ScalarArg;
+using progformat::ArgRole;
+using progformat::argRoleName;
+using progformat::Buffer;
+using progformat::Dim;
 
 /// How a tensor argument is spread over the chips of a multi-chip system.
 enum class Placement : uint8_t {

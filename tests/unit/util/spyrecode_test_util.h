@@ -169,6 +169,8 @@ inline Operand nonDefaultOperand(const OperandDecl& d, int salt, int64_t program
     break;
   case OperandKind::Hidden:
     break; // set by the caller (loop pairing)
+  case OperandKind::VReg:
+    break; // a TPU kind: no SpyreCode opcode has one
   }
   return o;
 }

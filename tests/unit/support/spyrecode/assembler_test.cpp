@@ -554,7 +554,7 @@ TEST(AssemblerErrors, ProgramWithoutEnd) {
   expectError(".kernel k\n.program dma_in cores=0\nnop\nnop\n", 4,
               {"program started at line 2 has no .end"});
   expectError(".kernel k\n.program dma_in cores=0\n.program load cores=0\n", 3,
-              {".program inside another .program (missing .end)"});
+              {".program inside a .program (missing .end?)"});
 }
 
 TEST(AssemblerErrors, EndWithoutProgram) {
@@ -567,9 +567,9 @@ TEST(AssemblerErrors, UnknownDirective) {
 
 TEST(AssemblerErrors, UndeclaredSymbol) {
   expectBodyError("li r1, @Z",
-                  {"li operand 'a'", "'@Z' is not a declared argument, scalar or buffer"});
-  expectBodyError("li r1, @T", {"'@T' is not a declared"}); // .equ names are not symbols
-  expectBodyError("li r1, @", {"'@' is not a declared"});
+                  {"li operand 'a'", "'@Z': 'Z' is not a declared argument, scalar or buffer"});
+  expectBodyError("li r1, @T", {"'@T': 'T' is not a declared"}); // .equ names are not symbols
+  expectBodyError("li r1, @", {"'@': '' is not a declared"});
 }
 
 TEST(AssemblerErrors, BadDimensionSymbol) {

@@ -2,6 +2,7 @@
 // malformed file is rejected with chipless::Error naming the file, the program and the pc.
 #include "tests/unit/util/spyrecode_test_util.h"
 #include "support/spyrecode/binary.h"
+#include "support/spyrecode/traits.h"
 
 #include <gtest/gtest.h>
 #include <string>
@@ -69,7 +70,7 @@ JobBinary withInstruction(const Instruction& ins) {
 TEST(Binary, RoundTrip) {
   for (const JobBinary& bin : {small(), testing::syntheticBinary(), JobBinary{}}) {
     std::string bytes = encodeBinary(bin);
-    EXPECT_EQ(bytes.compare(0, 8, std::string(kBinaryMagic, 8)), 0);
+    EXPECT_EQ(bytes.compare(0, 8, std::string(Traits::kBinaryMagic, 8)), 0);
     JobBinary back = decodeBinary(bytes, "prog.bin");
     EXPECT_EQ(back, bin);
     EXPECT_EQ(encodeBinary(back), bytes);
@@ -90,7 +91,7 @@ TEST(Binary, LayoutOfTheHeader) {
   };
   EXPECT_EQ(std::string(b.data(), 7), "SPYRBIN");
   EXPECT_EQ(b[7], '\0');
-  EXPECT_EQ(u32(8), kBinaryVersion);
+  EXPECT_EQ(u32(8), Traits::kBinaryVersion);
   EXPECT_EQ(u32(12), 2u); // symbols
   EXPECT_EQ(u32(16), 2u); // programs
   // Symbol table: u16 length + bytes.
@@ -127,7 +128,8 @@ TEST(Binary, WrongVersion) {
   std::string b = encodeBinary(small());
   b[8] = 2;
   EXPECT_ERROR_PARTS([&] { decodeBinary(b, "prog.bin"); },
-                     "prog.bin: ", "unsupported job binary version 2", "this build reads 1");
+                     "prog.bin: ", "unsupported SpyreCode job binary version 2",
+                     "this build reads 1");
 }
 
 TEST(Binary, TruncatedAnywhere) {
@@ -294,7 +296,7 @@ TEST(Binary, EnumOutOfRange) {
   ring.operands[4].imm = 3;
   bin.programs[0].code[1] = ring;
   EXPECT_ERROR_PARTS([&] { decodeBinary(encodeBinary(bin), "prog.bin"); },
-                     "prog.bin: program 0 (ring) pc 1: operand 'dir' has no choice 3");
+                     "prog.bin: program 0 (ring) pc 1: ring.send operand 'dir' has no choice 3");
   Instruction mm = make(Opcode::PtMm, DType::F16);
   mm.operands[8].imm = -1;
   expectInstructionError(withInstruction(mm), {"operand 'out' has no choice -1"});

@@ -408,10 +408,10 @@ TEST(PlanErrors, BadShapes) {
 TEST(PlanErrors, UndeclaredScalarInAShape) {
   json j = base();
   j["arguments"][0]["shape"] = {4, "M"};
-  expectPlanError(j, {"arguments 'A' shape[1]: 'M' is not a declared scalar"});
+  expectPlanError(j, {"arguments[0].shape[1]: 'M' is not a declared scalar"});
   j = base();
   j["arguments"][0]["shape"] = {"tmp"}; // a buffer is not a scalar
-  expectPlanError(j, {"arguments 'A' shape[0]: 'tmp' is not a declared scalar"});
+  expectPlanError(j, {"arguments[0].shape[0]: 'tmp' is not a declared scalar"});
 }
 
 TEST(PlanErrors, DuplicateNames) {
@@ -609,7 +609,8 @@ TEST_F(DirectoryErrors, MalformedFilesNameThemselves) {
 TEST_F(DirectoryErrors, SymbolNamingNothing) {
   setSymbols({"A", "Z", "A.d1", "M", "buf", "B"});
   EXPECT_ERROR_PARTS([&] { readJob(plan_); }, bin_ + ": ",
-                     "symbol '@Z' names no argument, scalar or buffer of " + plan_);
+                     "symbol '@Z' of " + plan_ +
+                         ": 'Z' is not a declared argument, scalar or buffer");
 }
 
 TEST_F(DirectoryErrors, DimensionSymbols) {
@@ -622,9 +623,12 @@ TEST_F(DirectoryErrors, DimensionSymbols) {
     std::vector<std::string> symbols = job_.binary.symbols;
     symbols[1] = bad;
     setSymbols(symbols);
+    std::string base = std::string(bad).substr(0, std::string(bad).find('.'));
+    bool arg = base == "A" || base == "B";
     EXPECT_ERROR_PARTS([&] { readJob(plan_); }, bin_ + ": ",
-                       "symbol '@" + std::string(bad) +
-                           "' is not a dimension ARG.dK of a tensor argument of " + plan_);
+                       "symbol '@" + std::string(bad) + "' of " + plan_ + ": ",
+                       arg ? "expected " + base + ".d0 .. "
+                           : "'" + base + "' is not a tensor argument");
   }
 }
 

@@ -235,10 +235,12 @@ TEST(TpuBinary, CorruptFieldsNameProgramBundleAndOperation) {
   EXPECT_NE(corrupt(8, std::string("\x02", 1)).find("version 2"), std::string::npos);
   EXPECT_NE(corrupt(op0, std::string("\xff\x00", 2)).find("program 0 bundle 0: unknown opcode"),
             std::string::npos);
-  EXPECT_NE(corrupt(op0 + 2, std::string("\x02", 1)).find("(li): does not take element type"),
-            std::string::npos);
-  EXPECT_NE(corrupt(op0 + 3, std::string("\x05", 1)).find("(li): 5 operands, expected 2"),
-            std::string::npos);
+  EXPECT_NE(
+      corrupt(op0 + 2, std::string("\x02", 1)).find("bundle 0: li does not take element type"),
+      std::string::npos);
+  EXPECT_NE(
+      corrupt(op0 + 3, std::string("\x05", 1)).find("bundle 0: li has 5 operands, expected 2"),
+      std::string::npos);
   EXPECT_NE(corrupt(op0 + 4 + 8, std::string("\x70", 1)).find("operand 'rd' uses register"),
             std::string::npos);
   EXPECT_NE(corrupt(op0 + 4 + 16 + 12, std::string("\x05\x00\x00\x00", 4))

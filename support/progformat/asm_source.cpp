@@ -1,4 +1,4 @@
-#include "support/asm_source.h"
+#include "support/progformat/asm_source.h"
 
 #include <cctype>
 #include <cmath>

@@ -1,0 +1,73 @@
+#pragma once
+/// A program directory on disk, for both formats: DIR/job.plan next to the job binary it
+/// names and, when the job records its architecture, DIR/arch.yaml. Read and checked
+/// against each other (the preparation plan loads that binary; every symbol of the binary
+/// names something of the plan), and written all at once or not at all. What differs per
+/// chip comes from `Chip` (isa_table.h) and `Chip::archSchema()`, the schema the recorded
+/// architecture is read against.
+#include "support/arch_record.h"
+#include "support/atomic_file.h"
+#include "support/error.h"
+#include "support/progformat/binary_codec.h"
+#include "support/progformat/job.h"
+#include "support/progformat/plan_json.h"
+#include "support/progformat/symbols.h"
+
+#include <string>
+
+namespace chipless::progformat {
+
+/// Checks every symbol of the job's binary against its plan; `binaryName` and `planName`
+/// are used in messages.
+template <typename Chip>
+void checkSymbols(const typename Chip::Job& job, const std::string& binaryName,
+                  const std::string& planName) {
+  for (const auto& name : job.binary.symbols) {
+    std::string why;
+    if (!resolveSymbol(job.plan, name, Chip::kDimLetters, why))
+      throw Error(located(binaryName, 0, "symbol '@" + name + "' of " + planName + ": " + why));
+  }
+}
+
+/// Reads `planPath` (DIR/job.plan), the binary it names (relative to DIR) and the recorded
+/// architecture. Errors name the file and the field, line or step.
+template <typename Chip>
+typename Chip::Job readJob(const std::string& planPath) {
+  typename Chip::Job job;
+  job.plan = parsePlan<Chip>(readFile(planPath), planPath);
+  std::string binPath = directoryOf(planPath) + "/" + job.plan.binaryFile;
+  job.binary = decodeBinary<Chip>(readFile(binPath), binPath);
+  if (job.plan.arch) job.arch = readArchRecord(planPath, *job.plan.arch, Chip::archSchema());
+  for (const auto& c : job.plan.prepare)
+    if (c.kind == PlanCommand::Kind::InitTransfer && c.filePath != job.plan.binaryFile)
+      throw Error(located(planPath, 0,
+                          "prepare: InitTransfer of '" + c.filePath + "' but the job binary is '" +
+                              job.plan.binaryFile + "'"));
+  checkSymbols<Chip>(job, binPath, planPath);
+  return job;
+}
+
+/// Stages DIR/job.plan, DIR/<binary> and, when the job names its architecture,
+/// DIR/arch.yaml recorded in the plan, into `out` (creating DIR and its parents, removed
+/// again if `out` is not committed).
+template <typename Chip>
+void stageJob(OutputSet& out, const std::string& dir, const typename Chip::Job& job) {
+  out.makeDirectory(dir);
+  typename Chip::JobPlan plan = job.plan;
+  if (job.arch) {
+    out.add(dir + "/" + kArchRecordFile, job.arch->toYaml());
+    plan.arch = ArchRecord{kArchRecordFile, job.arch->fingerprint()};
+  }
+  out.add(dir + "/" + plan.binaryFile, encodeBinary<Chip>(job.binary));
+  out.add(dir + "/job.plan", planToJson<Chip>(plan));
+}
+
+/// stageJob and commit: the directory's files appear together, or none do.
+template <typename Chip>
+void writeJob(const std::string& dir, const typename Chip::Job& job) {
+  OutputSet out;
+  stageJob<Chip>(out, dir, job);
+  out.commit();
+}
+
+} // namespace chipless::progformat
