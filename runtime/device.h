@@ -9,7 +9,7 @@
 #include "support/arch_schema.h"
 #include "support/dtype.h"
 #include "support/npy.h"
-#include "support/spyrecode/program.h"
+#include "support/progformat/plan.h"
 #include "support/stats.h"
 #include "support/trace.h"
 
@@ -46,7 +46,7 @@ struct LaunchReport {
 /// A tensor argument of a prepared program, as the layers above see it.
 struct ArgumentInfo {
   std::string name;
-  spyrecode::ArgRole role = spyrecode::ArgRole::Input;
+  progformat::ArgRole role = progformat::ArgRole::Input;
   DType dtype = DType::F32;
   std::string shape; ///< as declared, scalar dimensions by name: "(4, N)"
 };

@@ -8,6 +8,7 @@
 #include "runtime/prepared_job.h"
 #include "support/arch_record.h"
 #include "support/error.h"
+#include "support/progformat/plan.h"
 
 #include <algorithm>
 #include <set>
@@ -36,13 +37,13 @@ PreparedJob<Chip>::~PreparedJob() {
 template <typename Chip>
 std::string PreparedJob<Chip>::where(const char* list, size_t i) const {
   const auto& c = std::string(list) == "prepare" ? job_.plan.prepare[i] : job_.plan.execute[i];
-  return name_ + ": " + list + "[" + std::to_string(i) + "] (" + spyrecode::commandName(c.kind) +
+  return name_ + ": " + list + "[" + std::to_string(i) + "] (" + progformat::commandName(c.kind) +
          ")";
 }
 
 template <typename Chip>
 void PreparedJob<Chip>::prepare() {
-  using spyrecode::PlanCommand;
+  using progformat::PlanCommand;
   if (job_.arch) checkPlannedParameters(*job_.arch, device_.arch(), name_, Chip::Arch::kCompilers);
   info_.kernel = job_.plan.kernel;
   for (const auto& a : job_.plan.args)
@@ -54,7 +55,7 @@ void PreparedJob<Chip>::prepare() {
   for (size_t i = 0; i < job_.plan.prepare.size(); ++i) {
     const PlanCommand& c = job_.plan.prepare[i];
     const std::string devPtr = where("prepare", i) + ".dev_ptr";
-    uint64_t ptr = spyrecode::parseDevPtr(c.devPtr, devPtr);
+    uint64_t ptr = progformat::parseDevPtr(c.devPtr, devPtr);
     uint64_t size = static_cast<uint64_t>(std::max<int64_t>(c.size, 1));
     Chip::checkPlanRange(device_, ptr, size, c.devPtr, where("prepare", i));
     lo = std::min(lo, ptr);
@@ -73,7 +74,7 @@ void PreparedJob<Chip>::prepare() {
       const PlanCommand& c = job_.plan.prepare[i];
       const std::string at = where("prepare", i);
       uint64_t ptr =
-          spyrecode::parseDevPtr(c.devPtr, at + ".dev_ptr") + static_cast<uint64_t>(relocation_);
+          progformat::parseDevPtr(c.devPtr, at + ".dev_ptr") + static_cast<uint64_t>(relocation_);
       if (c.kind == PlanCommand::Kind::Allocate) {
         try {
           device_.allocateAt(ptr, static_cast<uint64_t>(c.size), c.name);
@@ -205,8 +206,8 @@ PreparedJob<Chip>::symbolValues(const Bound& bound,
 
 template <typename Chip>
 LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
-  using spyrecode::ArgRole;
-  using spyrecode::PlanCommand;
+  using progformat::ArgRole;
+  using progformat::PlanCommand;
   const bool timingOnly = device_.timingOnly();
   for (const auto& [name, _] : args.inputs) {
     const Arg* a = job_.plan.findArg(name);
@@ -246,7 +247,7 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
       if (it == bound.end()) throw Error(at + ": '" + devPtr + "' names no tensor argument");
       return it->second.first;
     }
-    return spyrecode::parseDevPtr(devPtr, at);
+    return progformat::parseDevPtr(devPtr, at);
   };
   auto hostValue = [&](const std::string& name) {
     auto& [addr, layout] = bound.at(name);
@@ -278,11 +279,11 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
       break;
     }
     case PlanCommand::Kind::ComputeOnDevice: {
-      uint64_t ptr = spyrecode::parseDevPtr(c.devPtr, at + ".job_bin_ptr") +
+      uint64_t ptr = progformat::parseDevPtr(c.devPtr, at + ".job_bin_ptr") +
                      static_cast<uint64_t>(relocation_);
       if (ptr != binaryPtr_)
         throw Error(at + ": job_bin_ptr " + c.devPtr + " is not where the job binary was loaded (" +
-                    spyrecode::formatDevPtr(binaryPtr_) + ")");
+                    progformat::formatDevPtr(binaryPtr_) + ")");
       LaunchReport r = Chip::run(device_, job_, symbols, args.trace);
       out.cycles += r.cycles;
       out.hostSeconds += r.hostSeconds;

@@ -113,7 +113,7 @@ RunBindings readBindings(const RunOptions& o) {
 void checkOutputs(const runtime::ProgramInfo& info, const RunBindings& b, bool timingOnly) {
   for (const auto& [name, file] : b.outputFiles) {
     const runtime::ArgumentInfo* a = info.find(name);
-    if (!a || a->role == spyrecode::ArgRole::Input)
+    if (!a || a->role == progformat::ArgRole::Input)
       throw Error("--output " + name + ": not an output of " + info.kernel);
   }
   if (timingOnly && !b.outputFiles.empty())

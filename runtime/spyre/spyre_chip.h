@@ -5,8 +5,8 @@
 #include "runtime/prepared_job.h"
 #include "runtime/spyre/spyre_device.h"
 #include "runtime/spyre/stick_layout.h"
+#include "support/progformat/symbols.h"
 #include "support/spyrecode/assembler.h"
-#include "support/tpuprog/plan.h"
 
 #include <optional>
 #include <string>
@@ -39,8 +39,10 @@ struct SpyreChip {
   static std::string shapeNote(Device&, const Arg& a, const Layout&,
                                const std::vector<int64_t>& want);
   /// What symbol `name` of a job binary refers to (ARG, ARG.dK, a scalar or a buffer).
-  static std::optional<tpuprog::SymbolRef> resolveSymbol(const spyrecode::JobPlan& plan,
-                                                         const std::string& name, std::string& why);
+  static std::optional<progformat::SymbolRef>
+  resolveSymbol(const spyrecode::JobPlan& plan, const std::string& name, std::string& why) {
+    return progformat::resolveSymbol(plan, name, "d", why);
+  }
   /// Spyre tensors have no padded dimensions (ARG.pK): never asked.
   static int64_t paddedDim(const Layout& l, int dim) {
     return l.shape.at(static_cast<size_t>(dim));

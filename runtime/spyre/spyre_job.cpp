@@ -47,41 +47,6 @@ std::string SpyreChip::shapeNote(Device&, const Arg& a, const StickLayout&,
   return declaredShape(a) != shapeText(want) ? " " + declaredShape(a) : std::string();
 }
 
-std::optional<tpuprog::SymbolRef>
-SpyreChip::resolveSymbol(const JobPlan& plan, const std::string& name, std::string& why) {
-  using Kind = tpuprog::SymbolRef::Kind;
-  tpuprog::SymbolRef ref;
-  auto dot = name.find('.');
-  ref.base = name.substr(0, dot);
-  const TensorArg* a = plan.findArg(ref.base);
-  if (dot != std::string::npos) {
-    // ARG.dK: dimension K of a tensor argument (readJob and the assembler checked K).
-    const std::string dim = name.substr(dot + 1);
-    if (!a || dim.size() < 2 || dim[0] != 'd' ||
-        dim.find_first_not_of("0123456789", 1) != std::string::npos ||
-        std::stoul(dim.substr(1)) >= a->shape.size()) {
-      why = "not a dimension ARG.dK of a tensor argument";
-      return std::nullopt;
-    }
-    ref.kind = Kind::Dim;
-    ref.dim = std::stoi(dim.substr(1));
-    return ref;
-  }
-  if (a) return ref; // the argument's address
-  for (const auto& s : plan.scalars)
-    if (s.name == name) {
-      ref.kind = Kind::Scalar;
-      return ref;
-    }
-  for (const auto& b : plan.buffers)
-    if (b.name == name) {
-      ref.kind = Kind::Buffer;
-      return ref;
-    }
-  why = "names no argument, scalar or buffer";
-  return std::nullopt;
-}
-
 void SpyreChip::toDevice(Device& device, const Arg&, uint64_t addr, const StickLayout& l,
                          const NpyArray& host, const std::string& what) {
   runtime::toDevice(host, l, *parseFp16Format(device.spyreArch().numerics.fp16_format),
