@@ -22,10 +22,7 @@ SpyreArch arch() {
 
 spyrecode::Job kernel(const std::string& name, const SpyreArch& a) {
   std::string path = std::string(CHIPLESS_SOURCE_DIR) + "/models/kernels/" + name + ".s";
-  spyrecode::AssembleOptions o;
-  o.programPtr = static_cast<uint64_t>(a.memory.program_segment) *
-                 static_cast<uint64_t>(a.memory.segment_bytes);
-  return spyrecode::assemble(readFile(path), path, o);
+  return spyrecode::assemble(readFile(path), path, spyrecode::AssembleOptions::forArch(a));
 }
 
 NpyArray random16(std::vector<int64_t> shape, uint64_t seed) {

@@ -34,10 +34,7 @@ TpuArch arch(const std::string& gen = "v5e") {
 
 tpuprog::Job kernel(const std::string& name, const TpuArch& a) {
   std::string path = std::string(CHIPLESS_SOURCE_DIR) + "/models/tpu-kernels/" + name + ".s";
-  tpuprog::AssembleOptions o;
-  o.alignment = static_cast<uint64_t>(a.hbm.alignment_bytes);
-  o.scalarSlots = a.scalar.slots;
-  return tpuprog::assemble(readFile(path), path, o);
+  return tpuprog::assemble(readFile(path), path, tpuprog::AssembleOptions::forArch(a));
 }
 
 NpyArray randomF32(std::vector<int64_t> shape, uint64_t seed) {

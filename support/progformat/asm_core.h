@@ -328,8 +328,12 @@ private:
       if (values[i]) continue;
       if (d.kind == OperandKind::Hidden)
         values[i] = Operand{};
+      else if (std::optional<int64_t> def =
+                   d.optional ? operandDefault(d, options_.arch) : std::nullopt)
+        values[i] = Operand{*def, -1, -1};
       else if (d.optional)
-        values[i] = Operand{d.defaultValue, -1, -1};
+        fail(std::string(info->mnemonic) + ": operand '" + d.name + "' defaults to " +
+             d.defaultParam + ", and the assembler was given no architecture; write it");
       else
         fail(std::string(info->mnemonic) + ": missing operand '" + d.name + "'");
     }

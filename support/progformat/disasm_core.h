@@ -51,7 +51,8 @@ std::string formatOperand(const typename Chip::JobBinary& bin, const OperandDecl
 /// default), the positional operands, then the others as name=value unless they hold
 /// their default.
 template <typename Chip>
-std::string formatOp(const typename Chip::JobBinary& bin, const typename Chip::Op& op) {
+std::string formatOp(const typename Chip::JobBinary& bin, const typename Chip::Op& op,
+                     const std::optional<ArchDescription>& arch) {
   const auto& info = Chip::table()[op.op];
   std::string s = info.mnemonic;
   if (op.dtype && (info.dtype == DtypeRule::Required ||
@@ -65,7 +66,7 @@ std::string formatOp(const typename Chip::JobBinary& bin, const typename Chip::O
     const Operand& o = op.operands[i];
     bool positional = printedPositional < info.positional;
     if (positional) ++printedPositional;
-    if (!positional && isDefaultOperand(d, o)) continue;
+    if (!positional && isDefaultOperand(d, o, arch)) continue;
     ops += ops.empty() ? " " : ", ";
     if (!positional) ops += std::string(d.name) + "=";
     ops += formatOperand<Chip>(bin, d, o);
@@ -75,9 +76,11 @@ std::string formatOp(const typename Chip::JobBinary& bin, const typename Chip::O
 
 /// One step: its ops joined by " | ".
 template <typename Chip>
-std::string formatStep(const typename Chip::JobBinary& bin, const typename Chip::Step& step) {
+std::string formatStep(const typename Chip::JobBinary& bin, const typename Chip::Step& step,
+                       const std::optional<ArchDescription>& arch) {
   std::string s;
-  for (const auto& op : Chip::ops(step)) s += (s.empty() ? "" : " | ") + formatOp<Chip>(bin, op);
+  for (const auto& op : Chip::ops(step))
+    s += (s.empty() ? "" : " | ") + formatOp<Chip>(bin, op, arch);
   return s;
 }
 
@@ -118,7 +121,8 @@ std::string disassemble(const typename Chip::Job& job) {
         closes |= op.op == Chip::Opcode::EndLoop;
       }
       if (closes) --indent;
-      std::string text = std::string(2 * indent + 2, ' ') + formatStep<Chip>(job.binary, steps[pc]);
+      std::string text =
+          std::string(2 * indent + 2, ' ') + formatStep<Chip>(job.binary, steps[pc], job.arch);
       if (text.size() < 60) text.resize(60, ' ');
       out << text << " ; pc " << pc << "\n";
       if (opens) ++indent;

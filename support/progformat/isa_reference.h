@@ -191,6 +191,7 @@ template <typename Chip>
 std::string defaultOf(const OperandDecl& d) {
   if (d.kind == OperandKind::Hidden) return "—";
   if (!d.optional) return "required";
+  if (d.defaultParam) return std::string("`") + d.defaultParam + "` of the architecture";
   switch (d.kind) {
   case OperandKind::Port:
   case OperandKind::VReg:

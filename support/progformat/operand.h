@@ -4,6 +4,7 @@
 /// common part of an opcode's table entry, and one operation. Each chip's opcode table
 /// (support/spyrecode/isa.h, support/tpuprog/isa.h) is written in these terms, so one
 /// assembler, disassembler, binary codec and ISA reference (this folder) serve both.
+#include "support/arch_schema.h"
 #include "support/dtype.h"
 
 #include <cstdint>
@@ -49,6 +50,10 @@ struct OperandDecl {
   bool optional;
   int64_t defaultValue;
   std::vector<std::string> choices; ///< words of an Enum operand
+  /// When set, the default is this architecture parameter's value (a dotted path such as
+  /// "chip.stick_bytes"), not `defaultValue`: a number a study may vary is not written
+  /// into the ISA table.
+  const char* defaultParam = nullptr;
 };
 
 /// A required operand, for writing opcode tables.
@@ -58,6 +63,10 @@ inline OperandDecl req(const char* name, OperandKind kind) {
 /// An optional operand with its default, for writing opcode tables.
 inline OperandDecl opt(const char* name, OperandKind kind, int64_t def) {
   return {name, kind, true, def, {}};
+}
+/// An optional operand whose default is the value of architecture parameter `param`.
+inline OperandDecl optArch(const char* name, OperandKind kind, const char* param) {
+  return {name, kind, true, 0, {}, param};
 }
 /// An optional Enum operand: one of `words`, by default the one at index `def`.
 inline OperandDecl choice(const char* name, const std::vector<std::string>& words, int64_t def) {
@@ -102,10 +111,27 @@ struct Op {
   }
 };
 
-/// Whether `o` is the declared default of an optional operand (the disassembler leaves it
-/// out).
-inline bool isDefaultOperand(const OperandDecl& d, const Operand& o) {
-  return d.optional && o.reg < 0 && o.sym < 0 && o.imm == d.defaultValue;
+/// The default of optional operand `d` for a job made for `arch`; none when the default
+/// is an architecture parameter and the architecture is not known.
+inline std::optional<int64_t> operandDefault(const OperandDecl& d, const ArchDescription* arch) {
+  if (!d.defaultParam) return d.defaultValue;
+  if (!arch) return std::nullopt;
+  return arch->getInt(d.defaultParam);
+}
+/// operandDefault for an architecture that may not be known.
+inline std::optional<int64_t> operandDefault(const OperandDecl& d,
+                                             const std::optional<ArchDescription>& arch) {
+  return operandDefault(d, arch ? &*arch : nullptr);
+}
+
+/// Whether `o` is the default of an optional operand in a job made for `arch` (the
+/// disassembler leaves it out; with the architecture unknown, an architecture-given
+/// default is printed).
+inline bool isDefaultOperand(const OperandDecl& d, const Operand& o,
+                             const std::optional<ArchDescription>& arch) {
+  if (!d.optional || o.reg >= 0 || o.sym >= 0) return false;
+  std::optional<int64_t> def = operandDefault(d, arch);
+  return def && o.imm == *def;
 }
 
 } // namespace chipless::progformat

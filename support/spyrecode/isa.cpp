@@ -35,7 +35,8 @@ std::vector<OperandDecl> sfuBinary() {
 void addStreamDims(std::vector<OperandDecl>& ops, const char* stridePrefix) {
   static const char* const strideNames[2][3] = {{"s0", "s1", "s2"}, {"sb0", "sb1", "sb2"}};
   int which = std::string(stridePrefix) == "s" ? 0 : 1;
-  for (int i = 0; i < 3; ++i) ops.push_back(opt(strideNames[which][i], K::Expr, i == 0 ? 128 : 0));
+  ops.push_back(optArch(strideNames[which][0], K::Expr, "chip.stick_bytes")); // one stick
+  for (int i = 1; i < 3; ++i) ops.push_back(opt(strideNames[which][i], K::Expr, 0));
 }
 
 std::vector<OpcodeInfo> buildTable() {

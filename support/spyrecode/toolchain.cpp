@@ -29,8 +29,9 @@ AssembleOptions AssembleOptions::forArch(const SpyreArch& arch) {
   return o;
 }
 
-std::string formatInstruction(const JobBinary& bin, const Instruction& ins) {
-  return progformat::formatOp<Traits>(bin, ins);
+std::string formatInstruction(const JobBinary& bin, const Instruction& ins,
+                              const std::optional<ArchDescription>& arch) {
+  return progformat::formatOp<Traits>(bin, ins, arch);
 }
 
 CHIPLESS_PROGFORMAT_FUNCTIONS(Traits)

@@ -18,13 +18,17 @@ using Job = progformat::Job<JobPlan, JobBinary>;
 /// Where the assembler places the job in HBM and how wide bundles may be (from the
 /// architecture description: hbm.alignment_bytes, scalar.slots), and the description the
 /// job records as the one it was made for.
+/// Made only by forArch, so that no placement number is written here.
 struct AssembleOptions {
-  uint64_t programPtr = 0;
-  uint64_t alignment = 512;
-  int scalarSlots = 2;
-  std::optional<ArchDescription> arch;
+  uint64_t programPtr;                 ///< where programs start in HBM
+  uint64_t alignment;                  ///< hbm.alignment_bytes
+  int scalarSlots;                     ///< scalar.slots: scalar operations one bundle may hold
+  std::optional<ArchDescription> arch; ///< the description the job records
   /// The options for `arch`: its alignment, bundle width and description.
   static AssembleOptions forArch(const TpuArch& arch);
+
+private:
+  AssembleOptions() {} // user-provided, so that `{}` cannot make one either
 };
 
 /// Assembles `text` read from `path`. Errors throw chipless::Error naming path and line.

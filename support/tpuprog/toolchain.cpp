@@ -38,12 +38,14 @@ AssembleOptions AssembleOptions::forArch(const TpuArch& arch) {
   return o;
 }
 
-std::string formatOp(const JobBinary& bin, const Op& op) {
-  return progformat::formatOp<Traits>(bin, op);
+std::string formatOp(const JobBinary& bin, const Op& op,
+                     const std::optional<ArchDescription>& arch) {
+  return progformat::formatOp<Traits>(bin, op, arch);
 }
 
-std::string formatBundle(const JobBinary& bin, const Bundle& bundle) {
-  return progformat::formatStep<Traits>(bin, bundle);
+std::string formatBundle(const JobBinary& bin, const Bundle& bundle,
+                         const std::optional<ArchDescription>& arch) {
+  return progformat::formatStep<Traits>(bin, bundle, arch);
 }
 
 std::optional<SymbolRef> resolveSymbol(const JobPlan& plan, const std::string& name,

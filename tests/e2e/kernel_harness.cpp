@@ -19,11 +19,7 @@ SpyreArch archWith(const std::vector<std::string>& overrides) {
 
 spyrecode::Job assembleKernel(const std::string& name, const SpyreArch& arch) {
   std::string path = std::string(CHIPLESS_SOURCE_DIR) + "/models/kernels/" + name + ".s";
-  spyrecode::AssembleOptions options;
-  options.programPtr = static_cast<uint64_t>(arch.memory.program_segment) *
-                       static_cast<uint64_t>(arch.memory.segment_bytes);
-  options.alignment = static_cast<uint64_t>(arch.memory.alignment_bytes);
-  return spyrecode::assemble(readFile(path), path, options);
+  return spyrecode::assemble(readFile(path), path, spyrecode::AssembleOptions::forArch(arch));
 }
 
 NpyArray randomArray(DType dtype, std::vector<int64_t> shape, uint64_t seed, float scale) {

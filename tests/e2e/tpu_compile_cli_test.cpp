@@ -220,7 +220,7 @@ TEST(TpuCompileCli, DeterministicDumpsAndAssemblyThatRoundTrips) {
   // The program directory disassembles, and the disassembly assembles to the same job.
   tpuprog::Job job = tpuprog::readJob(a.dir + "/job.plan");
   std::string text = tpuprog::disassemble(job);
-  tpuprog::AssembleOptions o;
+  auto o = tpuprog::AssembleOptions::forArch(TpuArch::fromDescription(*job.arch));
   tpuprog::Job again = tpuprog::assemble(text, "disassembled.s", o);
   EXPECT_TRUE(again.binary == job.binary);
 }

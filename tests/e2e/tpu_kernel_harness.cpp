@@ -18,10 +18,7 @@ TpuArch tpuArchWith(const std::vector<std::string>& overrides, const std::string
 
 tpuprog::Job assembleTpuKernel(const std::string& name, const TpuArch& arch) {
   std::string path = std::string(CHIPLESS_SOURCE_DIR) + "/models/tpu-kernels/" + name + ".s";
-  tpuprog::AssembleOptions options;
-  options.alignment = static_cast<uint64_t>(arch.hbm.alignment_bytes);
-  options.scalarSlots = arch.scalar.slots;
-  return tpuprog::assemble(readFile(path), path, options);
+  return tpuprog::assemble(readFile(path), path, tpuprog::AssembleOptions::forArch(arch));
 }
 
 TpuKernelRun runTpuKernel(const std::string& name, const std::map<std::string, NpyArray>& inputs,

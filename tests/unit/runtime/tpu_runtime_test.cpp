@@ -10,10 +10,7 @@ namespace chipless::test {
 namespace {
 
 tpuprog::Job assembleText(const std::string& text, const TpuArch& arch) {
-  tpuprog::AssembleOptions o;
-  o.alignment = static_cast<uint64_t>(arch.hbm.alignment_bytes);
-  o.scalarSlots = arch.scalar.slots;
-  return tpuprog::assemble(text, "inline.s", o);
+  return tpuprog::assemble(text, "inline.s", tpuprog::AssembleOptions::forArch(arch));
 }
 
 const char* kCopy = R"(

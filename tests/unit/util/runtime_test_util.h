@@ -37,7 +37,10 @@ inline std::unique_ptr<SpyreDevice> openDevice(const SpyreArch& arch, bool timin
 }
 
 inline spyrecode::Job assembleText(const std::string& text) {
-  return spyrecode::assemble(text, "test.s", {});
+  spyrecode::Job job =
+      spyrecode::assemble(text, "test.s", spyrecode::AssembleOptions::forArch(archWith()));
+  job.arch.reset(); // runs on whichever test architecture the device has
+  return job;
 }
 
 /// The message of the chipless::Error `f` throws ("" and a test failure if none).

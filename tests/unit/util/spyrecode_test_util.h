@@ -49,7 +49,9 @@ inline std::string errorOf(const std::function<void()>& f) {
 
 /// Assembly options as the default architecture gives them.
 inline AssembleOptions defaultOptions() {
-  return AssembleOptions{};
+  static const AssembleOptions options =
+      AssembleOptions::forArch(SpyreArch::load(SpyreArch::defaultFile()));
+  return options;
 }
 
 /// Every models/kernels/*.s, sorted.

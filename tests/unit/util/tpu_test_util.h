@@ -35,9 +35,7 @@ inline TpuRun runTpu(const std::string& text, const std::map<std::string, NpyArr
                      const TpuArch& arch, int chips = 1, bool timingOnly = false,
                      const std::map<std::string, int64_t>& scalars = {},
                      TraceWriter* trace = nullptr) {
-  tpuprog::AssembleOptions o;
-  o.alignment = static_cast<uint64_t>(arch.hbm.alignment_bytes);
-  o.scalarSlots = arch.scalar.slots;
+  auto o = tpuprog::AssembleOptions::forArch(arch);
   auto device = runtime::TpuDevice::open(arch, {-1, timingOnly, chips});
   runtime::TpuJob job(*device, tpuprog::assemble(text, "inline.s", o), "inline.s");
   runtime::LaunchArgs args;

@@ -370,7 +370,8 @@ void ProgramEmitter::emitInstruction(dfir::InstructionOpInterface op) {
     const dfir::IsaOperand* operand = nullptr;
     for (const dfir::IsaOperand& g : given)
       if (g.decl == &decl) operand = &g;
-    sc::Operand value = immediate(decl.optional ? decl.defaultValue : 0);
+    sc::Operand value = immediate(
+        decl.optional ? *chipless::progformat::operandDefault(decl, &arch_.description) : 0);
     if (operand && operand->present()) {
       switch (decl.kind) {
       case sc::OperandKind::Reg:

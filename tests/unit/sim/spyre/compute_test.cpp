@@ -435,7 +435,7 @@ TEST(Compute, RepeatedLaunchesAreIdentical) {
   // Another job on the same device in between (its program elsewhere in segment 7) does
   // not change the result either.
   {
-    spyrecode::AssembleOptions elsewhere;
+    auto elsewhere = spyrecode::AssembleOptions::forArch(smallArch());
     elsewhere.programPtr = 0x1C00100000ull;
     SpyreJob other(*device, spyrecode::assemble(kSoftmax, "softmax.s", elsewhere), "softmax.s");
     other.launch({{{"X", randomArray(DType::F16, {1, 256}, 14, -1, 1)}}, {}, nullptr});

@@ -1,10 +1,10 @@
 /// Timing behaviour seen through whole launches: engines overlap through their FIFOs, a
 /// slow consumer holds its producer back (back-pressure), corelets work in parallel, and
 /// a launch after a failed one takes exactly as long as on a fresh device.
-#include "tests/unit/util/runtime_test_util.h"
 #include "support/atomic_file.h"
 #include "support/stats.h"
 #include "support/trace.h"
+#include "tests/unit/util/runtime_test_util.h"
 
 #include <sstream>
 
@@ -211,11 +211,12 @@ TEST(Timing, RepeatedLaunchesTakeTheSameTimeWhateverTheClock) {
   // With a clock and a bandwidth whose cycle times are not exact in binary, times counted
   // from elaboration rounded differently in later launches (the 12th launch of add took
   // 3105.5840000000317 cycles, the first 3105.5839999999994). Every launch starts at 0.
-  auto device = openDevice(smallArch({"chip.clock_ghz=1.1", "dram.bandwidth_gb_s=300"}));
+  SpyreArch arch = smallArch({"chip.clock_ghz=1.1", "dram.bandwidth_gb_s=300"});
+  auto device = openDevice(arch);
   SpyreJob job(
       *device,
       spyrecode::assemble(readFile(std::string(CHIPLESS_SOURCE_DIR) + "/models/kernels/add.s"),
-                          "add.s", {}),
+                          "add.s", spyrecode::AssembleOptions::forArch(arch)),
       "add.s");
   LaunchArgs args;
   args.scalars["N"] = 4096;

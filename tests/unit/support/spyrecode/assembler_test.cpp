@@ -1,9 +1,9 @@
 // Tests for support/spyrecode/assembler.h: directives, expressions, operands, element-type
 // suffixes, labels, loops, program placement, and one test per error the assembler reports.
-#include "tests/unit/util/spyrecode_test_util.h"
 #include "support/spyrecode/assembler.h"
 #include "support/spyrecode/binary.h"
 #include "support/spyrecode/disassembler.h"
+#include "tests/unit/util/spyrecode_test_util.h"
 
 #include <gtest/gtest.h>
 #include <string>
@@ -27,7 +27,7 @@ std::string program(const std::string& unit, const std::string& body) {
   return kHead + ".program " + unit + " cores=0\n" + body + ".end\n";
 }
 
-Job as(const std::string& text, const AssembleOptions& options = AssembleOptions{}) {
+Job as(const std::string& text, const AssembleOptions& options = testing::defaultOptions()) {
   return assemble(text, "t.s", options);
 }
 
@@ -156,7 +156,7 @@ TEST(AssemblerDirectives, StandardStepsPlaceTheProgramAndBuffers) {
   EXPECT_EQ(ex[4].hostHandle, "D");
   EXPECT_EQ(ex[4].direction, 1);
 
-  AssembleOptions options;
+  AssembleOptions options = testing::defaultOptions();
   options.programPtr = 0x1C00001000ull;
   options.alignment = 4096;
   Job moved = as(text, options);
@@ -340,6 +340,34 @@ TEST(AssemblerOperands, DefaultsComeFromTheTable) {
   Instruction mm = firstOf("compute", "pt.mm.f16 8, 64, 64, in0, in1\n");
   EXPECT_EQ(mm.operands[5].imm, kPortNone);
   EXPECT_EQ(mm.operands[7].imm, 1); // emit
+}
+
+TEST(AssemblerOperands, StreamStridesDefaultToOneStickOfTheArchitecture) {
+  const std::string body = "ld.stream 4, in0, 0\n";
+  EXPECT_EQ(firstOf("load", body).operands[3].imm, 128); // s0, the bundled card's stick
+  SpyreArch wide = SpyreArch::load(SpyreArch::defaultFile(), {"chip.stick_bytes=256"});
+  Job job = as(program("load", body), AssembleOptions::forArch(wide));
+  const Instruction& ld = job.binary.programs.at(0).code.at(0);
+  EXPECT_EQ(ld.operands[3].imm, 256);  // s0
+  EXPECT_EQ(ld.operands[10].imm, 256); // sb0
+  EXPECT_EQ(ld.operands[4].imm, 0);    // s1
+
+  // The disassembler leaves the stride out only where it knows the stick.
+  EXPECT_EQ(disassemble(job).find("s0="), std::string::npos);
+  Job unknown = job;
+  unknown.arch.reset();
+  EXPECT_NE(disassemble(unknown).find("s0=256"), std::string::npos);
+  EXPECT_NE(formatInstruction(job.binary, ld).find("s0=256"), std::string::npos);
+  EXPECT_EQ(formatInstruction(job.binary, ld, job.arch).find("s0="), std::string::npos);
+}
+
+TEST(AssemblerErrors, ArchitectureDefaultWithoutAnArchitecture) {
+  AssembleOptions bare = testing::defaultOptions();
+  bare.arch.reset();
+  EXPECT_ERROR_PARTS([&] { as(program("load", "ld.stream 4, in0, 0\n"), bare); }, "t.s:8",
+                     "operand 's0' defaults to chip.stick_bytes", "no architecture");
+  // Written out, it needs none.
+  EXPECT_NO_THROW(as(program("load", "ld.stream 4, in0, 0, s0=128, sb0=128\n"), bare));
 }
 
 TEST(AssemblerOperands, PortsEnumsAndFloats) {
@@ -646,7 +674,8 @@ TEST(AssemblerErrors, BadDeclarations) {
 }
 
 TEST(AssemblerErrors, MessagesNameTheFile) {
-  std::string msg = errorOf([] { assemble(".kernel k\nfrob\n", "dir/my kernel.s", {}); });
+  std::string msg =
+      errorOf([] { assemble(".kernel k\nfrob\n", "dir/my kernel.s", testing::defaultOptions()); });
   EXPECT_EQ(msg.rfind("dir/my kernel.s:2: ", 0), 0u) << msg;
 }
 

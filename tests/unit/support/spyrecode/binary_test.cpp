@@ -1,8 +1,8 @@
 // Tests for support/spyrecode/binary.h: init.bin encodes and decodes without loss, and every
 // malformed file is rejected with chipless::Error naming the file, the program and the pc.
-#include "tests/unit/util/spyrecode_test_util.h"
 #include "support/spyrecode/binary.h"
 #include "support/spyrecode/traits.h"
+#include "tests/unit/util/spyrecode_test_util.h"
 
 #include <gtest/gtest.h>
 #include <string>
@@ -76,7 +76,7 @@ TEST(Binary, RoundTrip) {
     EXPECT_EQ(encodeBinary(back), bytes);
   }
   for (const auto& file : testing::kernelFiles()) {
-    Job job = assemble(readFile(file), file, AssembleOptions{});
+    Job job = assemble(readFile(file), file, testing::defaultOptions());
     EXPECT_EQ(decodeBinary(encodeBinary(job.binary), file), job.binary) << file;
   }
 }
@@ -135,7 +135,7 @@ TEST(Binary, WrongVersion) {
 TEST(Binary, TruncatedAnywhere) {
   std::vector<JobBinary> bins = {small(), testing::syntheticBinary()};
   for (const auto& file : testing::kernelFiles())
-    bins.push_back(assemble(readFile(file), file, AssembleOptions{}).binary);
+    bins.push_back(assemble(readFile(file), file, testing::defaultOptions()).binary);
   for (const JobBinary& bin : bins) {
     std::string b = encodeBinary(bin);
     for (size_t n = 0; n < b.size(); ++n) {

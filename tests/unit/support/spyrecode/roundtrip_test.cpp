@@ -1,10 +1,10 @@
 // Round trips through the assembly text: assemble -> disassemble -> assemble must give the
 // same plan and the same binary, for every kernel in models/kernels and for a synthetic job
 // that uses every opcode of the table with non-default operands.
-#include "tests/unit/util/spyrecode_test_util.h"
 #include "support/spyrecode/assembler.h"
 #include "support/spyrecode/binary.h"
 #include "support/spyrecode/disassembler.h"
+#include "tests/unit/util/spyrecode_test_util.h"
 
 #include <gtest/gtest.h>
 #include <limits>
@@ -23,7 +23,7 @@ void expectRoundTrip(const Job& job, const std::string& what) {
   std::string text = disassemble(job);
   Job again;
   try {
-    again = assemble(text, what + " (disassembled)", AssembleOptions{});
+    again = assemble(text, what + " (disassembled)", testing::defaultOptions());
   } catch (const Error& e) {
     FAIL() << "the disassembly does not assemble: " << e.what() << "\n" << text;
   }
@@ -55,7 +55,7 @@ TEST(RoundTrip, EveryKernelInModels) {
   for (const auto& file : files) {
     Job job;
     try {
-      job = assemble(readFile(file), file, AssembleOptions{});
+      job = assemble(readFile(file), file, testing::defaultOptions());
     } catch (const Error& e) {
       ADD_FAILURE() << e.what();
       continue;
@@ -177,7 +177,7 @@ TEST(Disassembler, ListsDeclarationsAndProgramCounters) {
                      ".buffer tmp 256\n"
                      ".program load cores=2-3 corelet=1\n"
                      " loop 2\n  jmp x\nx: endloop\n.end\n",
-                     "t.s", AssembleOptions{});
+                     "t.s", testing::defaultOptions());
   std::string text = disassemble(job);
   for (const char* part :
        {".kernel k\n", ".scalar N\n", ".input A f16 [4, N]\n", ".output B f32 [N]\n",
