@@ -1,6 +1,7 @@
-// ktdp.construct_access_tile: view rank = subscripts = access_tile_set dimensions = tile
-// rank; the order is a permutation; a constant box, in the order, gives the tile shape.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// ktdp.construct_access_tile: subscripts = access_tile_set dimensions = order dimensions =
+// tile rank (the verifier's rules, upstream's); with --ktdp-strict also = view rank, the
+// order is a permutation, and a constant box, in the order, gives the tile shape.
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 #box = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 63 >= 0)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -8,7 +9,7 @@
 func.func @subscripts(%p: index, %i: index) {
   %v = ktdp.construct_memory_view %p, sizes: [4, 64], strides: [64, 1] {memory_space = #ktdp.memory_space<global>} : memref<4x64xf16>
   // expected-error @+1 {{has 1 subscripts but the view has rank 2}}
-  %t = ktdp.construct_access_tile %v[%i] {access_tile_set = #box, access_tile_order = #id} : memref<4x64xf16> -> !ktdp.access_tile<1x64xindex>
+  %t = ktdp.construct_access_tile %v[%i] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 63 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<4x64xf16> -> !ktdp.access_tile<64xindex>
   return
 }
 
@@ -18,7 +19,7 @@ func.func @subscripts(%p: index, %i: index) {
 
 func.func @set_rank(%p: index, %i: index) {
   %v = ktdp.construct_memory_view %p, sizes: [4, 64], strides: [64, 1] {memory_space = #ktdp.memory_space<global>} : memref<4x64xf16>
-  // expected-error @+1 {{access_tile_set has 1 dimensions but the view has rank 2}}
+  // expected-error @+1 {{access_tile_set has 1 dimensions but there are 2 subscripts}}
   %t = ktdp.construct_access_tile %v[%i, %i] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 63 >= 0)>, access_tile_order = #id} : memref<4x64xf16> -> !ktdp.access_tile<1x64xindex>
   return
 }
@@ -30,7 +31,7 @@ func.func @set_rank(%p: index, %i: index) {
 
 func.func @tile_rank(%p: index, %i: index) {
   %v = ktdp.construct_memory_view %p, sizes: [4, 64], strides: [64, 1] {memory_space = #ktdp.memory_space<global>} : memref<4x64xf16>
-  // expected-error @+1 {{result access tile has rank 1 but the view has rank 2}}
+  // expected-error @+1 {{result access tile has rank 1 but access_tile_set has 2 dimensions}}
   %t = ktdp.construct_access_tile %v[%i, %i] {access_tile_set = #box, access_tile_order = #id} : memref<4x64xf16> -> !ktdp.access_tile<64xindex>
   return
 }

@@ -2,7 +2,7 @@
 // valid axes. Split extents divide by the consumer count C (R9), concatenation multiplies
 // by a single producer count P (R7, R12), the other axes stay, and all_to_all pairs every
 // producer with every consumer.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 #all = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
 #first = affine_set<(i)[g] : (i - 4*g == 0)>

@@ -1,7 +1,7 @@
 // The combiner of inter_tile_reduce / inter_tile_reduce_scatter takes 2N arguments of the
 // partial types (lhs then rhs per role), yields N values of the partial types, and is pure;
 // there is one identity per role, of its partial type.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 #all = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
 #one = affine_set<(g) : (g == 0)>
@@ -48,10 +48,10 @@ func.func @yield_types(%x: tensor<4xf16>, %zero: tensor<4xf16>) attributes {grid
   ^bb0(%gid: index):
     ktdp.yield_partial %x : tensor<4xf16>
   }
+  // expected-error @+1 {{yield_reduced yields {tensor<4xf32>} but the partial types are {tensor<4xf16>}}}
   %r = ktdp.inter_tile_reduce(%f) consumer_tiles_per_group = #all, identity(%zero : tensor<4xf16>) : !ktdp.tile_future<tensor<4xf16>, groups = #one> -> tensor<4xf16> {
   ^bb0(%l: tensor<4xf16>, %r2: tensor<4xf16>):
     %e = arith.extf %l : tensor<4xf16> to tensor<4xf32>
-    // expected-error @+1 {{yields {tensor<4xf32>} but the partial types are {tensor<4xf16>}}}
     ktdp.yield_reduced %e : tensor<4xf32>
   }
   return

@@ -1,6 +1,6 @@
 // ktdp.construct_distributed_memory_view: partitions share the result's rank and element
 // type, and their coordinate sets span the result's extents.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 func.func @rank(%p: index) {
   %a = ktdp.construct_memory_view %p, sizes: [4], strides: [1] {memory_space = #ktdp.memory_space<global>} : memref<4xf16>

@@ -115,3 +115,76 @@ func.func @well_formed(%a: tensor<4x2xf32>, %b: tensor<4xf32>, %c: tensor<2x4xf3
   %u = "test.op"() {dimensions = array<i64: 0>} : () -> i1
   return
 }
+
+// -----
+
+// Argument lists define their names however they are spaced (`%n : T` as well as `%n: T`),
+// in functions and in block headers, so a later region may reuse a name without being
+// taken for the definition of a forward reference. A value passed to a successor
+// (`^bb1(%v : index)`) or written before a type in an operand list (`%v : index`) is a
+// use, not a definition.
+func.func @spaced_arguments(%M_symb : !ktdp.runtime_arg<index, upperbound=300>,
+                            %n : index) -> index {
+  %M = ktdp.runtime_arg_extract value from %M_symb : !ktdp.runtime_arg<index, upperbound = 300> -> index
+  %s = arith.addi %M, %n : index
+  return %s : index
+}
+func.func @reuses_the_names() -> index {
+  %r = scf.execute_region -> index {
+    %M_symb = arith.constant 1 : index
+    %n = arith.constant 2 : index
+    %s = arith.addi %M_symb, %n : index
+    scf.yield %s : index
+  }
+  return %r : index
+}
+func.func @spaced_block_arguments(%t : tensor<4xf32>, %c : i1, %k : index) -> index {
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%t : tensor<4xf32>) {
+    ^bb0(%o : f32):
+      linalg.yield %o : f32
+  } -> tensor<4xf32>
+  cf.cond_br %c, ^next(%k : index), ^next(%k : index)
+^next(%v : index):
+  scf.execute_region {
+    %o = arith.constant 1.0 : f32
+    %v2 = arith.constant 3 : index
+    scf.yield
+  }
+  return %v : index
+}
+
+// -----
+
+// A use written `%v: type` (no space) in an operand list is a use, not a definition: here
+// of a value defined in a later block, which a nested region may use.
+func.func @unspaced_use(%c: i1) -> index {
+  cf.br ^def
+^use:
+  %y = arith.addi %later, %later : index
+  scf.if %c {
+    %z = arith.addi %y, %later: index
+  }
+  return %y : index
+^def:
+  %later = arith.constant 1 : index
+  cf.br ^use
+}
+
+// -----
+
+// A region's arguments written after an op's other parts, `(%in: f32, %acc : f32) {` of
+// linalg.reduce, are definitions too, however spaced; `ins(%x : T)` and `outs(%y : T)` use.
+func.func @reduce_arguments(%x: tensor<4x8xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.reduce ins(%x : tensor<4x8xf32>) outs(%y : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %acc : f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %m = linalg.reduce ins(%x : tensor<4x8xf32>) outs(%r : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.maximumf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %m : tensor<4xf32>
+}

@@ -1,5 +1,5 @@
 // ktdp.get_compute_tile_id returns one to three index values, at most one per grid dimension.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 func.func @too_many() {
   // expected-error @+1 {{returns one to three tile coordinates, got 4}}

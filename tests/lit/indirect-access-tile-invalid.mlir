@@ -1,7 +1,7 @@
 // ktdp.construct_indirect_access_tile: one subscript per view dimension; one index view
 // per ind(...), subscripted with its rank and holding integers; intermediate variables =
 // variables_space_set dimensions = tile rank = view rank; the order is a permutation.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 #sq = affine_set<(d0, d1) : (d0 >= 0, -d0 + 63 >= 0, d1 >= 0, -d1 + 63 >= 0)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -83,7 +83,7 @@ func.func @duplicate_variable(%x: memref<64x64xf16>, %i: memref<64xi32>) {
 #sq = affine_set<(d0, d1) : (d0 >= 0, -d0 + 63 >= 0, d1 >= 0, -d1 + 63 >= 0)>
 
 func.func @order(%x: memref<64x64xf16>, %i: memref<64xi32>) {
-  // expected-error @+1 {{variables_space_order affine_map<(d0, d1) -> (d0)> must be a permutation of the 2 intermediate variables}}
+  // expected-error @+1 {{variables_space_order affine_map<(d0, d1) -> (d0)> must map the 2 intermediate variables to as many results}}
   %t = ktdp.construct_indirect_access_tile intermediate_variables(%m, %k) %x[ind(%i[%m]), (%k)] {variables_space_set = #sq, variables_space_order = affine_map<(d0, d1) -> (d0)>} : memref<64x64xf16>, memref<64xi32> -> !ktdp.access_tile<64x64xindex>
   return
 }

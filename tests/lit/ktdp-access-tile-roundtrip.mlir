@@ -22,9 +22,9 @@ func.func @tiles(%base: index, %i: index, %n: index) {
   %t = ktdp.construct_access_tile %v[%i, %c0] {
     access_tile_set = #row, access_tile_order = #id
   } : memref<96x64xf16> -> !ktdp.access_tile<1x64xindex>
-  // CHECK: ktdp.load %[[T]] : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
+  // CHECK: ktdp.load %[[T]] : <1x64xindex> -> tensor<1x64xf16>
   %x = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
-  // CHECK: ktdp.store %{{.*}}, %[[T]] : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
+  // CHECK: ktdp.store %{{.*}}, %[[T]] : tensor<1x64xf16>, <1x64xindex>
   ktdp.store %x, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
 
   // Affine subscripts are kept as base_map (printed inline); the order transposes.
@@ -45,14 +45,14 @@ func.func @tiles(%base: index, %i: index, %n: index) {
   %s = ktdp.construct_access_tile %v[%c0, %c0] symbols(%n) {
     access_tile_set = #sym, access_tile_order = #id
   } : memref<96x64xf16> -> !ktdp.access_tile<?x64xindex>
-  // CHECK: ktdp.load %{{.*}} : !ktdp.access_tile<?x64xindex> -> tensor<?x64xf16>
+  // CHECK: ktdp.load %{{.*}} : <?x64xindex> -> tensor<?x64xf16>
   %sx = ktdp.load %s : !ktdp.access_tile<?x64xindex> -> tensor<?x64xf16>
   return
 }
 
 // The short type spelling `<4xindex>` that the public tools print is accepted.
 // CHECK-LABEL: func.func @short_type
-// CHECK: ktdp.store %{{.*}}, %{{.*}} : tensor<4xf32>, !ktdp.access_tile<4xindex>
+// CHECK: ktdp.store %{{.*}}, %{{.*}} : tensor<4xf32>, <4xindex>
 func.func @short_type(%out: index, %x: tensor<4xf32>) attributes {grid = [1]} {
   %c0 = arith.constant 0 : index
   %o = ktdp.construct_memory_view %out, sizes: [4], strides: [1] {memory_space = #ktdp.memory_space<global>} : memref<4xf32>
@@ -65,7 +65,7 @@ func.func @short_type(%out: index, %x: tensor<4xf32>) attributes {grid = [1]} {
 // Rank 0: a single coordinate.
 // CHECK-LABEL: func.func @scalar
 // CHECK: ktdp.construct_access_tile %{{.*}}[] {{.*}} : memref<f16> -> !ktdp.access_tile<index>
-// CHECK: ktdp.load %{{.*}} : !ktdp.access_tile<index> -> tensor<f16>
+// CHECK: ktdp.load %{{.*}} : <index> -> tensor<f16>
 func.func @scalar(%p: index) {
   %v = ktdp.construct_memory_view %p, sizes: [], strides: [] {memory_space = #ktdp.memory_space<global>} : memref<f16>
   %t = ktdp.construct_access_tile %v[] {

@@ -28,13 +28,13 @@ func.func @gather(%x: index, %i1: index, %i2: index, %off: index) {
   %data = ktdp.load %t : !ktdp.access_tile<64x64xindex> -> tensor<64x64xf16>
 
   // A direct subscript using a captured value, and an indirect one.
-  // CHECK: ktdp.construct_indirect_access_tile intermediate_variables(%[[A:.*]], %[[B:.*]]) %{{.*}}[(%[[A]] + %[[OFF:.*]]), ind(%{{.*}}[%[[A]], %[[B]]])]
+  // CHECK: ktdp.construct_indirect_access_tile intermediate_variables(%[[A:.*]], %[[B:.*]]) %{{.*}}[(%[[OFF:.*]] + %[[A]]), ind(%{{.*}}[%[[A]], %[[B]]])]
   %u = ktdp.construct_indirect_access_tile
       intermediate_variables(%a, %b)
       %X[(%a + %off), ind(%IDX2[%a, %b])] {
         variables_space_set = #sq, variables_space_order = #id
       } : memref<64x64xf16>, memref<64x64xi32> -> !ktdp.access_tile<64x64xindex>
-  // CHECK: ktdp.store %{{.*}}, %{{.*}} : tensor<64x64xf16>, !ktdp.access_tile<64x64xindex>
+  // CHECK: ktdp.store %{{.*}}, %{{.*}} : tensor<64x64xf16>, <64x64xindex>
   ktdp.store %data, %u : tensor<64x64xf16>, !ktdp.access_tile<64x64xindex>
   return
 }

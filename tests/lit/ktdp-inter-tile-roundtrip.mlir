@@ -14,7 +14,7 @@
 
 // CHECK-LABEL: func.func @broadcast
 func.func @broadcast(%w: tensor<64x128xf16>) -> tensor<64x128xf16> attributes {grid = [4]} {
-  // CHECK: %[[F:.*]] = ktdp.inter_tile_produce producer_tiles_per_group = #{{.*}} : tensor<64x128xf16> -> !ktdp.tile_future<tensor<64x128xf16>, groups = #{{.*}}> {
+  // CHECK: %[[F:.*]] = ktdp.inter_tile_produce producer_tiles_per_group = #{{.*}} -> <(tensor<64x128xf16>), groups = #{{.*}}> {
   // CHECK-NEXT: ^bb0(%{{.*}}: index):
   // CHECK-NEXT: ktdp.yield_partial %{{.*}} : tensor<64x128xf16>
   %f = ktdp.inter_tile_produce producer_tiles_per_group = #first
@@ -23,7 +23,7 @@ func.func @broadcast(%w: tensor<64x128xf16>) -> tensor<64x128xf16> attributes {g
     ^bb0(%gid: index):
       ktdp.yield_partial %w : tensor<64x128xf16>
   }
-  // CHECK: ktdp.inter_tile_consume(%[[F]]) consumer_tiles_per_group = #{{.*}} : !ktdp.tile_future<tensor<64x128xf16>, groups = #{{.*}}> -> tensor<64x128xf16>
+  // CHECK: ktdp.inter_tile_consume(%[[F]]) consumer_tiles_per_group = #{{.*}} : <(tensor<64x128xf16>), groups = #{{.*}}> -> tensor<64x128xf16>
   %r = ktdp.inter_tile_consume(%f) consumer_tiles_per_group = #all
       : !ktdp.tile_future<tensor<64x128xf16>, groups = #one> -> tensor<64x128xf16>
   return %r : tensor<64x128xf16>
@@ -31,7 +31,7 @@ func.func @broadcast(%w: tensor<64x128xf16>) -> tensor<64x128xf16> attributes {g
 
 // The `: T ->` before the future type may be omitted.
 // CHECK-LABEL: func.func @routing
-// CHECK: ktdp.inter_tile_consume(%{{.*}}) consumer_tiles_per_group = #{{.*}}, producer_dependency_per_consumer = #{{.*}} : !ktdp.tile_future<tensor<8xf16>, groups = #{{.*}}> -> tensor<8xf16>
+// CHECK: ktdp.inter_tile_consume(%{{.*}}) consumer_tiles_per_group = #{{.*}}, producer_dependency_per_consumer = #{{.*}} : <(tensor<8xf16>), groups = #{{.*}}> -> tensor<8xf16>
 func.func @routing(%x: tensor<8xf16>) -> tensor<8xf16> attributes {grid = [4]} {
   %f = ktdp.inter_tile_produce producer_tiles_per_group = #all
       -> !ktdp.tile_future<tensor<8xf16>, groups = #one>
@@ -46,7 +46,7 @@ func.func @routing(%x: tensor<8xf16>) -> tensor<8xf16> attributes {grid = [4]} {
 }
 
 // CHECK-LABEL: func.func @all_reduce
-// CHECK: ktdp.inter_tile_reduce(%{{.*}}) consumer_tiles_per_group = #{{.*}}, identity(%{{.*}} : tensor<1x64xf16>) : !ktdp.tile_future<tensor<1x64xf16>, groups = #{{.*}}> -> tensor<1x64xf16> {
+// CHECK: ktdp.inter_tile_reduce(%{{.*}}) consumer_tiles_per_group = #{{.*}}, identity(%{{.*}} : tensor<1x64xf16>) : <(tensor<1x64xf16>), groups = #{{.*}}> -> tensor<1x64xf16> {
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<1x64xf16>, %{{.*}}: tensor<1x64xf16>):
 // CHECK: ktdp.yield_reduced %{{.*}} : tensor<1x64xf16>
 func.func @all_reduce(%p: tensor<1x64xf16>, %zero: tensor<1x64xf16>) -> tensor<1x64xf16>
@@ -72,7 +72,7 @@ func.func @all_reduce(%p: tensor<1x64xf16>, %zero: tensor<1x64xf16>) -> tensor<1
 // Two groups of two tiles; each pair reduces to its first tile, waiting on both.
 // The result may be a reshape of the partial.
 // CHECK-LABEL: func.func @reduce_to_one
-// CHECK: ktdp.inter_tile_reduce(%{{.*}}) consumer_tiles_per_group = #{{.*}}, producer_dependency_per_consumer = #{{.*}}, identity(%{{.*}} : tensor<1x64xf16>) : !ktdp.tile_future<tensor<1x64xf16>, groups = #{{.*}}> -> tensor<64xf16>
+// CHECK: ktdp.inter_tile_reduce(%{{.*}}) consumer_tiles_per_group = #{{.*}}, producer_dependency_per_consumer = #{{.*}}, identity(%{{.*}} : tensor<1x64xf16>) : <(tensor<1x64xf16>), groups = #{{.*}}> -> tensor<64xf16>
 func.func @reduce_to_one(%p: tensor<1x64xf16>, %zero: tensor<1x64xf16>) -> tensor<64xf16>
     attributes {grid = [4]} {
   %f = ktdp.inter_tile_produce producer_tiles_per_group = #pairs
@@ -96,7 +96,7 @@ func.func @reduce_to_one(%p: tensor<1x64xf16>, %zero: tensor<1x64xf16>) -> tenso
 
 // Two roles (values, indices) fold together: 2N combiner arguments.
 // CHECK-LABEL: func.func @argmax
-// CHECK: identity(%{{.*}}, %{{.*}} : tensor<128xf32>, tensor<128xi32>) : !ktdp.tile_future<(tensor<128xf32>, tensor<128xi32>), groups = #{{.*}}> -> tensor<128xf32>, tensor<128xi32> {
+// CHECK: identity(%{{.*}}, %{{.*}} : tensor<128xf32>, tensor<128xi32>) : <(tensor<128xf32>, tensor<128xi32>), groups = #{{.*}}> -> tensor<128xf32>, tensor<128xi32> {
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<128xf32>, %{{.*}}: tensor<128xi32>, %{{.*}}: tensor<128xf32>, %{{.*}}: tensor<128xi32>):
 // CHECK: ktdp.yield_reduced %{{.*}}, %{{.*}} : tensor<128xf32>, tensor<128xi32>
 func.func @argmax(%v: tensor<128xf32>, %i: tensor<128xi32>, %v0: tensor<128xf32>, %i0: tensor<128xi32>)
@@ -122,7 +122,7 @@ func.func @argmax(%v: tensor<128xf32>, %i: tensor<128xi32>, %v0: tensor<128xf32>
 }
 
 // CHECK-LABEL: func.func @reduce_scatter
-// CHECK: ktdp.inter_tile_reduce_scatter(%{{.*}}) consumer_tiles_per_group = #{{.*}}, scatter_dimensions = [0], identity(%{{.*}} : tensor<128x64xf16>) : !ktdp.tile_future<tensor<128x64xf16>, groups = #{{.*}}> -> tensor<32x64xf16> {
+// CHECK: ktdp.inter_tile_reduce_scatter(%{{.*}}) consumer_tiles_per_group = #{{.*}}, scatter_dimensions = [0], identity(%{{.*}} : tensor<128x64xf16>) : <(tensor<128x64xf16>), groups = #{{.*}}> -> tensor<32x64xf16> {
 func.func @reduce_scatter(%p: tensor<128x64xf16>, %zero: tensor<128x64xf16>) -> tensor<32x64xf16>
     attributes {grid = [4]} {
   %f = ktdp.inter_tile_produce producer_tiles_per_group = #all
@@ -145,8 +145,8 @@ func.func @reduce_scatter(%p: tensor<128x64xf16>, %zero: tensor<128x64xf16>) -> 
 }
 
 // CHECK-LABEL: func.func @gather
-// CHECK: ktdp.inter_tile_gather(%{{.*}}) consumer_tiles_per_group = #{{.*}}, gather_dimensions = [0] : !ktdp.tile_future<tensor<32x64xf16>, groups = #{{.*}}> -> tensor<128x64xf16>
-// CHECK: ktdp.inter_tile_gather(%{{.*}}) consumer_tiles_per_group = #{{.*}}, gather_dimensions = [0, 1] : !ktdp.tile_future<tensor<2x4x64xf16>, groups = #{{.*}}> -> tensor<2x16x64xf16>
+// CHECK: ktdp.inter_tile_gather(%{{.*}}) consumer_tiles_per_group = #{{.*}}, gather_dimensions = [0] : <(tensor<32x64xf16>), groups = #{{.*}}> -> tensor<128x64xf16>
+// CHECK: ktdp.inter_tile_gather(%{{.*}}) consumer_tiles_per_group = #{{.*}}, gather_dimensions = [0, 1] : <(tensor<2x4x64xf16>), groups = #{{.*}}> -> tensor<2x16x64xf16>
 func.func @gather(%p: tensor<32x64xf16>, %q: tensor<2x4x64xf16>) -> (tensor<128x64xf16>, tensor<2x16x64xf16>)
     attributes {grid = [4]} {
   %f = ktdp.inter_tile_produce producer_tiles_per_group = #all
@@ -175,7 +175,7 @@ func.func @gather(%p: tensor<32x64xf16>, %q: tensor<2x4x64xf16>) -> (tensor<128x
 }
 
 // CHECK-LABEL: func.func @all_to_all
-// CHECK: ktdp.inter_tile_all_to_all(%{{.*}}) consumer_tiles_per_group = #{{.*}}, split_dimensions = [1], concat_dimensions = [0] : !ktdp.tile_future<tensor<16x64xf16>, groups = #{{.*}}> -> tensor<64x16xf16>
+// CHECK: ktdp.inter_tile_all_to_all(%{{.*}}) consumer_tiles_per_group = #{{.*}}, split_dimensions = [1], concat_dimensions = [0] : <(tensor<16x64xf16>), groups = #{{.*}}> -> tensor<64x16xf16>
 func.func @all_to_all(%p: tensor<16x64xf16>) -> tensor<64x16xf16> attributes {grid = [4]} {
   %f = ktdp.inter_tile_produce producer_tiles_per_group = #all
       : tensor<16x64xf16> -> !ktdp.tile_future<tensor<16x64xf16>, groups = #one>
@@ -192,7 +192,7 @@ func.func @all_to_all(%p: tensor<16x64xf16>) -> tensor<64x16xf16> attributes {gr
 }
 
 // CHECK-LABEL: func.func @scatter
-// CHECK: ktdp.inter_tile_scatter(%{{.*}}) consumer_tiles_per_group = #{{.*}}, scatter_dimensions = [0] : !ktdp.tile_future<tensor<128x64xf16>, groups = #{{.*}}> -> tensor<32x64xf16>
+// CHECK: ktdp.inter_tile_scatter(%{{.*}}) consumer_tiles_per_group = #{{.*}}, scatter_dimensions = [0] : <(tensor<128x64xf16>), groups = #{{.*}}> -> tensor<32x64xf16>
 func.func @scatter(%p: tensor<128x64xf16>) -> tensor<32x64xf16> attributes {grid = [4]} {
   %f = ktdp.inter_tile_produce producer_tiles_per_group = #first
       : tensor<128x64xf16> -> !ktdp.tile_future<tensor<128x64xf16>, groups = #one>

@@ -1,6 +1,6 @@
 // ktdp.load / ktdp.store: the tensor matches the access tile one to one (rank and shape)
 // and has the element type of the view the tile addresses.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 #row = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 63 >= 0)>
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -1,7 +1,7 @@
 // ktdp.construct_memory_view: sizes, strides, memref rank and coordinate_set dimensions
 // agree; constant sizes match the memref; nothing is negative; the memory space is a ktdp
 // memory space of a tile the grid has.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 func.func @sizes_rank(%p: index) {
   // expected-error @+1 {{has 1 sizes but the memref has rank 2}}

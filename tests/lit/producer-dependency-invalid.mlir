@@ -1,6 +1,6 @@
 // producer_dependency_per_consumer is a set (p)[c] or (p)[c, g] naming producers only
 // (R3), and every producer of a group is received by one of its consumers (R4).
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 #all = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
 #low_pair = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 1 >= 0)>

@@ -1,6 +1,6 @@
 // ktdp.inter_tile_produce: producer_tiles_per_group is a set (i)[g]; no tile produces
 // for two groups.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 // Groups g = 0 and g = 1 are tiles {0, 1} and {1, 2}: tile 1 is in both.
 #overlapping = affine_set<(i)[g] : (i - g >= 0, -i + g + 1 >= 0)>
@@ -25,7 +25,7 @@ func.func @overlap(%x: tensor<8xf16>, %zero: tensor<8xf16>) attributes {grid = [
 #one = affine_set<(g) : (g == 0)>
 
 func.func @set_shape(%x: tensor<8xf16>) attributes {grid = [4]} {
-  // expected-error @+1 {{producer_tiles_per_group must be an integer set (i)[g] over tile ids with the group as symbol, got 1 dimension(s) and 0 symbol(s)}}
+  // expected-error @+1 {{producer_tiles_per_group must have exactly one symbol (the group index g), got 0}}
   %f = ktdp.inter_tile_produce producer_tiles_per_group = affine_set<(i) : (i == 0)> : tensor<8xf16> -> !ktdp.tile_future<tensor<8xf16>, groups = #one> {
   ^bb0(%gid: index):
     ktdp.yield_partial %x : tensor<8xf16>

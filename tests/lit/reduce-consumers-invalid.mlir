@@ -1,6 +1,6 @@
 // Reductions deliver to producers only (consumers ⊆ producers), and inter_tile_reduce to
 // all of them (all-reduce) or to a single tile (reduce).
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 #all = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
 #low_pair = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 1 >= 0)>

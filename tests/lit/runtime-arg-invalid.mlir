@@ -1,6 +1,6 @@
 // !ktdp.runtime_arg and ktdp.runtime_arg_extract: positive bounds on a scalar type; the
 // value extracts as the underlying type, a declared bound as an index.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 func.func @no_granularity(%n: !ktdp.runtime_arg<index>) -> index {
   // expected-error @+1 {{extracts the granularity of '!ktdp.runtime_arg<index>', which declares none}}
@@ -11,7 +11,7 @@ func.func @no_granularity(%n: !ktdp.runtime_arg<index>) -> index {
 // -----
 
 func.func @no_upperbound(%n: !ktdp.runtime_arg<index, granularity = 4>) -> index {
-  // expected-error @+1 {{extracts the upper bound of '!ktdp.runtime_arg<index, granularity = 4>', which declares none}}
+  // expected-error @+1 {{extracts the upper bound of '!ktdp.runtime_arg<index, granularity=4>', which declares none}}
   %u = ktdp.runtime_arg_extract upperbound from %n : !ktdp.runtime_arg<index, granularity = 4> -> index
   return %u : index
 }

@@ -1,6 +1,6 @@
 // inter_tile_consume and inter_tile_scatter give each consumer exactly one source: one
 // producer per group, or (consume only) producer_dependency_per_consumer naming one.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 #all = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
 #one = affine_set<(g) : (g == 0)>

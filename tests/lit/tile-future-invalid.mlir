@@ -1,6 +1,6 @@
 // !ktdp.tile_future carries ranked-tensor partials and a one-dimensional group set;
 // ktdp.inter_tile_produce takes the group index and yields exactly the partial types.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 // expected-error @+1 {{tile_future groups must be a set over one dimension (g) without symbols, got 2 dimension(s) and 0 symbol(s)}}
 func.func private @groups_rank(!ktdp.tile_future<tensor<4xf16>, groups = affine_set<(g, h) : (g == 0, h == 0)>>)
@@ -16,9 +16,9 @@ func.func private @scalar_partial(!ktdp.tile_future<f16, groups = affine_set<(g)
 #one = affine_set<(g) : (g == 0)>
 
 func.func @yield_types(%x: tensor<8xf16>) attributes {grid = [4]} {
+  // expected-error @+1 {{yield_partial yields 1 value(s) of types {tensor<8xf16>} but the tile future carries {tensor<4xf16>}}}
   %f = ktdp.inter_tile_produce producer_tiles_per_group = #first -> !ktdp.tile_future<tensor<4xf16>, groups = #one> {
   ^bb0(%gid: index):
-    // expected-error @+1 {{yields 1 value(s) of types {tensor<8xf16>} but the tile future carries {tensor<4xf16>}}}
     ktdp.yield_partial %x : tensor<8xf16>
   }
   %r = ktdp.inter_tile_consume(%f) consumer_tiles_per_group = #first : !ktdp.tile_future<tensor<4xf16>, groups = #one> -> tensor<4xf16>
@@ -45,7 +45,7 @@ func.func @group_argument(%x: tensor<8xf16>) attributes {grid = [4]} {
 #one = affine_set<(g) : (g == 0)>
 
 func.func @declared_types(%x: tensor<8xf16>) attributes {grid = [4]} {
-  // expected-error @+1 {{partial types do not match the tile_future type '!ktdp.tile_future<tensor<8xf16>, groups = affine_set<(d0) : (d0 == 0)>>'}}
+  // expected-error @+1 {{partial types do not match the tile_future type '!ktdp.tile_future<(tensor<8xf16>), groups = affine_set<(d0) : (d0 == 0)>>'}}
   %f = ktdp.inter_tile_produce producer_tiles_per_group = #first : tensor<4xf16> -> !ktdp.tile_future<tensor<8xf16>, groups = #one> {
   ^bb0(%gid: index):
     ktdp.yield_partial %x : tensor<8xf16>

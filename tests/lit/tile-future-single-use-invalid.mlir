@@ -1,5 +1,5 @@
 // A tile future has exactly one user, the delivery op that consumes it.
-// RUN: ktir-opt %s -split-input-file -verify-diagnostics
+// RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
 
 #all = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
 #first = affine_set<(i)[g] : (i - 4*g == 0)>

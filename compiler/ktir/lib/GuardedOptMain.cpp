@@ -80,6 +80,9 @@ int guardedOptMain(int argc, char** argv, llvm::StringRef toolName, mlir::Dialec
     if (std::optional<mlir::LogicalResult> guarded =
             guardChunk(*chunk, config.shouldVerifyDiagnostics()))
       return *guarded;
+    std::string prepared = prepareSource(chunk->getBuffer());
+    if (prepared != chunk->getBuffer())
+      chunk = llvm::MemoryBuffer::getMemBufferCopy(prepared, chunk->getBufferIdentifier());
     return mlir::MlirOptMain(os, std::move(chunk), registry, chunkConfig);
   };
   mlir::LogicalResult result = mlir::splitAndProcessBuffer(

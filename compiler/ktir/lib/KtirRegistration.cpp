@@ -8,6 +8,7 @@
 
 #include "ktir/Dialect/Ktdp/KtdpOps.h"
 #include "ktir/Dialect/Spyreop/SpyreopOps.h"
+#include "ktir/Transforms/StrictLegality.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Affine/Passes.h"
@@ -95,4 +96,5 @@ void chipless::ktir::registerKtirPasses() {
   memref::registerMemRefPasses();
   registerSCFPasses();
   tensor::registerTensorPasses();
+  registerStrictLegalityPass();
 }

@@ -83,6 +83,21 @@ public:
       case '%':
         readValue();
         break;
+      case '@':
+      case '^':
+        // A symbol or a block label: its name, so that a `(` after it knows what it follows.
+        for (++pos; pos < text.size() && isIdChar(text[pos]);) ++pos;
+        break;
+      case '(':
+        ++parenDepth;
+        if (opensArgumentList()) argLists.push_back({parenDepth, scopes.size()});
+        ++pos;
+        break;
+      case ')':
+        if (!argLists.empty() && argLists.back().first == parenDepth) argLists.pop_back();
+        parenDepth = std::max(0, parenDepth - 1);
+        ++pos;
+        break;
       default: {
         size_t start = pos++;
         while (pos < text.size() && isIdChar(text[pos]) && isIdChar(c)) ++pos;
@@ -138,18 +153,45 @@ private:
     return false;
   }
 
+  /// Whether the `(` at `pos` opens a list that defines its `%name : type` entries (the
+  /// arguments of a function, `func.func @f(%n : index)`; of a block, `^bb0(%x : f16):` at
+  /// the start of a line or region; of a region written after an op's other parts,
+  /// `linalg.reduce … dimensions = [1] (%in: f32, %acc: f32) {`) rather than one that uses
+  /// them (`ins(%x : T)`, `"op"(%a)`, a successor's `cf.br ^bb1(%v : i32)`, `@f(%a)` in a
+  /// call, whose entries have no type). What precedes it tells: a keyword or an op name
+  /// before `(` makes an operand list.
+  bool opensArgumentList() const {
+    size_t at = pos;
+    while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
+    if (at == 0) return true;
+    char before = text[at - 1];
+    if (!isIdChar(before)) return before != '"';
+    size_t start = at;
+    while (start > 0 && isIdChar(text[start - 1])) --start;
+    if (start == 0) return false;
+    char sigil = text[start - 1];
+    if (sigil == '@') return true; // a function's arguments or a call's untyped operands
+    if (sigil != '^') return false;
+    // A block label defines its arguments where it starts a line or a region.
+    size_t lead = start - 1;
+    while (lead > 0 && (text[lead - 1] == ' ' || text[lead - 1] == '\t')) --lead;
+    return lead == 0 || text[lead - 1] == '\n' || text[lead - 1] == '{';
+  }
+
   /// A `%name` that is not a statement's result: a definition when it names a region
-  /// argument (`%i = …` in a loop header, `%arg: type` in an argument list), a use
-  /// otherwise (with `#N` for one result of several).
+  /// argument (`%i = …` in a loop header, `%arg: type` or `%arg : type` in a function's or
+  /// block's argument list), a use otherwise (with `#N` for one result of several; in an
+  /// operand list `%v : type` is a use).
   void readValue() {
     size_t at = pos;
     llvm::StringRef name = readName();
     size_t next = skipSpaces(pos);
+    bool inArgList = !argLists.empty() && argLists.back().first == parenDepth &&
+                     argLists.back().second == scopes.size();
     bool definition = false;
     if (next < text.size() && text[next] == '=' && text.substr(next, 2) != "==")
       definition = true;
-    else if (pos + 1 < text.size() && text[pos] == ':' &&
-             !std::isdigit(static_cast<unsigned char>(text[pos + 1])))
+    else if (inArgList && next < text.size() && text[next] == ':')
       definition = true;
     if (definition) {
       define(name, at);
@@ -270,6 +312,10 @@ private:
   llvm::StringRef text;
   size_t pos = 0;
   std::vector<Scope> scopes;
+  int parenDepth = 0; ///< `(` open at `pos`
+  /// Each open argument list: the parenDepth and the number of scopes inside it (a region
+  /// opened within it, as in `"op"() ({…})`, is not part of the list).
+  std::vector<std::pair<int, size_t>> argLists;
   std::vector<ParseHazard> found;
 };
 
@@ -277,6 +323,53 @@ private:
 
 std::vector<ParseHazard> findParseHazards(llvm::StringRef text) {
   return Scanner(text).run();
+}
+
+std::string prepareSource(llvm::StringRef text) {
+  std::string out = text.str();
+  static constexpr llvm::StringLiteral kFuture = "!ktdp.tile_future<";
+  size_t pos = 0;
+  while (pos < text.size()) {
+    char c = text[pos];
+    if (text.substr(pos).starts_with("//")) {
+      size_t end = text.find('\n', pos);
+      pos = end == llvm::StringRef::npos ? text.size() : end;
+      continue;
+    }
+    if (c == '"') { // a string: skip it
+      ++pos;
+      while (pos < text.size() && text[pos] != '"' && text[pos] != '\n')
+        pos += text[pos] == '\\' ? 2 : 1;
+      ++pos;
+      continue;
+    }
+    if (!text.substr(pos).starts_with(kFuture)) {
+      ++pos;
+      continue;
+    }
+    // The body, balanced as MLIR balances it but with `>=` as an operator.
+    size_t at = pos + kFuture.size() - 1;
+    std::vector<size_t> operators;
+    int depth = 0;
+    for (; at < text.size(); ++at) {
+      char b = text[at];
+      if (b == '-' && at + 1 < text.size() && text[at + 1] == '>') {
+        ++at;
+      } else if (b == '>' && at + 1 < text.size() && text[at + 1] == '=') {
+        operators.push_back(at++);
+      } else if (b == '<' || b == '(' || b == '[' || b == '{') {
+        ++depth;
+      } else if (b == '>' || b == ')' || b == ']' || b == '}') {
+        if (--depth == 0) break;
+      } else if (b == '\n' && depth > 8) {
+        break; // runaway: leave it to the parser's own error
+      }
+    }
+    if (at < text.size() && depth == 0)
+      for (size_t o : operators) out.replace(o, 2, "->");
+    pos = at + 1;
+  }
+  return out;
 }
 
 mlir::LogicalResult checkParseHazards(const llvm::SourceMgr& sources, mlir::MLIRContext* context) {
@@ -298,7 +391,16 @@ mlir::LogicalResult checkParseHazards(const llvm::SourceMgr& sources, mlir::MLIR
 mlir::OwningOpRef<mlir::ModuleOp> parseModuleGuarded(llvm::SourceMgr& sources,
                                                      mlir::MLIRContext* context) {
   if (mlir::failed(checkParseHazards(sources, context))) return nullptr;
-  return mlir::parseSourceFile<mlir::ModuleOp>(sources, context);
+  const llvm::MemoryBuffer* buffer = sources.getMemoryBuffer(sources.getMainFileID());
+  std::string prepared = prepareSource(buffer->getBuffer());
+  if (prepared == buffer->getBuffer())
+    return mlir::parseSourceFile<mlir::ModuleOp>(sources, context);
+  // Parsed from the prepared copy under the same name: locations (file, line, column) are
+  // the same, so diagnostics show the text as written.
+  llvm::SourceMgr preparedSources;
+  preparedSources.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(prepared, buffer->getBufferIdentifier()), llvm::SMLoc());
+  return mlir::parseSourceFile<mlir::ModuleOp>(preparedSources, context);
 }
 
 } // namespace chipless::ktir

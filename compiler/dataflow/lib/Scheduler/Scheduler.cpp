@@ -13,6 +13,7 @@
 #include "dataflow/Dialect/Dfir/DfirOps.h"
 #include "ktir/Dialect/Ktdp/KtdpOps.h"
 #include "ktir/Dialect/Ktdp/KtdpTileSets.h"
+#include "ktir/Transforms/StrictLegality.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Verifier.h"
@@ -54,6 +55,9 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
     if (options.timing) options.timing(stage, std::chrono::duration<double>(now - clock).count());
     clock = now;
   };
+
+  // chipless's legality rules beyond the dialect's verifiers (ktir/Transforms/StrictLegality.h).
+  if (failed(chipless::ktir::checkStrictLegality(ktir))) return failure();
 
   // The entry function.
   func::FuncOp entry;

@@ -67,12 +67,21 @@ struct ParseHazard {
 /// isolated-from-above region); it may miss hazards in unusual layouts.
 std::vector<ParseHazard> findParseHazards(llvm::StringRef text);
 
+/// `text` with each `>=` inside a `!ktdp.tile_future<…>` body written `->`, the only
+/// comparison MLIR's scan of a dialect type's body lets through (it takes the `>` of `>=`
+/// for a closing bracket; the type's own parser reads such a group set back from the text
+/// with `>=` restored). Same length and lines, so locations do not move; other text is
+/// unchanged. This is how `groups = affine_set<(g) : (g >= 0, -g + 1 >= 0)>` written
+/// inline, as ktir-cpu's kernels do, parses with MLIR 19.
+std::string prepareSource(llvm::StringRef text);
+
 /// Emits a located error (with its note) through `context`'s diagnostic engine for each
 /// hazard in the main buffer of `sources`; fails if there is one.
 mlir::LogicalResult checkParseHazards(const llvm::SourceMgr& sources, mlir::MLIRContext* context);
 
-/// `mlir::parseSourceFile<ModuleOp>` preceded by checkParseHazards: a null
-/// module (errors already reported) on invalid text, never a crash on this pattern.
+/// `mlir::parseSourceFile<ModuleOp>` preceded by checkParseHazards, of the prepared text
+/// (prepareSource): a null module (errors already reported) on invalid text, never a crash
+/// on this pattern.
 mlir::OwningOpRef<mlir::ModuleOp> parseModuleGuarded(llvm::SourceMgr& sources,
                                                      mlir::MLIRContext* context);
 

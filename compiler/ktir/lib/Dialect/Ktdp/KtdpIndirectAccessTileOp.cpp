@@ -123,7 +123,10 @@ ParseResult ConstructIndirectAccessTileOp::parse(OpAsmParser& parser, OperationS
       (i < numDims ? dims : syms).push_back(e);
     }
     SmallVector<AffineExpr> results;
-    for (AffineExpr r : s.map.getResults()) results.push_back(r.replaceDimsAndSymbols(dims, syms));
+    // Simplified after the renumbering, so that terms print in upstream's order (`%offset
+    // + %i` for `%i + %offset` with %offset captured).
+    for (AffineExpr r : s.map.getResults())
+      results.push_back(simplifyAffineExpr(r.replaceDimsAndSymbols(dims, syms), numUnified, 0));
     kinds.push_back(BoolAttr::get(ctx, s.indirect));
     maps.push_back(AffineMapAttr::get(AffineMap::get(numUnified, 0, results, ctx)));
   }
@@ -220,7 +223,7 @@ LogicalResult ConstructIndirectAccessTileOp::verify() {
   unsigned numUnified = getCapturedVariables().size() + numVariables;
   for (unsigned d = 0; d < maps.size(); ++d) {
     AffineMap map = cast<AffineMapAttr>(maps[d]).getValue();
-    if (map.getNumDims() != numUnified || map.getNumSymbols() != 0)
+    if (map.getNumDims() != numUnified)
       return emitOpError("subscript map #")
              << d << " must range over the " << numUnified
              << " captured and intermediate variables, got " << AffineMapAttr::get(map);
@@ -235,9 +238,6 @@ LogicalResult ConstructIndirectAccessTileOp::verify() {
       return emitOpError("ind(...) subscript #")
              << d << " has " << map.getNumResults() << " subscripts but its index view has rank "
              << indexType.getRank();
-    if (!indexType.getElementType().isIntOrIndex())
-      return emitOpError("index view of subscript #")
-             << d << " must hold integers, got " << indexType.getElementType();
   }
 
   IntegerSet set = getVariablesSpaceSet().getValue();
@@ -249,18 +249,41 @@ LogicalResult ConstructIndirectAccessTileOp::verify() {
     return emitOpError("variables_space_set has ")
            << set.getNumSymbols() << " symbols but " << getSymbolOperands().size()
            << " symbol values are given";
+  AffineMap order = getVariablesSpaceOrder();
+  if (order.getNumDims() != numVariables || order.getNumResults() != numVariables)
+    return emitOpError("variables_space_order ")
+           << AffineMapAttr::get(order) << " must map the " << numVariables
+           << " intermediate variables to as many results";
+  if (getType().getRank() != static_cast<int64_t>(numVariables))
+    return emitOpError("result access tile has rank ")
+           << getType().getRank() << " but there are " << numVariables << " intermediate variables";
+  return success();
+}
+
+LogicalResult ConstructIndirectAccessTileOp::verifyStrict() {
+  int64_t rank = cast<ShapedType>(getView().getType()).getRank();
+  ArrayAttr maps = getPerDimSubscriptMaps();
+  unsigned numVariables = getBody().front().getNumArguments();
+  for (unsigned d = 0; d < maps.size(); ++d) {
+    AffineMap map = cast<AffineMapAttr>(maps[d]).getValue();
+    if (map.getNumSymbols() != 0)
+      return emitOpError("subscript map #")
+             << d << " must not have symbols, got " << AffineMapAttr::get(map);
+    if (!isIndirectDim(d)) continue;
+    auto indexType = cast<ShapedType>(getIndirectViewForDim(d).getType());
+    if (!indexType.getElementType().isIntOrIndex())
+      return emitOpError("index view of subscript #")
+             << d << " must hold integers, got " << indexType.getElementType();
+  }
   if (getType().getRank() != rank)
     return emitOpError("result access tile has rank ")
            << getType().getRank() << " but the view has rank " << rank;
   AffineMap order = getVariablesSpaceOrder();
-  if (order.getNumDims() != numVariables || order.getNumResults() != numVariables ||
-      !order.isPermutation())
+  if (!order.isPermutation())
     return emitOpError("variables_space_order ")
            << AffineMapAttr::get(order) << " must be a permutation of the " << numVariables
            << " intermediate variables";
-  if (getType().getRank() != static_cast<int64_t>(numVariables))
-    return emitOpError("result access tile has rank ")
-           << getType().getRank() << " but there are " << numVariables << " intermediate variables";
+  IntegerSet set = getVariablesSpaceSet().getValue();
   SetBounds bounds = getSetBounds(set);
   if (bounds.isBox)
     for (unsigned k = 0; k < numVariables; ++k) {

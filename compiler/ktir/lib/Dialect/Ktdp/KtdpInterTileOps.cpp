@@ -12,8 +12,11 @@
 //   all_to_all none    permute    split_dimensions, concat_dimensions
 //   scatter   none     split      scatter_dimensions (no producer dependency)
 //
-// Tile sets are checked by enumeration over the function's grid (tile ids are the
-// row-major flattening of the grid; groups g range over the future's group set).
+// The verifiers check what upstream KTIR's do (R1 over the tiles the sets' own constant
+// bounds give); verifyStrict (the ktdp-strict pass) checks the rest by enumeration over the
+// function's grid (tile ids are the row-major flattening of the grid; groups g range over
+// the future's group set): single use (R2), dependencies (R3, R4, R8), reductions (R13,
+// R14), assembling ops (R5-R7) and result extents per group.
 //
 //===----------------------------------------------------------------------===//
 
@@ -118,10 +121,9 @@ void InterTileProduceOp::print(OpAsmPrinter& printer) {
   printer << " producer_tiles_per_group = ";
   printer.printAttribute(getProducerTilesPerGroupAttr());
   printer.printOptionalAttrDict((*this)->getAttrs(), {"producer_tiles_per_group"});
-  printer << " : ";
-  llvm::interleaveComma(getFuture().getType().getPartialTypes(), printer);
+  // Upstream's form: no `: T ->` (still accepted), the future type without its prefix.
   printer << " -> ";
-  printer.printType(getFuture().getType());
+  printer.printStrippedAttrOrType(getFuture().getType());
   printer << ' ';
   printer.printRegion(getBody(), /*printEntryBlockArgs=*/true, /*printBlockTerminators=*/true);
 }
@@ -136,7 +138,42 @@ static LogicalResult verifyTileSetShape(Operation* op, StringRef name, IntegerSe
   return success();
 }
 
+/// R1: no tile produces for two groups, over the groups `groupsOf` gives and the tiles
+/// `tilesOf(g)` gives (nullopt: not enumerable, not checked).
+template <typename Groups, typename Tiles>
+static LogicalResult verifyDisjointProducers(InterTileProduceOp op, Groups groupsOf,
+                                             Tiles tilesOf) {
+  std::optional<SmallVector<int64_t>> groups = groupsOf();
+  if (!groups) return success();
+  DenseMap<int64_t, int64_t> groupOfTile;
+  for (int64_t g : *groups) {
+    std::optional<SmallVector<int64_t>> tiles = tilesOf(g);
+    if (!tiles) return success();
+    for (int64_t tile : *tiles) {
+      auto [it, inserted] = groupOfTile.try_emplace(tile, g);
+      if (!inserted)
+        return op.emitOpError("producer groups must be disjoint, but tile ")
+               << tile << " produces for groups " << it->second << " and " << g;
+    }
+  }
+  return success();
+}
+
 LogicalResult InterTileProduceOp::verify() {
+  // Upstream's rules: the producer set takes the group as its one symbol; R1 over the
+  // groups and tiles the sets' own constant bounds give.
+  IntegerSet producers = getProducerTilesPerGroup().getValue();
+  if (producers.getNumSymbols() != 1)
+    return emitOpError("producer_tiles_per_group must have exactly one symbol (the group "
+                       "index g), got ")
+           << producers.getNumSymbols();
+  IntegerSet groups = getFuture().getType().getGroupSet();
+  return verifyDisjointProducers(
+      *this, [&] { return enumerateBoundedTiles(groups, {}, kMaxEnumeratedTiles); },
+      [&](int64_t g) { return enumerateBoundedTiles(producers, {g}, kMaxEnumeratedTiles); });
+}
+
+LogicalResult InterTileProduceOp::verifyStrict() {
   IntegerSet producers = getProducerTilesPerGroup().getValue();
   if (failed(verifyTileSetShape(*this, "producer_tiles_per_group", producers, 1, 1,
                                 "(i)[g] over tile ids with the group as symbol")))
@@ -158,19 +195,13 @@ LogicalResult InterTileProduceOp::verify() {
     return emitOpError("tile future must be consumed by a ktdp delivery op, not by '")
            << user->getName() << "'";
 
-  // R1: producer groups are disjoint.
+  // R1 over the grid's tiles.
   int64_t numTiles = getEnclosingTileCount(*this);
   if (numTiles > kMaxEnumeratedTiles) return success();
   IntegerSet groups = getFuture().getType().getGroupSet();
-  DenseMap<int64_t, int64_t> groupOfTile;
-  for (int64_t g : enumerateGroups(groups, numTiles))
-    for (int64_t tile : enumerateTiles(producers, {g}, numTiles)) {
-      auto [it, inserted] = groupOfTile.try_emplace(tile, g);
-      if (!inserted)
-        return emitOpError("producer groups must be disjoint, but tile ")
-               << tile << " produces for groups " << it->second << " and " << g;
-    }
-  return success();
+  return verifyDisjointProducers(
+      *this, [&] { return std::optional(enumerateGroups(groups, numTiles)); },
+      [&](int64_t g) { return std::optional(enumerateTiles(producers, {g}, numTiles)); });
 }
 
 LogicalResult InterTileProduceOp::verifyRegions() {
@@ -181,9 +212,10 @@ LogicalResult InterTileProduceOp::verifyRegions() {
   if (!yield) return emitOpError("body must end with ktdp.yield_partial");
   ArrayRef<Type> partials = getFuture().getType().getPartialTypes();
   if (TypeRange(yield.getValues()) != TypeRange(partials))
-    return yield.emitOpError("yields ") << yield.getValues().size() << " value(s) of types "
-                                        << formatList(yield.getValues().getTypes())
-                                        << " but the tile future carries " << formatList(partials);
+    return emitOpError("yield_partial yields ") // at this op, as upstream reports it
+           << yield.getValues().size() << " value(s) of types "
+           << formatList(yield.getValues().getTypes()) << " but the tile future carries "
+           << formatList(partials);
   return success();
 }
 
@@ -317,7 +349,7 @@ static void printDelivery(OpAsmPrinter& printer, Operation* op, const DeliverySp
   }
   printer.printOptionalAttrDict(op->getAttrs(), elided);
   printer << " : ";
-  printer.printType(op->getOperand(0).getType());
+  printer.printStrippedAttrOrType(cast<TileFutureType>(op->getOperand(0).getType()));
   printer << " -> ";
   llvm::interleaveComma(op->getResultTypes(), printer);
   if (spec.combine) {
@@ -469,11 +501,9 @@ static LogicalResult verifyCombiner(Operation* op, ArrayRef<Type> partials) {
   auto yield = body.empty() ? YieldReducedOp() : dyn_cast<YieldReducedOp>(body.back());
   if (!yield) return op->emitOpError("combiner must end with ktdp.yield_reduced");
   if (TypeRange(yield.getValues()) != TypeRange(partials))
-    return yield.emitOpError("yields ") << formatList(yield.getValues().getTypes())
-                                        << " but the partial types are " << formatList(partials);
-  for (Operation& nested : body.without_terminator())
-    if (!isMemoryEffectFree(&nested))
-      return nested.emitOpError("has memory effects; a combiner must be pure");
+    return op->emitOpError("yield_reduced yields ") // at this op, as upstream reports it
+           << formatList(yield.getValues().getTypes()) << " but the partial types are "
+           << formatList(partials);
   return success();
 }
 
@@ -510,18 +540,21 @@ static LogicalResult verifyDelivery(Operation* op, const DeliverySpec& spec) {
     return op->emitOpError("has ") << op->getNumResults() << " results but the tile future carries "
                                    << partials.size() << " partial role(s)";
 
-  auto consumerAttr = op->getAttrOfType<IntegerSetAttr>("consumer_tiles_per_group");
-  IntegerSet consumerSet = consumerAttr.getValue();
-  if (failed(verifyTileSetShape(op, "consumer_tiles_per_group", consumerSet, 1, 1,
-                                "(i)[g] over tile ids with the group as symbol")))
-    return failure();
-  std::optional<IntegerSet> dependency;
-  if (auto attr = op->getAttrOfType<IntegerSetAttr>("producer_dependency_per_consumer")) {
-    dependency = attr.getValue();
-    if (failed(verifyTileSetShape(op, "producer_dependency_per_consumer", *dependency, 1, 2,
+  // Upstream's rules on the sets: the consumer set takes the group as its one symbol, a
+  // dependency set the consumer (and the group).
+  IntegerSet consumerSet = op->getAttrOfType<IntegerSetAttr>("consumer_tiles_per_group").getValue();
+  if (consumerSet.getNumSymbols() != 1)
+    return op->emitOpError("consumer_tiles_per_group must have exactly one symbol (the group "
+                           "index g), got ")
+           << consumerSet.getNumSymbols();
+  if (isa<InterTileConsumeOp>(op) && consumerSet.getNumDims() != 1) // upstream checks it here
+    return op->emitOpError("consumer_tiles_per_group must have exactly one dimension (the tile "
+                           "id i), got ")
+           << consumerSet.getNumDims();
+  if (auto attr = op->getAttrOfType<IntegerSetAttr>("producer_dependency_per_consumer"))
+    if (failed(verifyTileSetShape(op, "producer_dependency_per_consumer", attr.getValue(), 1, 2,
                                   "(p)[c] or (p)[c, g] over producer tile ids")))
       return failure();
-  }
 
   if (spec.combine && failed(verifyCombiner(op, partials))) return failure();
 
@@ -533,7 +566,31 @@ static LogicalResult verifyDelivery(Operation* op, const DeliverySpec& spec) {
     (concat ? concatDims : splitDims).assign(dims.begin(), dims.end());
     llvm::append_range(touched, dims);
   }
-  if (failed(verifyResultShapes(op, spec, partials, touched))) return failure();
+  return verifyResultShapes(op, spec, partials, touched);
+}
+
+/// The strict rules of a delivery: a pure combiner, and the group structure over the
+/// grid's tiles (R3-R14).
+static LogicalResult verifyDeliveryStrict(Operation* op, const DeliverySpec& spec) {
+  auto futureType = cast<TileFutureType>(op->getOperand(0).getType());
+  ArrayRef<Type> partials = futureType.getPartialTypes();
+  IntegerSet consumerSet = op->getAttrOfType<IntegerSetAttr>("consumer_tiles_per_group").getValue();
+  if (failed(verifyTileSetShape(op, "consumer_tiles_per_group", consumerSet, 1, 1,
+                                "(i)[g] over tile ids with the group as symbol")))
+    return failure();
+  std::optional<IntegerSet> dependency;
+  if (auto attr = op->getAttrOfType<IntegerSetAttr>("producer_dependency_per_consumer"))
+    dependency = attr.getValue();
+  if (spec.combine)
+    for (Operation& nested : op->getRegion(0).front().without_terminator())
+      if (!isMemoryEffectFree(&nested))
+        return nested.emitOpError("has memory effects; a combiner must be pure");
+  SmallVector<int64_t> splitDims, concatDims;
+  for (StringRef name : spec.dimAttrs) {
+    ArrayRef<int64_t> dims = op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef();
+    bool concat = name == "gather_dimensions" || name == "concat_dimensions";
+    (concat ? concatDims : splitDims).assign(dims.begin(), dims.end());
+  }
 
   auto produce = op->getOperand(0).getDefiningOp<InterTileProduceOp>();
   if (!produce) {
@@ -650,6 +707,9 @@ void InterTileConsumeOp::print(OpAsmPrinter& p) {
 LogicalResult InterTileConsumeOp::verify() {
   return verifyDelivery(*this, deliverySpec<InterTileConsumeOp>());
 }
+LogicalResult InterTileConsumeOp::verifyStrict() {
+  return verifyDeliveryStrict(*this, deliverySpec<InterTileConsumeOp>());
+}
 
 ParseResult InterTileReduceOp::parse(OpAsmParser& parser, OperationState& result) {
   return parseDelivery(parser, result, deliverySpec<InterTileReduceOp>());
@@ -659,6 +719,9 @@ void InterTileReduceOp::print(OpAsmPrinter& p) {
 }
 LogicalResult InterTileReduceOp::verify() {
   return verifyDelivery(*this, deliverySpec<InterTileReduceOp>());
+}
+LogicalResult InterTileReduceOp::verifyStrict() {
+  return verifyDeliveryStrict(*this, deliverySpec<InterTileReduceOp>());
 }
 
 ParseResult InterTileReduceScatterOp::parse(OpAsmParser& parser, OperationState& result) {
@@ -670,6 +733,9 @@ void InterTileReduceScatterOp::print(OpAsmPrinter& p) {
 LogicalResult InterTileReduceScatterOp::verify() {
   return verifyDelivery(*this, deliverySpec<InterTileReduceScatterOp>());
 }
+LogicalResult InterTileReduceScatterOp::verifyStrict() {
+  return verifyDeliveryStrict(*this, deliverySpec<InterTileReduceScatterOp>());
+}
 
 ParseResult InterTileGatherOp::parse(OpAsmParser& parser, OperationState& result) {
   return parseDelivery(parser, result, deliverySpec<InterTileGatherOp>());
@@ -679,6 +745,9 @@ void InterTileGatherOp::print(OpAsmPrinter& p) {
 }
 LogicalResult InterTileGatherOp::verify() {
   return verifyDelivery(*this, deliverySpec<InterTileGatherOp>());
+}
+LogicalResult InterTileGatherOp::verifyStrict() {
+  return verifyDeliveryStrict(*this, deliverySpec<InterTileGatherOp>());
 }
 
 ParseResult InterTileAllToAllOp::parse(OpAsmParser& parser, OperationState& result) {
@@ -690,6 +759,9 @@ void InterTileAllToAllOp::print(OpAsmPrinter& p) {
 LogicalResult InterTileAllToAllOp::verify() {
   return verifyDelivery(*this, deliverySpec<InterTileAllToAllOp>());
 }
+LogicalResult InterTileAllToAllOp::verifyStrict() {
+  return verifyDeliveryStrict(*this, deliverySpec<InterTileAllToAllOp>());
+}
 
 ParseResult InterTileScatterOp::parse(OpAsmParser& parser, OperationState& result) {
   return parseDelivery(parser, result, deliverySpec<InterTileScatterOp>());
@@ -699,4 +771,7 @@ void InterTileScatterOp::print(OpAsmPrinter& p) {
 }
 LogicalResult InterTileScatterOp::verify() {
   return verifyDelivery(*this, deliverySpec<InterTileScatterOp>());
+}
+LogicalResult InterTileScatterOp::verifyStrict() {
+  return verifyDeliveryStrict(*this, deliverySpec<InterTileScatterOp>());
 }

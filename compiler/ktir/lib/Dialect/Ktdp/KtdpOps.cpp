@@ -17,10 +17,8 @@
 using namespace mlir;
 using namespace mlir::ktdp;
 
-//===----------------------------------------------------------------------===//
-// custom<AccessTileType>: prints `!ktdp.access_tile<…>`, also parses `<…>`
-//===----------------------------------------------------------------------===//
-
+/// An access tile type written `!ktdp.access_tile<…>` (as construct_access_tile prints it)
+/// or `<…>` (as load and store print it).
 static ParseResult parseAccessTileType(OpAsmParser& parser, Type& type) {
   AccessTileType tile;
   if (parser.parseCustomTypeWithFallback(tile)) return failure();
@@ -28,9 +26,7 @@ static ParseResult parseAccessTileType(OpAsmParser& parser, Type& type) {
   return success();
 }
 
-static void printAccessTileType(OpAsmPrinter& printer, Operation*, Type type) {
-  printer.printType(type);
-}
+#include "ktir/Dialect/Ktdp/KtdpOpInterfaces.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "ktir/Dialect/Ktdp/KtdpOps.cpp.inc"
@@ -58,8 +54,13 @@ std::string formatShape(ArrayRef<int64_t> shape) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult GetComputeTileIdOp::verify() {
+  if (getNumResults() < 1) return emitOpError("returns at least one tile coordinate, got none");
+  return success();
+}
+
+LogicalResult GetComputeTileIdOp::verifyStrict() {
   unsigned n = getNumResults();
-  if (n < 1 || n > 3) return emitOpError("returns one to three tile coordinates, got ") << n;
+  if (n > 3) return emitOpError("returns one to three tile coordinates, got ") << n;
   if (std::optional<SmallVector<int64_t>> grid = getEnclosingGrid(*this))
     if (n > grid->size())
       return emitOpError("asks for ")
@@ -110,7 +111,12 @@ LogicalResult ConstructMemoryViewOp::verify() {
       failed(
           verifyListOfOperandsOrIntegers(*this, "strides", rank, getStaticStrides(), getStrides())))
     return failure();
+  return success();
+}
 
+LogicalResult ConstructMemoryViewOp::verifyStrict() {
+  MemRefType type = getType();
+  int64_t rank = type.getRank();
   SmallVector<OpFoldResult> sizes = getMixedSizes(), strides = getMixedStrides();
   for (int64_t d = 0; d < rank; ++d) {
     std::optional<int64_t> size = getConstantIntValue(sizes[d]);
@@ -156,7 +162,6 @@ LogicalResult ConstructMemoryViewOp::verify() {
 
 LogicalResult ConstructDistributedMemoryViewOp::verify() {
   MemRefType type = getType();
-  if (getPartitions().empty()) return emitOpError("needs at least one partition view");
   for (auto [i, partition] : llvm::enumerate(getPartitions())) {
     auto ptype = cast<MemRefType>(partition.getType());
     if (ptype.getRank() != type.getRank())
@@ -167,6 +172,12 @@ LogicalResult ConstructDistributedMemoryViewOp::verify() {
              << i << " has element type " << ptype.getElementType()
              << " but the distributed view has " << type.getElementType();
   }
+  return success();
+}
+
+LogicalResult ConstructDistributedMemoryViewOp::verifyStrict() {
+  MemRefType type = getType();
+  if (getPartitions().empty()) return emitOpError("needs at least one partition view");
 
   // The global domain is the union of the partitions' coordinate sets: where every
   // partition bounds a dimension by constants, the union must span the result's extent.
@@ -305,12 +316,37 @@ static LogicalResult verifyOrder(Operation* op, AffineMap order, unsigned rank,
 }
 
 LogicalResult ConstructAccessTileOp::verify() {
-  auto viewType = cast<ShapedType>(getView().getType());
-  int64_t rank = viewType.getRank();
+  // Upstream's rules: the subscripts, the set, the order and the tile agree in rank.
   AffineMap base = getEffectiveBaseMap();
   if (base.getNumInputs() != getIndices().size())
     return emitOpError("base_map takes ")
            << base.getNumInputs() << " values but " << getIndices().size() << " are given";
+  IntegerSet set = getAccessTileSet().getValue();
+  if (set.getNumDims() != base.getNumResults())
+    return emitOpError("access_tile_set has ") << set.getNumDims() << " dimensions but there are "
+                                               << base.getNumResults() << " subscripts";
+  if (set.getNumSymbols() != getSymbolOperands().size())
+    return emitOpError("access_tile_set has ")
+           << set.getNumSymbols() << " symbols but " << getSymbolOperands().size()
+           << " symbol values are given";
+  AffineMap order = getAccessTileOrder();
+  if (order.getNumDims() != order.getNumResults())
+    return emitOpError("access_tile_order ")
+           << AffineMapAttr::get(order) << " must have as many results as dimensions";
+  if (order.getNumResults() != set.getNumDims())
+    return emitOpError("access_tile_order has ")
+           << order.getNumResults() << " dimensions but access_tile_set has " << set.getNumDims();
+  if (getType().getRank() != static_cast<int64_t>(set.getNumDims()))
+    return emitOpError("result access tile has rank ")
+           << getType().getRank() << " but access_tile_set has " << set.getNumDims()
+           << " dimensions";
+  return success();
+}
+
+LogicalResult ConstructAccessTileOp::verifyStrict() {
+  auto viewType = cast<ShapedType>(getView().getType());
+  int64_t rank = viewType.getRank();
+  AffineMap base = getEffectiveBaseMap();
   if (base.getNumResults() != rank)
     return emitOpError("has ") << base.getNumResults() << " subscripts but the view has rank "
                                << rank;
@@ -318,10 +354,6 @@ LogicalResult ConstructAccessTileOp::verify() {
   if (set.getNumDims() != rank)
     return emitOpError("access_tile_set has ")
            << set.getNumDims() << " dimensions but the view has rank " << rank;
-  if (set.getNumSymbols() != getSymbolOperands().size())
-    return emitOpError("access_tile_set has ")
-           << set.getNumSymbols() << " symbols but " << getSymbolOperands().size()
-           << " symbol values are given";
   if (getType().getRank() != rank)
     return emitOpError("result access tile has rank ")
            << getType().getRank() << " but the view has rank " << rank;
@@ -341,19 +373,23 @@ static Value getAccessedView(Value tile) {
   return {};
 }
 
-/// Shapes agree one to one (a `?` matches any size); element types match the view.
-static LogicalResult verifyTileData(Operation* op, Value tile, RankedTensorType data,
-                                    StringRef what) {
+/// Upstream's rule: the data has the tile's shape exactly (a `?` matches only a `?`).
+static LogicalResult verifyDataShape(Operation* op, Value tile, RankedTensorType data,
+                                     StringRef what) {
   auto tileType = cast<AccessTileType>(tile.getType());
   if (tileType.getRank() != data.getRank())
     return op->emitOpError() << what << " has rank " << data.getRank()
                              << " but the access tile has rank " << tileType.getRank();
-  for (int64_t d = 0; d < data.getRank(); ++d)
-    if (!data.isDynamicDim(d) && !tileType.isDynamicDim(d) &&
-        data.getDimSize(d) != tileType.getDimSize(d))
-      return op->emitOpError() << what << " shape " << formatShape(data.getShape())
-                               << " does not match the access tile shape "
-                               << formatShape(tileType.getShape());
+  if (data.getShape() != tileType.getShape())
+    return op->emitOpError() << what << " shape " << formatShape(data.getShape())
+                             << " does not match the access tile shape "
+                             << formatShape(tileType.getShape());
+  return success();
+}
+
+/// The data's element type is the element type of the view the tile addresses.
+static LogicalResult verifyTileElementType(Operation* op, Value tile, RankedTensorType data,
+                                           StringRef what) {
   if (Value view = getAccessedView(tile)) {
     Type element = cast<ShapedType>(view.getType()).getElementType();
     if (element != data.getElementType())
@@ -365,11 +401,19 @@ static LogicalResult verifyTileData(Operation* op, Value tile, RankedTensorType 
 }
 
 LogicalResult LoadOp::verify() {
-  return verifyTileData(*this, getAccessTile(), getResult().getType(), "result");
+  return verifyDataShape(*this, getAccessTile(), getResult().getType(), "result");
+}
+
+LogicalResult LoadOp::verifyStrict() {
+  return verifyTileElementType(*this, getAccessTile(), getResult().getType(), "result");
 }
 
 LogicalResult StoreOp::verify() {
-  return verifyTileData(*this, getAccessTile(), getValue().getType(), "stored value");
+  return verifyDataShape(*this, getAccessTile(), getValue().getType(), "stored value");
+}
+
+LogicalResult StoreOp::verifyStrict() {
+  return verifyTileElementType(*this, getAccessTile(), getValue().getType(), "stored value");
 }
 
 //===----------------------------------------------------------------------===//

@@ -207,3 +207,16 @@ SmallVector<int64_t> mlir::ktdp::enumerateTiles(IntegerSet set, ArrayRef<int64_t
     if (containsPoint(set, {i}, symbols)) tiles.push_back(i);
   return tiles;
 }
+
+std::optional<SmallVector<int64_t>>
+mlir::ktdp::enumerateBoundedTiles(IntegerSet set, ArrayRef<int64_t> symbols, int64_t limit) {
+  if (set.getNumDims() != 1 || set.getNumSymbols() != symbols.size()) return std::nullopt;
+  SmallVector<AffineExpr> symbolValues;
+  for (int64_t s : symbols) symbolValues.push_back(getAffineConstantExpr(s, set.getContext()));
+  IntegerSet fixed = set.replaceDimsAndSymbols({getAffineDimExpr(0, set.getContext())},
+                                               symbolValues, /*numResultDims=*/1,
+                                               /*numResultSyms=*/0);
+  SetBounds bounds = getSetBounds(fixed);
+  if (!bounds.upper[0] || *bounds.upper[0] >= limit) return std::nullopt;
+  return enumerateTiles(set, symbols, std::max<int64_t>(*bounds.upper[0] + 1, 0));
+}

@@ -8,7 +8,9 @@
 #include "ktir/Dialect/Ktdp/KtdpTypes.h"
 
 #include "ktir/Dialect/Ktdp/KtdpDialect.h"
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectImplementation.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -102,8 +104,9 @@ Type RuntimeArgType::parse(AsmParser& parser) {
 
 void RuntimeArgType::print(AsmPrinter& printer) const {
   printer << '<' << getUnderlyingType();
-  if (getGranularity()) printer << ", granularity = " << *getGranularity();
-  if (getUpperbound()) printer << ", upperbound = " << *getUpperbound();
+  // As upstream prints it: `granularity=64`, no spaces.
+  if (getGranularity()) printer << ", granularity=" << *getGranularity();
+  if (getUpperbound()) printer << ", upperbound=" << *getUpperbound();
   printer << '>';
 }
 
@@ -124,14 +127,68 @@ LogicalResult RuntimeArgType::verify(function_ref<InFlightDiagnostic()> emitErro
 // !ktdp.tile_future<T | (T, …), [groups =] set>
 //===----------------------------------------------------------------------===//
 
+/// The text of an inline `affine_set<…>` at `at` whose `>=` the source preparation
+/// (ktir/ParseGuard.h) wrote as `->` so that MLIR's scan of a `!ktdp.tile_future<…>` body
+/// can balance its brackets, with the `>=` restored; nullopt for any other text.
+static std::optional<std::string> rewrittenInlineSet(const char* at) {
+  llvm::StringRef text(at);
+  if (!text.starts_with("affine_set<")) return std::nullopt;
+  int depth = 0;
+  bool arrow = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '-' && i + 1 < text.size() && text[i + 1] == '>') {
+      arrow = true;
+      ++i;
+    } else if (c == '<' || c == '(') {
+      ++depth;
+    } else if (c == '>' || c == ')') {
+      if (--depth == 0) {
+        if (!arrow) return std::nullopt;
+        std::string set = text.take_front(i + 1).str();
+        for (size_t p = set.find("->"); p != std::string::npos; p = set.find("->", p + 2))
+          set.replace(p, 2, ">=");
+        return set;
+      }
+    } else if (c == '\0' || c == '\n') {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 Type TileFutureType::parse(AsmParser& parser) {
   SMLoc loc = parser.getCurrentLocation();
   SmallVector<Type> partials;
   IntegerSetAttr groups;
+  // Set when the group set was read from the source text (see rewrittenInlineSet): the
+  // rest of the body is then not read token by token.
+  bool fromText = false;
+  // An integer set with `>=` written inline in `!ktdp.tile_future<…>` (MLIR's lexer
+  // cannot balance it), as ktir-cpu's kernels write it: read from the text at `setLoc`.
+  auto parseTextSet = [&](SMLoc setLoc, const std::string& text) -> ParseResult {
+    std::string diagnostic;
+    Attribute attr;
+    {
+      ScopedDiagnosticHandler capture(parser.getContext(), [&](Diagnostic& d) {
+        diagnostic = d.str();
+        return success();
+      });
+      attr = mlir::parseAttribute(text, parser.getContext());
+    }
+    groups = llvm::dyn_cast_or_null<IntegerSetAttr>(attr);
+    if (!groups)
+      return parser.emitError(setLoc, "expected an integer set of group indices")
+             << (diagnostic.empty() ? "" : ": ") << diagnostic;
+    fromText = true;
+    return success();
+  };
   // The group set, after an optional `groups =`.
   auto parseGroups = [&]() -> ParseResult {
     if (succeeded(parser.parseOptionalKeyword("groups")) && parser.parseEqual()) return failure();
     SMLoc setLoc = parser.getCurrentLocation();
+    if (std::optional<std::string> text = rewrittenInlineSet(setLoc.getPointer()))
+      return parseTextSet(setLoc, *text);
     Attribute attr;
     if (parser.parseAttribute(attr)) return failure();
     groups = llvm::dyn_cast<IntegerSetAttr>(attr);
@@ -152,6 +209,10 @@ Type TileFutureType::parse(AsmParser& parser) {
         if (parser.parseEqual()) return {};
       }
       SMLoc elementLoc = parser.getCurrentLocation();
+      if (std::optional<std::string> text = rewrittenInlineSet(elementLoc.getPointer())) {
+        if (parseTextSet(elementLoc, *text)) return {};
+        break;
+      }
       Attribute attr;
       if (parser.parseAttribute(attr)) return {};
       if (auto set = llvm::dyn_cast<IntegerSetAttr>(attr)) {
@@ -164,20 +225,15 @@ Type TileFutureType::parse(AsmParser& parser) {
       }
     }
   }
-  if (parser.parseGreater()) return {};
+  if (!fromText && parser.parseGreater()) return {};
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(), partials, groups);
 }
 
 void TileFutureType::print(AsmPrinter& printer) const {
-  printer << '<';
-  if (getPartialTypes().size() == 1) {
-    printer << getPartialTypes().front();
-  } else {
-    printer << '(';
-    llvm::interleaveComma(getPartialTypes(), printer);
-    printer << ')';
-  }
-  printer << ", groups = ";
+  // Upstream's form: the partial types always in parentheses.
+  printer << "<(";
+  llvm::interleaveComma(getPartialTypes(), printer);
+  printer << "), groups = ";
   printer.printAttribute(getGroups());
   printer << '>';
 }

@@ -31,6 +31,8 @@ struct InterTileResource : public SideEffects::Resource::Base<InterTileResource>
 
 } // namespace mlir::ktdp
 
+#include "ktir/Dialect/Ktdp/KtdpOpInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "ktir/Dialect/Ktdp/KtdpOps.h.inc"
 

@@ -30,6 +30,22 @@ def Ktdp_MemorySpace : Attr<
 /// writes it, so that passes neither merge, reorder across nor drop an exchange.
 def Ktdp_InterTileResource : Resource<"::mlir::ktdp::InterTileResource">;
 
+/// Checks chipless makes beyond the dialect's own verifiers. The verifiers accept and
+/// reject what upstream KTIR's do; these catch mistakes upstream lets through (a tile shape
+/// that does not match its set, partitions that do not cover the view, tile sets over the
+/// grid) and are run by the `--ktdp-strict` pass, which spyre-compile always runs.
+def Ktdp_StrictLegalityOpInterface : OpInterface<"StrictLegalityOpInterface"> {
+  let description = [{
+    An op with legality rules beyond its verifier, checked by the ktdp-strict pass
+    after the op (and the whole module) has verified.
+  }];
+  let cppNamespace = "::mlir::ktdp";
+  let methods = [
+    InterfaceMethod<"Emits a located error at the op and fails when a strict rule is broken.",
+                    "::mlir::LogicalResult", "verifyStrict">
+  ];
+}
+
 def Ktdp_ViewType : AnyTypeOf<[AnyMemRef, AnyRankedTensor],
                               "memory view (ranked memref or tensor)">;
 
@@ -37,7 +53,7 @@ def Ktdp_ViewType : AnyTypeOf<[AnyMemRef, AnyRankedTensor],
 // Tiles and memory views
 //===----------------------------------------------------------------------===//
 
-def Ktdp_GetComputeTileIdOp : Ktdp_Op<"get_compute_tile_id", [Pure]> {
+def Ktdp_GetComputeTileIdOp : Ktdp_Op<"get_compute_tile_id", [Pure, DeclareOpInterfaceMethods<Ktdp_StrictLegalityOpInterface>]> {
   let summary = "This tile's coordinates in the grid";
   let description = [{
     Returns one `index` per grid dimension asked for (one to three), the
@@ -58,7 +74,7 @@ def Ktdp_GetComputeTileIdOp : Ktdp_Op<"get_compute_tile_id", [Pure]> {
 }
 
 def Ktdp_ConstructMemoryViewOp : Ktdp_Op<"construct_memory_view",
-    [Pure, AttrSizedOperandSegments]> {
+    [Pure, AttrSizedOperandSegments, DeclareOpInterfaceMethods<Ktdp_StrictLegalityOpInterface>]> {
   let summary = "View of a tensor that already lies in memory";
   let description = [{
     Interprets memory at element offset `%base` (counted in elements of the
@@ -107,7 +123,7 @@ def Ktdp_ConstructMemoryViewOp : Ktdp_Op<"construct_memory_view",
 }
 
 def Ktdp_ConstructDistributedMemoryViewOp
-    : Ktdp_Op<"construct_distributed_memory_view", [Pure]> {
+    : Ktdp_Op<"construct_distributed_memory_view", [Pure, DeclareOpInterfaceMethods<Ktdp_StrictLegalityOpInterface>]> {
   let summary = "One global view over per-partition memory views";
   let description = [{
     Joins memory views, each covering the part of a global tensor named by its
@@ -135,7 +151,7 @@ def Ktdp_ConstructDistributedMemoryViewOp
 }
 
 def Ktdp_ConstructAccessTileOp : Ktdp_Op<"construct_access_tile",
-    [Pure, AttrSizedOperandSegments]> {
+    [Pure, AttrSizedOperandSegments, DeclareOpInterfaceMethods<Ktdp_StrictLegalityOpInterface>]> {
   let summary = "A set of coordinates relative to a base point of a view";
   let description = [{
     Names the coordinates `base + x` of `%view` for every point `x` of
@@ -176,7 +192,7 @@ def Ktdp_ConstructAccessTileOp : Ktdp_Op<"construct_access_tile",
 }
 
 def Ktdp_ConstructIndirectAccessTileOp : Ktdp_Op<"construct_indirect_access_tile",
-    [AttrSizedOperandSegments, MemoryEffects<[MemRead]>,
+    [AttrSizedOperandSegments, MemoryEffects<[MemRead]>, DeclareOpInterfaceMethods<Ktdp_StrictLegalityOpInterface>,
      SingleBlockImplicitTerminator<"::mlir::ktdp::RegionTerminatorOp">]> {
   let summary = "Gather/scatter coordinates: subscripts read from index views";
   let description = [{
@@ -253,7 +269,7 @@ def Ktdp_RegionTerminatorOp : Ktdp_Op<"region_terminator",
   let assemblyFormat = "attr-dict";
 }
 
-def Ktdp_LoadOp : Ktdp_Op<"load", [MemoryEffects<[MemRead]>]> {
+def Ktdp_LoadOp : Ktdp_Op<"load", [MemoryEffects<[MemRead]>, DeclareOpInterfaceMethods<Ktdp_StrictLegalityOpInterface>]> {
   let summary = "Read the elements named by an access tile into a tensor";
   let description = [{
     Reads the view element at every coordinate of the access tile; the result
@@ -262,19 +278,18 @@ def Ktdp_LoadOp : Ktdp_Op<"load", [MemoryEffects<[MemRead]>]> {
 
     Example:
     ```mlir
-    %x = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
+    %x = ktdp.load %t : <1x64xindex> -> tensor<1x64xf16>
     ```
   }];
   let arguments = (ins Ktdp_AccessTileType:$access_tile);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $access_tile attr-dict `:` custom<AccessTileType>(type($access_tile))
-    `->` type($result)
+    $access_tile attr-dict `:` type($access_tile) `->` type($result)
   }];
   let hasVerifier = 1;
 }
 
-def Ktdp_StoreOp : Ktdp_Op<"store", [MemoryEffects<[MemWrite]>]> {
+def Ktdp_StoreOp : Ktdp_Op<"store", [MemoryEffects<[MemWrite]>, DeclareOpInterfaceMethods<Ktdp_StrictLegalityOpInterface>]> {
   let summary = "Write a tensor through an access tile";
   let description = [{
     Writes element `i` of `%value` to the view at coordinate `i` of the access
@@ -282,13 +297,12 @@ def Ktdp_StoreOp : Ktdp_Op<"store", [MemoryEffects<[MemWrite]>]> {
 
     Example:
     ```mlir
-    ktdp.store %y, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
+    ktdp.store %y, %t : tensor<1x64xf16>, <1x64xindex>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$value, Ktdp_AccessTileType:$access_tile);
   let assemblyFormat = [{
-    $value `,` $access_tile attr-dict `:` type($value) `,`
-    custom<AccessTileType>(type($access_tile))
+    $value `,` $access_tile attr-dict `:` type($value) `,` type($access_tile)
   }];
   let hasVerifier = 1;
 }
@@ -302,15 +316,15 @@ def Ktdp_RuntimeArgExtractOp : Ktdp_Op<"runtime_arg_extract", [Pure]> {
 
     Example:
     ```mlir
-    %n  = ktdp.runtime_arg_extract value from %N : !ktdp.runtime_arg<index, granularity = 64, upperbound = 4096> -> index
-    %ub = ktdp.runtime_arg_extract upperbound from %N : !ktdp.runtime_arg<index, granularity = 64, upperbound = 4096> -> index
+    %n  = ktdp.runtime_arg_extract value from %N : <index, granularity=64, upperbound=4096> -> index
+    %ub = ktdp.runtime_arg_extract upperbound from %N : <index, granularity=64, upperbound=4096> -> index
     ```
   }];
   let arguments = (ins Ktdp_RuntimeArgExtractKind:$kind,
                        Ktdp_RuntimeArgType:$input);
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
-    $kind `from` $input attr-dict `:` qualified(type($input)) `->` type($result)
+    $kind `from` $input `:` type($input) attr-dict `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -356,7 +370,7 @@ def Ktdp_YieldReducedOp : Ktdp_Op<"yield_reduced",
 }
 
 def Ktdp_InterTileProduceOp : Ktdp_Op<"inter_tile_produce",
-    [MemoryEffects<[MemWrite<Ktdp_InterTileResource>]>, SingleBlock]> {
+    [MemoryEffects<[MemWrite<Ktdp_InterTileResource>]>, SingleBlock, DeclareOpInterfaceMethods<Ktdp_StrictLegalityOpInterface>]> {
   let summary = "Each producer tile names its contribution to an exchange";
   let description = [{
     `producer_tiles_per_group` is an integer set `(i)[g]`: tile `i` (flattened
@@ -397,7 +411,8 @@ def Ktdp_InterTileProduceOp : Ktdp_Op<"inter_tile_produce",
 /// and one parser, printer and verifier (KtdpInterTileOps.cpp).
 class Ktdp_DeliveryOp<string mnemonic, list<Trait> traits = []>
     : Ktdp_Op<mnemonic, !listconcat(traits, [MemoryEffects<[MemRead<Ktdp_InterTileResource>,
-                                                            MemWrite<Ktdp_InterTileResource>]>])> {
+                                                            MemWrite<Ktdp_InterTileResource>]>,
+                                              DeclareOpInterfaceMethods<Ktdp_StrictLegalityOpInterface>])> {
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;

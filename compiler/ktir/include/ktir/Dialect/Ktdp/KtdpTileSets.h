@@ -58,6 +58,12 @@ int64_t getEnclosingTileCount(Operation* op);
 llvm::SmallVector<int64_t> enumerateTiles(IntegerSet set, llvm::ArrayRef<int64_t> symbols,
                                           int64_t numTiles);
 
+/// The tiles `i` in [0, U] with `set(i)[symbols…]`, where U is the constant upper bound the
+/// set gives `i` once its symbols are fixed (as upstream KTIR's verifiers enumerate tile
+/// sets, which carry no grid); nullopt when there is none or it reaches `limit`.
+std::optional<llvm::SmallVector<int64_t>>
+enumerateBoundedTiles(IntegerSet set, llvm::ArrayRef<int64_t> symbols, int64_t limit);
+
 } // namespace mlir::ktdp
 
 #endif // KTIR_DIALECT_KTDP_KTDPTILESETS_H
