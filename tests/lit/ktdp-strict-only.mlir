@@ -3,6 +3,7 @@
 // as upstream KTIR's do, and the strict stage rejects each at its op.
 // RUN: ktir-opt %s -split-input-file > /dev/null
 // RUN: ktir-opt %s -split-input-file -verify-diagnostics --ktdp-strict
+// RUN: rm -rf %t && spyre-compile %s --split-input-file --verify-diagnostics -o %t && not ls %t
 
 func.func @tile_id_beyond_the_grid() -> (index, index) attributes {grid = [4]} {
   // expected-error @+1 {{asks for 2 tile coordinates but the grid [4] has 1 dimension(s)}}
