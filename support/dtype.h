@@ -9,12 +9,14 @@ namespace chipless {
 
 /// Tensor element types the platform moves and computes on. F16 is the device's 16-bit
 /// float: IEEE binary16 on the host, IEEE or DLFloat16 on the device (see numerics.h).
-/// I8 is the TPU's 8-bit integer (MXU inputs with int32 accumulation).
-enum class DType : uint8_t { F16 = 0, BF16 = 1, F32 = 2, I32 = 3, I8 = 4 };
+/// I8 is the TPU's 8-bit integer (MXU inputs with int32 accumulation). I64 is a host type
+/// only (numpy's default integer, as index tensors come): no device format stores it, and
+/// the runtimes narrow it into i32 (or i8) tensors with a range check.
+enum class DType : uint8_t { F16 = 0, BF16 = 1, F32 = 2, I32 = 3, I8 = 4, I64 = 5 };
 
 /// Bytes per element.
 inline size_t dtypeSize(DType t) {
-  return (t == DType::F32 || t == DType::I32) ? 4 : t == DType::I8 ? 1 : 2;
+  return t == DType::I64 ? 8 : (t == DType::F32 || t == DType::I32) ? 4 : t == DType::I8 ? 1 : 2;
 }
 
 /// True for the floating-point types (f16, bf16, f32).
@@ -22,7 +24,7 @@ inline bool isFloatType(DType t) {
   return t == DType::F16 || t == DType::BF16 || t == DType::F32;
 }
 
-/// Canonical short name: "f16", "bf16", "f32", "i32", "i8".
+/// Canonical short name: "f16", "bf16", "f32", "i32", "i8", "i64".
 inline const char* dtypeName(DType t) {
   switch (t) {
   case DType::F16:
@@ -35,11 +37,14 @@ inline const char* dtypeName(DType t) {
     return "i32";
   case DType::I8:
     return "i8";
+  case DType::I64:
+    return "i64";
   }
   return "?";
 }
 
-/// Parses a canonical short name; nullopt for anything else.
+/// Parses the canonical short name of a device type (not "i64", which only the host
+/// has); nullopt for anything else.
 inline std::optional<DType> parseDType(const std::string& s) {
   if (s == "f16") return DType::F16;
   if (s == "bf16") return DType::BF16;

@@ -266,6 +266,8 @@ const char* npyDescr(DType type) {
     return "<i4";
   case DType::I8:
     return "|i1";
+  case DType::I64:
+    return "<i8";
   case DType::BF16:
     break;
   }
@@ -275,13 +277,13 @@ const char* npyDescr(DType type) {
 /// Maps a 'descr' value to a DType or throws naming what was found and what is supported.
 DType parseDescr(const std::string& path, const PyValue& descr) {
   static const std::string kSupported =
-      "supported: '<f2' (f16), '<f4' (f32), '<i4' (i32), '|i1' (i8)";
+      "supported: '<f2' (f16), '<f4' (f32), '<i4' (i32), '|i1' (i8), '<i8' (i64)";
   if (descr.kind != PyValue::Kind::Str)
     throw fieldError(path, "descr",
                      "expected a dtype string such as '<f4', found " + describe(descr) +
                          " (structured dtypes are not supported); " + kSupported);
   const std::string& s = descr.str;
-  if (s.size() == 3 && s[0] == '>' && (s == ">f2" || s == ">f4" || s == ">i4"))
+  if (s.size() == 3 && s[0] == '>' && (s == ">f2" || s == ">f4" || s == ">i4" || s == ">i8"))
     throw fieldError(path, "descr",
                      "big-endian dtype '" + s +
                          "' is not supported; save a little-endian array, e.g. with "
@@ -293,6 +295,7 @@ DType parseDescr(const std::string& path, const PyValue& descr) {
     if (kind == "f4") return DType::F32;
     if (kind == "i4") return DType::I32;
     if (kind == "i1") return DType::I8;
+    if (kind == "i8") return DType::I64;
   }
   throw fieldError(path, "descr", "unsupported dtype '" + s + "'; " + kSupported);
 }

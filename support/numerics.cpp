@@ -182,6 +182,7 @@ void decodeToFloat(DType type, const uint8_t* src, float* dst, size_t n, Fp16For
     return;
   case DType::I32:
   case DType::I8:
+  case DType::I64:
     break;
   }
   throwNotFloat(type, "decodeToFloat");
@@ -204,6 +205,7 @@ void encodeFromFloat(DType type, const float* src, uint8_t* dst, size_t n, Fp16F
     return;
   case DType::I32:
   case DType::I8:
+  case DType::I64:
     break;
   }
   throwNotFloat(type, "encodeFromFloat");

@@ -32,6 +32,8 @@ void toDevice(const NpyArray& host, const StickLayout& layout, Fp16Format fmt, u
     const size_t n = static_cast<size_t>(layout.elements());
     if (hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee)) {
       std::memcpy(device, host.data.data(), n * dsize);
+    } else if (!isFloatType(dd)) {
+      narrowIntegers(hd, host.data.data(), dd, device, static_cast<int64_t>(n), 0, what);
     } else {
       std::vector<float> tmp(n);
       decodeToFloat(hd, host.data.data(), tmp.data(), n, Fp16Format::Ieee);
@@ -46,6 +48,8 @@ void toDevice(const NpyArray& host, const StickLayout& layout, Fp16Format fmt, u
     const uint8_t* src = host.data.data() + static_cast<size_t>(r * last) * hsize;
     if (sameBits) {
       std::memcpy(encoded.data(), src, static_cast<size_t>(last) * dsize);
+    } else if (!isFloatType(dd)) {
+      narrowIntegers(hd, src, dd, encoded.data(), last, r * last, what);
     } else {
       // Through fp32: host f16 is IEEE; the device type may be f16 (IEEE or DLFloat16),
       // bf16 or f32.

@@ -77,15 +77,8 @@ void toTiled(const NpyArray& host, int64_t first, const TiledLayout& layout, uin
       tmp.resize(static_cast<size_t>(n));
       decodeToFloat(hd, s, tmp.data(), tmp.size(), Fp16Format::Ieee);
       encodeFromFloat(dd, tmp.data(), d, tmp.size(), Fp16Format::Ieee);
-    } else { // i32 host into an i8 tensor
-      for (int64_t k = 0; k < n; ++k) {
-        int32_t v;
-        std::memcpy(&v, s + 4 * k, 4);
-        if (v < -128 || v > 127)
-          throw Error(what + ": value " + std::to_string(v) + " at element " +
-                      std::to_string(first + li + k) + " does not fit an i8 tensor");
-        d[k] = static_cast<uint8_t>(static_cast<int8_t>(v));
-      }
+    } else { // wider host integers into an integer tensor
+      narrowIntegers(hd, s, dd, d, n, first + li, what);
     }
   });
 }

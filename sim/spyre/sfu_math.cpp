@@ -152,7 +152,8 @@ void decodeStick(DType dt, Fp16Format fmt, const uint8_t* stick, uint32_t* lanes
       lanes[k] = bitsOf(dt == DType::F16 ? decodeF16(h, fmt) : bf16ToFloat(h));
     }
     return;
-  case DType::I8: // a TPU type; no SFU operation accepts it
+  case DType::I8:  // a TPU type; no SFU operation accepts it
+  case DType::I64: // a host type; no device tensor holds it
     return;
   }
 }
@@ -170,7 +171,8 @@ void encodeStick(DType dt, Fp16Format fmt, const uint32_t* lanes, uint8_t* stick
       std::memcpy(stick + 2 * k, &h, 2);
     }
     return;
-  case DType::I8: // a TPU type; no SFU operation accepts it
+  case DType::I8:  // a TPU type; no SFU operation accepts it
+  case DType::I64: // a host type; no device tensor holds it
     return;
   }
 }

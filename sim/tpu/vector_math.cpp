@@ -139,6 +139,8 @@ void loadRow(DType type, const uint8_t* row, uint32_t* lanes, int count) {
   case DType::I8:
     for (int k = 0; k < count; ++k) lanes[k] = u(static_cast<int8_t>(row[k]));
     return;
+  case DType::I64: // a host type; no device tensor holds it
+    return;
   case DType::F16:
     for (int k = 0; k < count; ++k) {
       uint16_t h;
@@ -164,6 +166,8 @@ void storeRow(DType type, const uint32_t* lanes, uint8_t* row, int count) {
   case DType::I8:
     for (int k = 0; k < count; ++k)
       row[k] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(i(lanes[k]), -128, 127)));
+    return;
+  case DType::I64: // a host type; no device tensor holds it
     return;
   case DType::F16:
     for (int k = 0; k < count; ++k) {

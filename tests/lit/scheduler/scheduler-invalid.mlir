@@ -473,3 +473,31 @@ func.func @layernormnorm_not_compiled(%x_ptr: index) {
   ktdp.store %y, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
   return
 }
+
+// -----
+
+// i64 tensors are index tensors: stored as i32 (the runtime narrows the host's data), read
+// only; one the kernel writes is refused, as is a type the device does not store.
+// expected-error @+1 {{has element type 'i64' and is written: the device stores i64 tensors as i32, so it can only read them (as indices)}}
+func.func @writes_i64(%p: index) {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %p, sizes: [64], strides: [1] {memory_space = #ktdp.memory_space<global>} : memref<64xi64>
+  %t = ktdp.construct_access_tile %v[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 63 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<64xi64> -> !ktdp.access_tile<64xindex>
+  %z = arith.constant dense<0> : tensor<64xi64>
+  ktdp.store %z, %t : tensor<64xi64>, <64xindex>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{has element type 'f64', which the device does not store (f16, bf16, f32, i32; i64 read-only)}}
+func.func @reads_f64(%p: index, %q: index) {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %p, sizes: [64], strides: [1] {memory_space = #ktdp.memory_space<global>} : memref<64xf64>
+  %t = ktdp.construct_access_tile %v[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 63 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<64xf64> -> !ktdp.access_tile<64xindex>
+  %x = ktdp.load %t : <64xindex> -> tensor<64xf64>
+  %w = ktdp.construct_memory_view %q, sizes: [64], strides: [1] {memory_space = #ktdp.memory_space<global>} : memref<64xf64>
+  %u = ktdp.construct_access_tile %w[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 63 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<64xf64> -> !ktdp.access_tile<64xindex>
+  ktdp.store %x, %u : tensor<64xf64>, <64xindex>
+  return
+}

@@ -37,6 +37,11 @@ NpyArray filled(DType dtype, std::vector<int64_t> shape, F value) {
       std::memcpy(&a.data[4 * i], &x, 4);
       break;
     }
+    case DType::I64: {
+      int64_t x = static_cast<int64_t>(value(i));
+      std::memcpy(&a.data[8 * i], &x, 8);
+      break;
+    }
     default:
       break;
     }
@@ -247,12 +252,37 @@ TEST(StickLayout, IntegerAndFloatDoNotConvert) {
   }
   std::string e = message(floats, DType::I32);
   EXPECT_CONTAINS(e, "input 'weights'");
-  EXPECT_CONTAINS(e, "f32 data cannot feed a tensor of i32 (give i32 data)");
+  EXPECT_CONTAINS(e, "f32 data cannot feed a tensor of i32 (give i32 or i64 data)");
   EXPECT_CONTAINS(message(halves, DType::I32), "f16");
   // An i8 array is no float: it is refused naming the input, not decoded as one.
   NpyArray bytes = makeNpy(DType::I8, {2, 2});
   EXPECT_CONTAINS(message(bytes, DType::F16),
                   "input 'weights': i8 data cannot feed a tensor of f16");
+  // An i64 array (numpy's default integer) feeds an i32 tensor; a value beyond i32 is
+  // refused naming the input, the value and its element.
+  NpyArray wide = filled(DType::I64, {2, 3}, [](size_t i) { return i; });
+  int64_t big = int64_t{3} << 31;
+  std::memcpy(wide.data.data() + 8 * 4, &big, 8);
+  EXPECT_CONTAINS(message(wide, DType::I32),
+                  "input 'weights': value 6442450944 at element 4 does not fit the i32 tensor");
+}
+
+TEST(StickLayout, I64DataFeedsAnI32Tensor) {
+  StickLayout layout{{2, 3}, DType::I32, 128, false};
+  NpyArray wide = makeNpy(DType::I64, {2, 3});
+  for (int64_t i = 0; i < 6; ++i) {
+    int64_t v = i == 5 ? -(int64_t{1} << 31) : i * 1000 - 2000;
+    std::memcpy(wide.data.data() + 8 * i, &v, 8);
+  }
+  std::vector<uint8_t> device(static_cast<size_t>(layout.deviceBytes()));
+  toDevice(wide, layout, Fp16Format::Ieee, device.data(), "input 'ids'");
+  NpyArray back = fromDevice(device.data(), layout, Fp16Format::Ieee);
+  ASSERT_EQ(back.dtype, DType::I32);
+  for (int64_t i = 0; i < 6; ++i) {
+    int32_t v;
+    std::memcpy(&v, back.data.data() + 4 * i, 4);
+    EXPECT_EQ(v, i == 5 ? INT32_MIN : i * 1000 - 2000) << i;
+  }
 }
 
 } // namespace

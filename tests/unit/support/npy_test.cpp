@@ -91,7 +91,7 @@ TEST_F(NpyTest, MakeNpyIsZeroFilled) {
 
 TEST_F(NpyTest, RoundTripEveryDtypeAndShape) {
   const std::vector<std::vector<int64_t>> shapes = {{}, {5}, {3, 4}, {2, 0, 3}, {1, 1, 1, 7}, {0}};
-  for (DType dtype : {DType::F16, DType::F32, DType::I32}) {
+  for (DType dtype : {DType::F16, DType::F32, DType::I32, DType::I64}) {
     for (const auto& shape : shapes) {
       NpyArray a = makeNpy(dtype, shape);
       for (size_t i = 0; i < a.data.size(); ++i) a.data[i] = uint8_t(i * 7 + 3);
@@ -369,8 +369,15 @@ with open('v3.npy', 'wb') as f: fmt.write_array(f, np.arange(4, dtype=np.float32
 np.save('fortran.npy', np.asfortranarray(np.ones((2, 3), dtype=np.float32)))
 np.save('big.npy', np.ones(3, dtype='>f4'))
 np.save('f8.npy', np.ones(3))
+np.save('i8.npy', np.array([-(2**40), 5, 2**33], dtype=np.int64))
 )"),
             0);
+  NpyArray i8 = readNpy(path("i8.npy")); // numpy's default integer: index tensors come so
+  EXPECT_EQ(i8.dtype, DType::I64);
+  ASSERT_EQ(i8.data.size(), 24u);
+  int64_t first;
+  std::memcpy(&first, i8.data.data(), 8);
+  EXPECT_EQ(first, -(int64_t{1} << 40));
   auto floats = [](const NpyArray& a) {
     std::vector<float> out(a.elements());
     decodeToFloat(a.dtype, a.data.data(), out.data(), out.size(), Fp16Format::Ieee);

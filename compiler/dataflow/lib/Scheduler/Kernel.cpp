@@ -603,10 +603,20 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
       t.dtype = DType::F32;
     else if (e.isInteger(32))
       t.dtype = DType::I32;
+    else if (e.isInteger(64) && !t.written)
+      // Index tensors as ktir-cpu's kernels declare them: the device has no i64, so they
+      // are stored as i32 (the runtime narrows the host's i64 data and refuses a value
+      // that does not fit, naming the tensor and the element); engines read i32 indices.
+      t.dtype = DType::I32;
+    else if (e.isInteger(64))
+      return original.emitOpError("tensor argument '")
+             << t.name << "' has element type " << e
+             << " and is written: the device stores i64 tensors as i32, so it can only read "
+                "them (as indices)";
     else
       return original.emitOpError("tensor argument '")
              << t.name << "' has element type " << e
-             << ", which the device does not store (f16, bf16, f32, i32)";
+             << ", which the device does not store (f16, bf16, f32, i32; i64 read-only)";
     if (!t.read && !t.written) t.read = true;
   }
 

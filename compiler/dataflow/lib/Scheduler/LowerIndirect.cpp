@@ -112,9 +112,10 @@ LogicalResult MemoryLowering::indirect(Operation* op, bool load,
     if (idesc->distributed)
       return tile.emitOpError("reads indices through a distributed view; not supported"), failure();
     Type ie = cast<MemRefType>(idxView.getType()).getElementType();
+    if (ie.isInteger(64)) ie = IntegerType::get(ie.getContext(), 32); // stored as i32 (Kernel.cpp)
     if (!ie.isInteger(32))
       return tile.emitOpError("reads indices of type ")
-                 << ie << "; engines read i32 indices (ld.scalar.i32)",
+                 << ie << "; engines read i32 or i64 indices (ld.scalar.i32)",
              failure();
     std::vector<int64_t> ilo, iext;
     for (const Expr& e : sub.index) {
