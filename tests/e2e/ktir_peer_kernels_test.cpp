@@ -1,7 +1,8 @@
 // The kernel classes ktir-cpu's examples bring (bench/ktir-cpu/PEER.md), each from a kernel
 // of our own of the same shape under tests/e2e/kernels, run end to end and checked against
-// an fp32 reference: i64 index tensors so far.
+// an fp32 reference: i64 index tensors, strided reduce groups written inline with `>=`.
 #include "support/error.h"
+#include "support/numerics.h"
 #include "tests/e2e/kernel_harness.h"
 #include "tests/e2e/ktir_harness.h"
 
@@ -69,6 +70,21 @@ TEST(KtirPeerKernels, AnIndexThatDoesNotFitI32IsRefusedNamingTheTensorAndTheElem
     EXPECT_NE(msg.find("value 1099511627776 at element 37"), std::string::npos) << msg;
     EXPECT_NE(msg.find("i32"), std::string::npos) << msg;
   }
+}
+
+TEST(KtirPeerKernels, StridedReduceGroupsWrittenInline) {
+  // Group g reduces the rows of tiles g and g + 2; tile g writes out[g].
+  KtirCase c{"strided_groups_reduce.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> in = floats(t.at("in")), out(2 * 128);
+               for (size_t g = 0; g < 2; ++g)
+                 for (size_t k = 0; k < 128; ++k)
+                   out[g * 128 + k] =
+                       halfToFloat(floatToHalf(in[g * 128 + k] + in[(g + 2) * 128 + k]));
+               return Expected{{"out", out}};
+             }};
+  c.rtol = c.atol = 0;
+  KtirRun r = runKtirCase(testKernelsDir(), c, testWorkDir());
+  EXPECT_TRUE(r.ok);
 }
 
 } // namespace
