@@ -361,10 +361,9 @@ std::string prepareSource(llvm::StringRef text) {
         ++depth;
       } else if (b == '>' || b == ')' || b == ']' || b == '}') {
         if (--depth == 0) break;
-      } else if (b == '\n' && depth > 8) {
-        break; // runaway: leave it to the parser's own error
       }
     }
+    // An unbalanced body (to the end of the text) is left to the parser's own error.
     if (at < text.size() && depth == 0)
       for (size_t o : operators) out.replace(o, 2, "->");
     pos = at + 1;
