@@ -4,6 +4,7 @@
 #include "support/spyrecode/isa.h"
 #include "support/spyrecode/isa_reference.h"
 #include "support/spyrecode/plan.h"
+#include "tests/unit/util/generated_doc.h"
 
 #include <gtest/gtest.h>
 #include <sstream>
@@ -13,36 +14,10 @@ namespace chipless::spyrecode {
 namespace {
 
 const std::string kDoc = std::string(CHIPLESS_SOURCE_DIR) + "/docs/spyrecode.md";
-const std::string kBegin = "<!-- isa-reference:begin -->\n";
-const std::string kEnd = "<!-- isa-reference:end -->";
-
-/// The first line (1-based) where the two texts differ, with both versions of it.
-std::string firstDifference(const std::string& a, const std::string& b) {
-  std::istringstream x(a), y(b);
-  std::string la, lb;
-  for (int line = 1;; ++line) {
-    bool ga = static_cast<bool>(std::getline(x, la)), gb = static_cast<bool>(std::getline(y, lb));
-    if (!ga && !gb) return "texts differ only in the final newline";
-    if (!ga || !gb || la != lb)
-      return "line " + std::to_string(line) +
-             " of the reference:\n  docs:      " + (ga ? la : "<end>") +
-             "\n  generated: " + (gb ? lb : "<end>");
-  }
-}
 
 TEST(Docs, IsaReferenceIsTheGeneratedOne) {
-  std::string text = readFile(kDoc);
-  size_t b = text.find(kBegin);
-  ASSERT_NE(b, std::string::npos) << kDoc << " has no '" << kBegin << "' marker";
-  size_t e = text.find(kEnd, b);
-  ASSERT_NE(e, std::string::npos) << kDoc << " has no '" << kEnd << "' marker";
-  EXPECT_EQ(text.find(kBegin, b + 1), std::string::npos) << "two begin markers";
-  std::string inDoc = text.substr(b + kBegin.size(), e - b - kBegin.size());
-  std::string generated = isaReferenceMarkdown();
-  EXPECT_TRUE(inDoc == generated)
-      << kDoc << ": the ISA reference is out of date; regenerate with `spyre-as "
-      << "--isa-reference` and paste it between the markers. First difference at "
-      << firstDifference(inDoc, generated);
+  ::chipless::testing::expectGeneratedIsaReference(kDoc, isaReferenceMarkdown(),
+                                                   "spyre-as --isa-reference");
 }
 
 TEST(Docs, ReferenceCoversEveryOpcodeOnce) {

@@ -13,86 +13,41 @@
 //   scatter   none     split      scatter_dimensions (no producer dependency)
 //
 // The verifiers check what upstream KTIR's do (R1 over the tiles the sets' own constant
-// bounds give); verifyStrict (the ktdp-strict pass) checks the rest by enumeration over the
-// function's grid (tile ids are the row-major flattening of the grid; groups g range over
-// the future's group set): single use (R2), dependencies (R3, R4, R8), reductions (R13,
-// R14), assembling ops (R5-R7) and result extents per group.
+// bounds give); verifyStrict (the ktdp-strict pass) checks the rest over the function's
+// grid: here the producer's single use (R2) and R1 over the grid, in
+// KtdpDeliveryLegality.cpp the delivery ops' group structure.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ktir/Dialect/Ktdp/KtdpOps.h"
-#include "ktir/Dialect/Ktdp/KtdpTileSets.h"
+#include "KtdpInterTile.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::ktdp;
+using namespace mlir::ktdp::intertile;
 
-namespace {
-
-/// Above this many tiles the verifiers skip the enumeration of tile sets.
-constexpr int64_t kMaxEnumeratedTiles = 1024;
-
-enum class Placement { Replicate, Split, Concat, Permute };
-
-/// What distinguishes one delivery op from another.
-struct DeliverySpec {
-  /// Has an `identity(...)` list and a combiner region (reduce, reduce_scatter).
-  bool combine;
-  Placement placement;
-  /// Accepts `producer_dependency_per_consumer`.
-  bool allowsDependency;
-  /// Dimension-list attributes, in printing order.
-  SmallVector<StringRef, 2> dimAttrs;
-};
-
-template <typename OpT>
-DeliverySpec deliverySpec();
-template <>
-DeliverySpec deliverySpec<InterTileConsumeOp>() {
-  return {false, Placement::Replicate, true, {}};
-}
-template <>
-DeliverySpec deliverySpec<InterTileReduceOp>() {
-  return {true, Placement::Replicate, true, {}};
-}
-template <>
-DeliverySpec deliverySpec<InterTileReduceScatterOp>() {
-  return {true, Placement::Split, true, {"scatter_dimensions"}};
-}
-template <>
-DeliverySpec deliverySpec<InterTileGatherOp>() {
-  return {false, Placement::Concat, true, {"gather_dimensions"}};
-}
-template <>
-DeliverySpec deliverySpec<InterTileAllToAllOp>() {
-  return {false, Placement::Permute, true, {"split_dimensions", "concat_dimensions"}};
-}
-template <>
-DeliverySpec deliverySpec<InterTileScatterOp>() {
-  return {false, Placement::Split, false, {"scatter_dimensions"}};
+/// Verifies that a tile set attribute has the shape (i)[symbols…].
+LogicalResult intertile::verifyTileSetShape(Operation* op, StringRef name, IntegerSet set,
+                                            unsigned minSymbols, unsigned maxSymbols,
+                                            StringRef form) {
+  if (set.getNumDims() != 1 || set.getNumSymbols() < minSymbols || set.getNumSymbols() > maxSymbols)
+    return op->emitOpError() << name << " must be an integer set " << form << ", got "
+                             << set.getNumDims() << " dimension(s) and " << set.getNumSymbols()
+                             << " symbol(s)";
+  return success();
 }
 
-bool isDeliveryOp(Operation* op) {
-  return isa<InterTileConsumeOp, InterTileReduceOp, InterTileReduceScatterOp, InterTileGatherOp,
-             InterTileAllToAllOp, InterTileScatterOp>(op);
+DimensionLists intertile::dimensionLists(Operation* op, const DeliverySpec& spec) {
+  DimensionLists lists;
+  for (StringRef name : spec.dimAttrs) {
+    ArrayRef<int64_t> dims = op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef();
+    bool concat = name == "gather_dimensions" || name == "concat_dimensions";
+    (concat ? lists.concat : lists.split).assign(dims.begin(), dims.end());
+    llvm::append_range(lists.touched, dims);
+  }
+  return lists;
 }
-
-template <typename Range>
-std::string formatList(const Range& values) {
-  std::string text = "{";
-  llvm::raw_string_ostream os(text);
-  llvm::interleaveComma(values, os);
-  os << '}';
-  return text;
-}
-
-/// The group indices g in [0, numTiles) of a future's group set.
-SmallVector<int64_t> enumerateGroups(IntegerSet groups, int64_t numTiles) {
-  return enumerateTiles(groups, {}, numTiles);
-}
-
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // inter_tile_produce
@@ -126,16 +81,6 @@ void InterTileProduceOp::print(OpAsmPrinter& printer) {
   printer.printStrippedAttrOrType(getFuture().getType());
   printer << ' ';
   printer.printRegion(getBody(), /*printEntryBlockArgs=*/true, /*printBlockTerminators=*/true);
-}
-
-/// Verifies that a tile set attribute has the shape (i)[symbols…].
-static LogicalResult verifyTileSetShape(Operation* op, StringRef name, IntegerSet set,
-                                        unsigned minSymbols, unsigned maxSymbols, StringRef form) {
-  if (set.getNumDims() != 1 || set.getNumSymbols() < minSymbols || set.getNumSymbols() > maxSymbols)
-    return op->emitOpError() << name << " must be an integer set " << form << ", got "
-                             << set.getNumDims() << " dimension(s) and " << set.getNumSymbols()
-                             << " symbol(s)";
-  return success();
 }
 
 /// R1: no tile produces for two groups, over the groups `groupsOf` gives and the tiles
@@ -363,28 +308,6 @@ static void printDelivery(OpAsmPrinter& printer, Operation* op, const DeliverySp
 // Delivery ops: verification
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-/// Product of the extents of `type` along `dims`; nullopt if one is dynamic.
-std::optional<int64_t> flatExtent(RankedTensorType type, ArrayRef<int64_t> dims) {
-  int64_t product = 1;
-  for (int64_t d : dims) {
-    if (type.isDynamicDim(d)) return std::nullopt;
-    product *= type.getDimSize(d);
-  }
-  return product;
-}
-
-/// The tiles, groups and dependency sets of one delivery, by enumeration.
-struct GroupTiles {
-  int64_t group;
-  SmallVector<int64_t> producers, consumers;
-  /// Per consumer (same order as `consumers`): the producers it receives from.
-  SmallVector<SmallVector<int64_t>> dependencies;
-};
-
-} // namespace
-
 /// Dimension lists: non-empty, strictly ascending, valid axes of every partial type.
 static LogicalResult verifyDimensionList(Operation* op, StringRef name, ArrayRef<int64_t> dims,
                                          ArrayRef<Type> partials) {
@@ -433,52 +356,6 @@ static LogicalResult verifyResultShapes(Operation* op, const DeliverySpec& spec,
   return success();
 }
 
-/// Result extents for a group with `consumers` consumers and `producers` producers
-/// per consumer: split divides, concat multiplies the flattened extents.
-static LogicalResult verifyResultExtents(Operation* op, const DeliverySpec& spec,
-                                         ArrayRef<Type> partials, ArrayRef<int64_t> splitDims,
-                                         ArrayRef<int64_t> concatDims, int64_t group,
-                                         int64_t consumers, int64_t producers) {
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(partials, op->getResultTypes()))) {
-    auto partial = cast<RankedTensorType>(std::get<0>(pair));
-    auto result = cast<RankedTensorType>(std::get<1>(pair));
-    if (spec.placement == Placement::Split || spec.placement == Placement::Permute) {
-      std::optional<int64_t> extent = flatExtent(partial, splitDims);
-      if (extent && consumers > 0 && *extent % consumers != 0)
-        return op->emitOpError("partial #")
-               << i << " spans " << *extent << " elements over its split dimensions "
-               << formatList(splitDims) << ", not divisible by the " << consumers
-               << " consumers of group " << group;
-    }
-    if (spec.placement == Placement::Split) {
-      std::optional<int64_t> p = flatExtent(partial, splitDims), r = flatExtent(result, splitDims);
-      if (p && r && *r * consumers != *p)
-        return op->emitOpError("result #")
-               << i << " spans " << *r << " elements over " << formatList(splitDims)
-               << " but the partial's " << *p << " split over the " << consumers
-               << " consumers of group " << group << " gives "
-               << *p / std::max<int64_t>(consumers, 1);
-    } else if (spec.placement == Placement::Concat) {
-      std::optional<int64_t> p = flatExtent(partial, concatDims),
-                             r = flatExtent(result, concatDims);
-      if (p && r && *r != *p * producers)
-        return op->emitOpError("result #")
-               << i << " spans " << *r << " elements over " << formatList(concatDims)
-               << " but assembling " << producers << " producers of group " << group << " gives "
-               << *p * producers;
-    } else if (spec.placement == Placement::Permute) {
-      if (partial.hasStaticShape() && result.hasStaticShape() &&
-          result.getNumElements() * consumers != partial.getNumElements() * producers)
-        return op->emitOpError("result #")
-               << i << " has " << result.getNumElements() << " elements but exchanging "
-               << partial.getNumElements() << "-element partials among " << producers
-               << " producers and " << consumers << " consumers of group " << group << " gives "
-               << partial.getNumElements() * producers / std::max<int64_t>(consumers, 1);
-    }
-  }
-  return success();
-}
-
 /// The identity operands and the combiner of reduce and reduce_scatter.
 static LogicalResult verifyCombiner(Operation* op, ArrayRef<Type> partials) {
   auto identity = op->getOperands().drop_front();
@@ -507,32 +384,6 @@ static LogicalResult verifyCombiner(Operation* op, ArrayRef<Type> partials) {
   return success();
 }
 
-/// The group structure of a delivery: producers from the produce op, consumers and
-/// dependency sets from the delivery's attributes.
-static SmallVector<GroupTiles> collectGroups(InterTileProduceOp produce, IntegerSet consumerSet,
-                                             std::optional<IntegerSet> dependency,
-                                             int64_t numTiles) {
-  SmallVector<GroupTiles> groups;
-  IntegerSet producerSet = produce.getProducerTilesPerGroup().getValue();
-  for (int64_t g : enumerateGroups(produce.getFuture().getType().getGroupSet(), numTiles)) {
-    GroupTiles& tiles = groups.emplace_back();
-    tiles.group = g;
-    tiles.producers = enumerateTiles(producerSet, {g}, numTiles);
-    tiles.consumers = enumerateTiles(consumerSet, {g}, numTiles);
-    for (int64_t c : tiles.consumers) {
-      SmallVector<int64_t>& deps = tiles.dependencies.emplace_back();
-      if (!dependency) {
-        deps = tiles.producers;
-        continue;
-      }
-      SmallVector<int64_t> symbols = {c};
-      if (dependency->getNumSymbols() == 2) symbols.push_back(g);
-      deps = enumerateTiles(*dependency, symbols, numTiles);
-    }
-  }
-  return groups;
-}
-
 static LogicalResult verifyDelivery(Operation* op, const DeliverySpec& spec) {
   auto futureType = cast<TileFutureType>(op->getOperand(0).getType());
   ArrayRef<Type> partials = futureType.getPartialTypes();
@@ -558,140 +409,11 @@ static LogicalResult verifyDelivery(Operation* op, const DeliverySpec& spec) {
 
   if (spec.combine && failed(verifyCombiner(op, partials))) return failure();
 
-  SmallVector<int64_t> splitDims, concatDims, touched;
-  for (StringRef name : spec.dimAttrs) {
-    ArrayRef<int64_t> dims = op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef();
-    if (failed(verifyDimensionList(op, name, dims, partials))) return failure();
-    bool concat = name == "gather_dimensions" || name == "concat_dimensions";
-    (concat ? concatDims : splitDims).assign(dims.begin(), dims.end());
-    llvm::append_range(touched, dims);
-  }
-  return verifyResultShapes(op, spec, partials, touched);
-}
-
-/// The strict rules of a delivery: a pure combiner, and the group structure over the
-/// grid's tiles (R3-R14).
-static LogicalResult verifyDeliveryStrict(Operation* op, const DeliverySpec& spec) {
-  auto futureType = cast<TileFutureType>(op->getOperand(0).getType());
-  ArrayRef<Type> partials = futureType.getPartialTypes();
-  IntegerSet consumerSet = op->getAttrOfType<IntegerSetAttr>("consumer_tiles_per_group").getValue();
-  if (failed(verifyTileSetShape(op, "consumer_tiles_per_group", consumerSet, 1, 1,
-                                "(i)[g] over tile ids with the group as symbol")))
-    return failure();
-  std::optional<IntegerSet> dependency;
-  if (auto attr = op->getAttrOfType<IntegerSetAttr>("producer_dependency_per_consumer"))
-    dependency = attr.getValue();
-  if (spec.combine)
-    for (Operation& nested : op->getRegion(0).front().without_terminator())
-      if (!isMemoryEffectFree(&nested))
-        return nested.emitOpError("has memory effects; a combiner must be pure");
-  SmallVector<int64_t> splitDims, concatDims;
-  for (StringRef name : spec.dimAttrs) {
-    ArrayRef<int64_t> dims = op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef();
-    bool concat = name == "gather_dimensions" || name == "concat_dimensions";
-    (concat ? concatDims : splitDims).assign(dims.begin(), dims.end());
-  }
-
-  auto produce = op->getOperand(0).getDefiningOp<InterTileProduceOp>();
-  if (!produce) {
-    if (op->getOperand(0).getDefiningOp())
-      return op->emitOpError("tile future must come from ktdp.inter_tile_produce");
-    return success();
-  }
-  int64_t numTiles = getEnclosingTileCount(op);
-  if (numTiles > kMaxEnumeratedTiles) return success();
-
-  SmallVector<GroupTiles> groups = collectGroups(produce, consumerSet, dependency, numTiles);
-  llvm::DenseSet<int64_t> allProducers;
-  for (GroupTiles& tiles : groups)
-    allProducers.insert(tiles.producers.begin(), tiles.producers.end());
-  std::optional<int64_t> uniformProducers;
-  for (GroupTiles& tiles : groups) {
-    int64_t g = tiles.group;
-    if (tiles.producers.empty() && tiles.consumers.empty()) continue;
-    if (tiles.producers.empty())
-      return op->emitOpError("group ")
-             << g << " has consumers " << formatList(tiles.consumers) << " but no producer";
-    if (tiles.consumers.empty())
-      return op->emitOpError("producers ")
-             << formatList(tiles.producers) << " of group " << g << " have no consumer";
-    auto isProducer = [&](int64_t t) { return llvm::is_contained(tiles.producers, t); };
-
-    // R3: dependency sets name producers; R4: every producer is received by a consumer.
-    if (dependency) {
-      for (auto [c, deps] : llvm::zip(tiles.consumers, tiles.dependencies))
-        for (int64_t p : deps)
-          if (!allProducers.contains(p))
-            return op->emitOpError("producer_dependency_per_consumer makes consumer ")
-                   << c << " of group " << g << " depend on tile " << p
-                   << ", which produces nothing";
-      for (int64_t p : tiles.producers)
-        if (llvm::none_of(tiles.dependencies,
-                          [&](auto& deps) { return llvm::is_contained(deps, p); }))
-          return op->emitOpError("producer ")
-                 << p << " of group " << g << " is received by no consumer";
-    }
-
-    // R8: consume and scatter deliver exactly one source to each consumer.
-    if (isa<InterTileConsumeOp>(op))
-      for (auto [c, deps] : llvm::zip(tiles.consumers, tiles.dependencies))
-        if (deps.size() != 1)
-          return op->emitOpError("consumer ")
-                 << c << " of group " << g << " receives from " << deps.size() << " producers "
-                 << formatList(deps)
-                 << "; each consumer needs exactly one source (name it with "
-                    "producer_dependency_per_consumer)";
-    if (isa<InterTileScatterOp>(op) && tiles.producers.size() != 1)
-      return op->emitOpError("group ")
-             << g << " has " << tiles.producers.size() << " producers "
-             << formatList(tiles.producers) << "; a scatter has exactly one per group";
-
-    // R13, R14: reductions deliver to producers only, to all of them or to one.
-    bool subsetRequired = isa<InterTileReduceOp, InterTileReduceScatterOp>(op);
-    if (subsetRequired)
-      for (int64_t c : tiles.consumers)
-        if (!isProducer(c))
-          return op->emitOpError("consumer ")
-                 << c << " of group " << g << " is not one of its producers "
-                 << formatList(tiles.producers) << "; consumers must be a subset of producers";
-    if (isa<InterTileReduceOp>(op) && tiles.consumers != tiles.producers &&
-        tiles.consumers.size() != 1)
-      return op->emitOpError("consumers ")
-             << formatList(tiles.consumers) << " of group " << g << " must be all of its producers "
-             << formatList(tiles.producers) << " (all-reduce) or a single tile (reduce)";
-    if (isa<InterTileAllToAllOp>(op) && tiles.consumers != tiles.producers)
-      return op->emitOpError("consumers ")
-             << formatList(tiles.consumers) << " of group " << g << " must equal its producers "
-             << formatList(tiles.producers) << " in an all-to-all";
-
-    // R5-R7: assembling ops need one producer count P and disjoint dependency sets.
-    int64_t producers = tiles.dependencies.front().size();
-    if (spec.placement == Placement::Concat || spec.placement == Placement::Permute) {
-      for (auto [c, deps] : llvm::zip(tiles.consumers, tiles.dependencies))
-        if (static_cast<int64_t>(deps.size()) != producers)
-          return op->emitOpError("consumers of group ")
-                 << g << " assemble from different numbers of producers (" << producers << " and "
-                 << deps.size() << " for consumer " << c << ")";
-      if (dependency)
-        for (unsigned a = 0; a < tiles.dependencies.size(); ++a)
-          for (unsigned b = 0; b < a; ++b)
-            for (int64_t p : tiles.dependencies[a])
-              if (llvm::is_contained(tiles.dependencies[b], p) &&
-                  tiles.dependencies[a] != tiles.dependencies[b])
-                return op->emitOpError("consumers ")
-                       << tiles.consumers[b] << " and " << tiles.consumers[a] << " of group " << g
-                       << " share producer " << p
-                       << " in different dependency sets; assembled sets must be disjoint";
-      if (uniformProducers && *uniformProducers != producers)
-        return op->emitOpError("groups assemble from different numbers of producers (")
-               << *uniformProducers << " and " << producers << " in group " << g << ")";
-      uniformProducers = producers;
-    }
-    if (failed(verifyResultExtents(op, spec, partials, splitDims, concatDims, g,
-                                   tiles.consumers.size(), producers)))
+  for (StringRef name : spec.dimAttrs)
+    if (failed(verifyDimensionList(
+            op, name, op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef(), partials)))
       return failure();
-  }
-  return success();
+  return verifyResultShapes(op, spec, partials, dimensionLists(op, spec).touched);
 }
 
 //===----------------------------------------------------------------------===//
