@@ -33,6 +33,9 @@ struct LaunchArgs {
   std::map<std::string, NpyArray> inputs; ///< host arrays by argument name
   std::map<std::string, int64_t> scalars; ///< scalar arguments by name
   TraceWriter* trace = nullptr;           ///< timeline of the device steps (optional)
+  /// Real scalars (a kernel's `%eps: f16`) by name, rounded to the scalar's type at launch;
+  /// a real scalar may also be given as an integer in `scalars`.
+  std::map<std::string, double> reals;
 };
 
 /// What a launch did, the same for every kind of device.

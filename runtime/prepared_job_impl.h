@@ -127,6 +127,7 @@ std::map<std::string, int64_t> PreparedJob<Chip>::bindScalars(const LaunchArgs& 
     values[name] = v;
     sources[name] = "--scalar " + name;
   }
+  bindRealScalars(job_.plan.scalars, args.reals, values, job_.plan.kernel);
   // Scalars that name tensor dimensions can be read off the inputs.
   for (const auto& a : job_.plan.args) {
     auto it = args.inputs.find(a.name);
@@ -196,6 +197,12 @@ PreparedJob<Chip>::symbolValues(const Bound& bound,
     case Kind::Scalar:
       values.push_back(scalars.at(ref->base));
       break;
+    case Kind::ScalarAsReal: {
+      ScalarArg as{ref->base};
+      as.real = ref->real;
+      values.push_back(realScalarBits(as, static_cast<double>(scalars.at(ref->base))));
+      break;
+    }
     case Kind::Buffer:
       values.push_back(static_cast<int64_t>(buffers_.at(ref->base)));
       break;

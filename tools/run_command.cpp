@@ -3,6 +3,7 @@
 #include "runtime/device.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/scalar_arg.h"
 #include "support/spyre_arch.h"
 #include "support/spyrecode/directory.h"
 #include "support/tpu_arch.h"
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <spdlog/spdlog.h>
 #include <string>
 #include <vector>
@@ -40,6 +42,7 @@ struct RunOptions {
 struct RunBindings {
   std::map<std::string, NpyArray> inputs;
   std::map<std::string, int64_t> scalars;
+  std::map<std::string, double> reals;            ///< --scalar values that are not integers
   std::map<std::string, std::string> outputFiles; ///< output name -> .npy path
 };
 
@@ -50,15 +53,16 @@ std::pair<std::string, std::string> splitAssignment(const std::string& s, const 
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
-int64_t parseInteger(const std::string& s, const std::string& text) {
+/// The integer `text` spells (decimal or 0x..), or nullopt.
+std::optional<int64_t> parseInteger(const std::string& text) {
   size_t pos = 0;
   long long v = 0;
   try {
     v = std::stoll(text, &pos, 0);
   } catch (...) {
-    pos = 0;
+    return std::nullopt;
   }
-  if (pos != text.size()) throw Error("--scalar " + s + ": '" + text + "' is not an integer");
+  if (pos != text.size()) return std::nullopt;
   return v;
 }
 
@@ -88,7 +92,7 @@ void addRunOptions(CLI::App& run, RunOptions& o, ChipKind kind) {
 }
 
 /// Parses --input (reading each .npy), --scalar and --output; a name given twice, a missing
-/// '=' or a non-integer scalar is an error naming the option.
+/// '=' or a scalar that is not a number is an error naming the option.
 RunBindings readBindings(const RunOptions& o) {
   RunBindings b;
   for (const auto& s : o.inputs) {
@@ -98,8 +102,14 @@ RunBindings readBindings(const RunOptions& o) {
   }
   for (const auto& s : o.scalars) {
     auto [name, text] = splitAssignment(s, "--scalar");
-    if (b.scalars.count(name)) throw Error("--scalar " + name + " given twice");
-    b.scalars[name] = parseInteger(s, text);
+    if (b.scalars.count(name) || b.reals.count(name))
+      throw Error("--scalar " + name + " given twice");
+    if (auto i = parseInteger(text))
+      b.scalars[name] = *i;
+    else if (auto r = parseReal(text))
+      b.reals[name] = *r; // a real scalar's value (the runtime rejects it for an integer one)
+    else
+      throw Error("--scalar " + s + ": '" + text + "' is not a number");
   }
   for (const auto& s : o.outputs) {
     auto [name, file] = splitAssignment(s, "--output");
@@ -171,7 +181,7 @@ int run(const char* tool, ChipKind kind, const RunOptions& o) {
   checkOutputs(info, bindings, o.timingOnly);
   spdlog::info("prepared {} on {}", info.kernel, device->name());
 
-  runtime::LaunchArgs args{bindings.inputs, bindings.scalars, nullptr};
+  runtime::LaunchArgs args{bindings.inputs, bindings.scalars, nullptr, bindings.reals};
   std::unique_ptr<TraceWriter> trace =
       o.trace.empty() ? nullptr : std::make_unique<TraceWriter>(o.traceLimit);
   std::vector<double> cycles;

@@ -3,7 +3,8 @@
 // Part of chipless.
 //
 //   spyre-compile KERNEL.mlir [--entry FUNC] [--arch FILE] [--set k=v ...]
-//                 [--const NAME=VALUE ...] [--grid N,...] -o DIR [--dump-dir DIR]
+//                 [--const NAME=VALUE ...] [--bound NAME=[MIN..]MAX[/G] ...] [--grid N,...]
+//                 -o DIR [--dump-dir DIR]
 //
 // Parses the KTIR kernel, runs the Dataflow Scheduler (dataflow/Scheduler/Scheduler.h)
 // and the SpyreCode emitter, and writes the SpyreCode directory (job.plan + init.bin) to
@@ -27,6 +28,7 @@
 #include "mlir/Support/ToolUtilities.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/scalar_arg.h"
 #include "support/spyrecode/directory.h"
 #include "support/spyrecode/disassembler.h"
 
@@ -57,8 +59,14 @@ static cl::opt<std::string> archFile("arch",
                                      cl::value_desc("FILE"), cl::cat(category));
 static cl::list<std::string> sets("set", cl::desc("override one architecture parameter"),
                                   cl::value_desc("key.path=value"), cl::cat(category));
-static cl::list<std::string> constants("const", cl::desc("fix an integer argument at compile time"),
+static cl::list<std::string> constants("const",
+                                       cl::desc("fix an integer or float argument at compile time"),
                                        cl::value_desc("NAME=VALUE"), cl::cat(category));
+static cl::list<std::string>
+    bounds("bound",
+           cl::desc("leave an integer argument symbolic, with the values it may take at launch: "
+                    "MAX, MIN..MAX, optionally /MULTIPLE (e.g. n=4194304/4096)"),
+           cl::value_desc("NAME=BOUNDS"), cl::cat(category));
 static cl::list<int64_t>
     grid("grid", cl::desc("override the kernel's grid (without one it runs on one tile)"),
          cl::value_desc("N[,M...]"), cl::CommaSeparated, cl::cat(category));
@@ -93,14 +101,31 @@ int main(int argc, char** argv) {
     for (const std::string& c : constants) {
       size_t eq = c.find('=');
       if (eq == std::string::npos || eq == 0) throw Error("--const " + c + ": expected NAME=VALUE");
+      const std::string name = c.substr(0, eq), text = c.substr(eq + 1);
+      if (options.constants.count(name) || options.realConstants.count(name))
+        throw Error("--const " + name + " given twice");
       try {
         size_t used = 0;
-        int64_t v = std::stoll(c.substr(eq + 1), &used, 0);
-        if (used != c.size() - eq - 1) throw std::invalid_argument("trailing text");
-        options.constants[c.substr(0, eq)] = v;
+        int64_t v = std::stoll(text, &used, 0);
+        if (used != text.size()) throw std::invalid_argument("trailing text");
+        options.constants[name] = v;
       } catch (const std::exception&) {
-        throw Error("--const " + c + ": the value is not an integer");
+        // Not an integer: a real number fixes a float argument (`--const eps=1e-5`).
+        auto r = chipless::parseReal(text);
+        if (!r) throw Error("--const " + c + ": the value is not a number");
+        options.realConstants[name] = *r;
       }
+    }
+    for (const std::string& b : bounds) {
+      size_t eq = b.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw Error("--bound " + b + ": expected NAME=BOUNDS");
+      const std::string name = b.substr(0, eq);
+      std::string why;
+      auto parsed = chipless::dataflow::parseArgumentBounds(b.substr(eq + 1), why);
+      if (!parsed) throw Error("--bound " + b + ": " + why);
+      if (!options.bounds.emplace(name, *parsed).second)
+        throw Error("--bound " + name + " given twice");
     }
     // Every file of a compile (the program directory and the stage dumps) is written only
     // when the whole compile succeeded: the dumps are kept until then.

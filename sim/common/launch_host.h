@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -48,6 +49,14 @@ public:
   Arbiter& arbiter() { return arbiter_; }
   /// The value bound to symbol `index` for the running launch.
   int64_t symbolValue(int index) const { return (*symbols_)[index]; }
+  /// The value of a float operand: its constant, or the real scalar its symbol is bound to
+  /// (both hold the bits of an IEEE double).
+  double floatOperand(int64_t imm, int32_t sym) const {
+    const int64_t bits = sym >= 0 ? symbolValue(sym) : imm;
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+  }
   /// Notified when a launch after the first starts (threads wait on it between launches).
   sc_core::sc_event& launchEvent() { return launchEvent_; }
   /// Notified when the launch is being aborted; every wait of a thread includes it.

@@ -45,13 +45,31 @@ uint32_t* ComputeUnit::reg(int64_t port) {
 void ComputeUnit::executeUnitOp(const Instruction& ins) {
   if (ins.op == Opcode::PtMm) return matmul(ins);
   if (ins.op == Opcode::SfuSplat) return splat(ins);
+  if (ins.op == Opcode::SfuLaneMask) return laneMask(ins);
   sfu(ins);
+}
+
+void ComputeUnit::laneMask(const Instruction& ins) {
+  uint32_t* r = reg(ins.operands[0].imm);
+  const int64_t below = arg(ins, 1);
+  const int lanes = lanesOf(*ins.dtype, stickBytes());
+  if (below < 0 || below > lanes)
+    fault("lanes = " + std::to_string(below) + " outside 0.." + std::to_string(lanes));
+  uint32_t one;
+  if (*ins.dtype == DType::I32) {
+    one = 1;
+  } else {
+    const float f = 1.0f;
+    std::memcpy(&one, &f, 4);
+  }
+  std::fill(r, r + lanesMax_, 0u);
+  std::fill(r, r + below, one);
+  local_ += 1;
 }
 
 void ComputeUnit::splat(const Instruction& ins) {
   uint32_t* r = reg(ins.operands[0].imm);
-  double v;
-  std::memcpy(&v, &ins.operands[1].imm, sizeof v);
+  const double v = chip_.floatOperand(ins.operands[1].imm, ins.operands[1].sym);
   uint32_t bits;
   if (*ins.dtype == DType::I32) {
     bits = static_cast<uint32_t>(static_cast<int32_t>(v));
@@ -107,7 +125,8 @@ void ComputeUnit::sfu(const Instruction& ins) {
   const Cycles latency = isTranscendental(ins.op) ? chip_.arch().sfu.transcendental_latency_cycles
                                                   : chip_.arch().sfu.latency_cycles;
   const int64_t stick = stickBytes();
-  auto work = [&](int64_t, int64_t count, uint8_t* const* in, uint8_t* const* out) {
+  const bool laneBroadcast = ins.op == Opcode::SfuLaneBcast;
+  auto work = [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const* out) {
     const uint32_t* src[3] = {nullptr, nullptr, nullptr};
     for (int64_t it = 0; it < count; ++it) {
       for (size_t k = 0; k < nsrc; ++k) {
@@ -123,7 +142,9 @@ void ComputeUnit::sfu(const Instruction& ins) {
         applyAccumulate(ins.op, dt, lanes, src[0], dstReg);
         continue;
       }
-      if (laneReduce)
+      if (laneBroadcast)
+        std::fill(res, res + lanes, src[0][(first + it) % lanes]);
+      else if (laneReduce)
         applyLaneReduce(ins.op, dt, lanes, src[0], res);
       else
         applyElementwise(ins.op, dt, lanes, src[0], src[1], src[2], res);
@@ -154,12 +175,13 @@ void ComputeUnit::matmul(const Instruction& ins) {
   if (m <= 0 || k <= 0 || n <= 0)
     fault("tile " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) +
           " must have positive sizes");
-  if (k % eps != 0 || n % eps != 0)
-    fault("k = " + std::to_string(k) + " and n = " + std::to_string(n) +
-          " must be multiples of the " + std::to_string(eps) + " elements in a stick");
-  if (m * n * 4 > arch.pt.accumulator_bytes)
+  // k and n need not be whole sticks: rows stream whole sticks, the array ignores A's lanes
+  // past k and leaves the result's lanes past n zero (it works on the whole sticks).
+  const int64_t kSticks = (k + eps - 1) / eps, rowSticks = (n + eps - 1) / eps;
+  const int64_t np = rowSticks * eps; // the weights' and accumulators' row width
+  if (m * np * 4 > arch.pt.accumulator_bytes)
     fault("an " + std::to_string(m) + "x" + std::to_string(n) + " fp32 tile needs " +
-          std::to_string(m * n * 4) + " bytes of accumulators; the PT array has " +
+          std::to_string(m * np * 4) + " bytes of accumulators; the PT array has " +
           std::to_string(arch.pt.accumulator_bytes) + " (pt.accumulator_bytes)");
   if (accumulate && (accM_ != m || accN_ != n))
     fault("acc=1 but the accumulators hold a " + std::to_string(accM_) + "x" +
@@ -175,8 +197,8 @@ void ComputeUnit::matmul(const Instruction& ins) {
   const Fp16Format fmt = chip_.fp16Format();
   const bool fn = functional();
   if (fn) {
-    weights_.resize(static_cast<size_t>(k * n));
-    if (!accumulate) acc_.assign(static_cast<size_t>(m * n), 0.0f);
+    weights_.resize(static_cast<size_t>(k * np));
+    if (!accumulate) acc_.assign(static_cast<size_t>(m * np), 0.0f);
   }
   accM_ = m;
   accN_ = n;
@@ -184,7 +206,6 @@ void ComputeUnit::matmul(const Instruction& ins) {
 
   // 1. Weights (B, k x n) enter the array's idle weight buffer and stay; this may overlap
   //    the previous tile's streaming.
-  const int64_t rowSticks = n / eps;
   const int buffer = tile_++ % 2;
   const Cycles issued = local_;
   local_ = std::min(issued, std::max({weightsPortFree_, streamEnd_[buffer], lastStreamStart_}));
@@ -194,13 +215,14 @@ void ComputeUnit::matmul(const Instruction& ins) {
                for (int64_t s = 0; s < count; ++s) {
                  int64_t idx = first + s, r = idx / rowSticks, c = idx % rowSticks;
                  decodeStick(inType, fmt, in[0] + s * stick, lanes.data(), static_cast<int>(eps));
-                 float* w = weights_.data() + r * n + c * eps;
+                 float* w = weights_.data() + r * np + c * eps;
                  std::memcpy(w, lanes.data(), static_cast<size_t>(eps) * 4);
                }
              });
   // 2. Activations (A, m x k) stream through; the array does rows*cols*macs MACs a cycle.
-  const int64_t kSticks = k / eps;
-  const double macs = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+  // The array works on whole sticks of k and n.
+  const double macs =
+      static_cast<double>(m) * static_cast<double>(kSticks * eps) * static_cast<double>(np);
   const double perCycle =
       static_cast<double>(arch.pt.rows) * arch.pt.cols * arch.pt.macs_per_pe_fp16;
   const Cycles computeCycles = std::ceil(macs / perCycle);
@@ -213,12 +235,13 @@ void ComputeUnit::matmul(const Instruction& ins) {
            for (int64_t s = 0; s < count; ++s) {
              int64_t idx = first + s, row = idx / kSticks, chunk = idx % kSticks;
              decodeStick(inType, fmt, in[0] + s * stick, lanes.data(), static_cast<int>(eps));
-             float* accRow = acc_.data() + row * n;
-             for (int64_t kk = 0; kk < eps; ++kk) {
+             float* accRow = acc_.data() + row * np;
+             const int64_t valid = std::min(eps, k - chunk * eps); // lanes past k: ignored
+             for (int64_t kk = 0; kk < valid; ++kk) {
                float av;
                std::memcpy(&av, &lanes[static_cast<size_t>(kk)], 4);
                if (av == 0.0f) continue;
-               const float* w = weights_.data() + (chunk * eps + kk) * n;
+               const float* w = weights_.data() + (chunk * eps + kk) * np;
                for (int64_t j = 0; j < n; ++j) accRow[j] += av * w[j];
              }
            }
@@ -228,13 +251,16 @@ void ComputeUnit::matmul(const Instruction& ins) {
   streamEnd_[buffer] = local_;
   // 3. Results drain out of the array after its pipeline latency.
   if (emit) {
-    const int64_t outRowSticks = n / epsOut;
+    const int64_t outRowSticks = (n + epsOut - 1) / epsOut;
     stream(m * outRowSticks, 1.0, arch.pt.latency_cycles, {}, {{out, 1}},
            [&](int64_t first, int64_t count, uint8_t* const*, uint8_t* const* o) {
              for (int64_t s = 0; s < count; ++s) {
                int64_t idx = first + s, row = idx / outRowSticks, c = idx % outRowSticks;
-               const float* src = acc_.data() + row * n + c * epsOut;
-               std::memcpy(lanes.data(), src, static_cast<size_t>(epsOut) * 4);
+               const float* src = acc_.data() + row * np + c * epsOut;
+               // Lanes past n: zero (np >= n; the accumulators' lanes past np do not exist).
+               const int64_t have = std::max<int64_t>(0, std::min(epsOut, np - c * epsOut));
+               std::memcpy(lanes.data(), src, static_cast<size_t>(have) * 4);
+               std::fill(lanes.begin() + have, lanes.begin() + epsOut, 0u);
                encodeStick(outType, fmt, lanes.data(), o[0] + s * stick, static_cast<int>(epsOut));
              }
            });

@@ -23,6 +23,8 @@ protected:
 private:
   void sfu(const spyrecode::Instruction& ins);
   void splat(const spyrecode::Instruction& ins);
+  /// sfu.lane.mask: 1 in the lanes below a count, 0 in the others.
+  void laneMask(const spyrecode::Instruction& ins);
   void matmul(const spyrecode::Instruction& ins);
   /// SFU register `port` (a v<N> port value), or a fault.
   uint32_t* reg(int64_t port);

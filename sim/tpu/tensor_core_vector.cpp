@@ -111,7 +111,7 @@ void TensorCore::vectorAlu(const Op& op) {
     if (info.operands[k].kind == OperandKind::VReg) src[nsrc++] = vregIndex(op, k, n);
   double scalar = 0;
   if (op.op == Opcode::VSplat)
-    std::memcpy(&scalar, &op.operands[1].imm, sizeof scalar);
+    scalar = system_.floatOperand(op.operands[1].imm, op.operands[1].sym);
   else if (op.op == Opcode::VBcast)
     scalar = static_cast<double>(arg(op, 1));
 

@@ -383,6 +383,19 @@ private:
       pendingLabels_.push_back({job_.binary.programs.size() - 1, pc, op, index, text, line_});
       return o;
     case OperandKind::Float: {
+      if (!text.empty() && text[0] == '@') {
+        // A real scalar bound at launch (checkSymbols checks what the symbol names).
+        const std::string name = text.substr(1);
+        const size_t dot = name.find('.'); // N.f16: an integer scalar as a float
+        if (!asmtext::isName(name.substr(0, dot)) ||
+            (dot != std::string::npos && !asmtext::isName(name.substr(dot + 1))))
+          fail(what + ": expected a number or @scalar, got '" + text + "'");
+        o.sym = symbol(name, what);
+        if (!isRealScalar(name))
+          fail(what + ": '@" + name + "' is not a real scalar (declare it with .scalar " + name +
+               " type=f16, bf16 or f32, or write an integer scalar N as @N.f32)");
+        return o;
+      }
       double v;
       if (text == "inf" || text == "+inf")
         v = INFINITY;
@@ -394,7 +407,7 @@ private:
         char* end = nullptr;
         v = std::strtod(text.c_str(), &end);
         if (text.empty() || end == text.c_str() || *end != '\0')
-          fail(what + ": expected a number, got '" + text + "'");
+          fail(what + ": expected a number or @scalar, got '" + text + "'");
       }
       std::memcpy(&o.imm, &v, sizeof v);
       return o;
@@ -413,11 +426,26 @@ private:
     case OperandKind::Expr:
       return AsmSource::expression<Operand>(
           text, what, [](const std::string& t, int& r) { return Chip::registers().parse(t, r); },
-          [this](const std::string& n, const std::string& w) { return symbol(n, w); });
+          [this](const std::string& n, const std::string& w) {
+            if (isRealScalar(n))
+              fail(w + ": '@" + n + "' is a real scalar; only a float operand can take it");
+            return symbol(n, w);
+          });
     case OperandKind::Hidden:
       fail(what + " is set by the assembler");
     }
     return o;
+  }
+
+  /// Whether `name` is a real value: a scalar declared with a float type, or an integer
+  /// scalar as a float (N.f32).
+  bool isRealScalar(const std::string& name) const {
+    std::string why;
+    auto ref = resolveSymbol(job_.plan, name, Chip::kDimLetters, why);
+    if (ref && ref->kind == SymbolRef::Kind::ScalarAsReal) return true;
+    for (const auto& sc : job_.plan.scalars)
+      if (sc.name == name) return sc.real.has_value();
+    return false;
   }
 
   /// Interns `@name` after checking what it names.

@@ -148,9 +148,19 @@ ScalarArg AsmSource::scalarDirective(const std::string& rest) {
   while (in >> item) {
     size_t eq = item.find('=');
     std::string key = item.substr(0, eq);
-    if (eq == std::string::npos || (key != "multiple_of" && key != "min" && key != "max"))
-      fail(".scalar " + s.name + ": expected multiple_of=, min= or max=, got '" + item + "'");
+    if (eq == std::string::npos ||
+        (key != "multiple_of" && key != "min" && key != "max" && key != "type"))
+      fail(".scalar " + s.name + ": expected multiple_of=, min=, max= or type=, got '" + item +
+           "'");
     if (!seen.insert(key).second) fail(".scalar " + s.name + ": " + key + " given twice");
+    if (key == "type") {
+      auto t = parseDType(item.substr(eq + 1));
+      if (!t || !isFloatType(*t))
+        fail(".scalar " + s.name + ": type= takes f16, bf16 or f32 (a real scalar), got '" +
+             item.substr(eq + 1) + "'");
+      s.real = t;
+      continue;
+    }
     int64_t v = constantExpr(item.substr(eq + 1), ".scalar " + key);
     if (key == "multiple_of")
       s.multipleOf = v;

@@ -66,8 +66,9 @@ public:
   void declare(const std::string& name);
   bool isDeclared(const std::string& name) const { return declared_.count(name) != 0; }
 
-  /// `.scalar NAME [multiple_of=G] [min=A] [max=B]` (the text after the directive; values
-  /// are constant expressions); declares NAME.
+  /// `.scalar NAME [multiple_of=G] [min=A] [max=B]` or `.scalar NAME type=f16|bf16|f32` (a
+  /// real scalar) (the text after the directive; values are constant expressions);
+  /// declares NAME.
   ScalarArg scalarDirective(const std::string& rest);
 
   /// A scalar used as a tensor dimension: must be declared by the end of the file.
@@ -76,9 +77,11 @@ public:
   template <typename ScalarList>
   void checkScalarDims(const ScalarList& scalars) const {
     for (const auto& [name, line] : pendingScalarDims_) {
-      bool ok = false;
-      for (const auto& s : scalars) ok |= s.name == name;
+      bool ok = false, real = false;
+      for (const auto& s : scalars)
+        if (s.name == name) ok = true, real = s.real.has_value();
       if (!ok) fail("dimension '" + name + "' is not a declared .scalar", line);
+      if (real) fail("dimension '" + name + "' is a real scalar and cannot size a tensor", line);
     }
   }
 

@@ -103,8 +103,12 @@ typename Chip::Op readOp(ByteReader& r, const std::string& at, const typename Ch
       r.fail(opnd + " uses register " + std::to_string(o.reg));
     if (decl.kind == OperandKind::Reg && (o.reg < 0 || o.reg >= regs.general))
       r.fail(opnd + " must name " + regs.generalText());
-    if (isConstantKind(decl.kind) && (o.reg != -1 || o.sym != -1))
-      r.fail(opnd + " is a constant but carries a register or symbol");
+    if (!mayCarryRegister(decl.kind) && o.reg != -1)
+      r.fail(opnd + " is a constant but carries a register");
+    if (!mayCarrySymbol(decl.kind) && o.sym != -1)
+      r.fail(opnd + " is a constant but carries a symbol");
+    if (decl.kind == OperandKind::Float && o.sym != -1 && o.imm != 0)
+      r.fail(opnd + " is bound to a symbol but also carries a constant");
     if (o.sym < -1 || o.sym >= static_cast<int32_t>(symbols))
       r.fail(opnd + " refers to symbol " + std::to_string(o.sym) + " of " +
              std::to_string(symbols));

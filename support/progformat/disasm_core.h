@@ -34,6 +34,7 @@ std::string formatOperand(const typename Chip::JobBinary& bin, const OperandDecl
   case OperandKind::Label:
     return "L" + std::to_string(o.imm);
   case OperandKind::Float:
+    if (o.sym >= 0) return "@" + bin.symbols[o.sym];
     return asmtext::formatFloatBits(o.imm);
   case OperandKind::Enum:
     return o.imm >= 0 && o.imm < static_cast<int64_t>(decl.choices.size()) ? decl.choices[o.imm]

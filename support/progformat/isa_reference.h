@@ -172,7 +172,7 @@ std::string kindOf(const Words<Info>& words, const OperandDecl& d) {
   case OperandKind::Label:
     return "label";
   case OperandKind::Float:
-    return "float";
+    return "float (a number, or `@name` of a real scalar)";
   case OperandKind::Enum: {
     std::string s = "one of";
     for (size_t i = 0; i < d.choices.size(); ++i)

@@ -17,15 +17,43 @@
 
 namespace chipless::progformat {
 
-/// Checks every symbol of the job's binary against its plan; `binaryName` and `planName`
-/// are used in messages.
+/// Checks every symbol of the job's binary against its plan, and how each is used: a
+/// float operand's symbol must be a real scalar (its value is the bits of a double) and an
+/// integer expression's must not be. `binaryName` and `planName` are used in messages.
 template <typename Chip>
 void checkSymbols(const typename Chip::Job& job, const std::string& binaryName,
                   const std::string& planName) {
+  std::vector<bool> real;
   for (const auto& name : job.binary.symbols) {
     std::string why;
-    if (!resolveSymbol(job.plan, name, Chip::kDimLetters, why))
+    auto ref = resolveSymbol(job.plan, name, Chip::kDimLetters, why);
+    if (!ref)
       throw Error(located(binaryName, 0, "symbol '@" + name + "' of " + planName + ": " + why));
+    bool isReal = ref->kind == SymbolRef::Kind::ScalarAsReal;
+    if (ref->kind == SymbolRef::Kind::Scalar)
+      for (const auto& sc : job.plan.scalars) isReal |= sc.name == name && sc.real.has_value();
+    real.push_back(isReal);
+  }
+  for (size_t pi = 0; pi < job.binary.programs.size(); ++pi) {
+    const auto& p = job.binary.programs[pi];
+    const auto& steps = Chip::steps(p);
+    for (size_t pc = 0; pc < steps.size(); ++pc)
+      for (const auto& op : Chip::ops(steps[pc])) {
+        const auto& info = Chip::table()[op.op];
+        for (size_t k = 0; k < op.operands.size() && k < info.operands.size(); ++k) {
+          const int32_t sym = op.operands[k].sym;
+          if (sym < 0 || static_cast<size_t>(sym) >= real.size()) continue;
+          const bool wantReal = info.operands[k].kind == OperandKind::Float;
+          if (wantReal == real[static_cast<size_t>(sym)]) continue;
+          const std::string name = job.binary.symbols[static_cast<size_t>(sym)];
+          throw Error(Chip::location(binaryName + ": program " + std::to_string(pi), p, pc) + ": " +
+                      info.mnemonic + " operand '" + info.operands[k].name + "' uses '@" + name +
+                      "', which " +
+                      (wantReal ? "is not a real scalar (a float operand takes a constant or a "
+                                  "scalar declared with type=f16, bf16 or f32)"
+                                : "is a real scalar (only a float operand can take it)"));
+        }
+      }
   }
 }
 

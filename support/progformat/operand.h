@@ -32,15 +32,19 @@ enum class OperandKind : uint8_t {
   Port,  ///< SpyreCode compute operand: in0.., out0.., v0.. (SFU register) or none
   VReg,  ///< TPU vector register v0..; the value is its number
   Label, ///< branch target; the value is a program counter (SpyreCode) or bundle index (TPU)
-  Float, ///< floating-point immediate (stored as IEEE double bits)
+  Float, ///< floating-point immediate (IEEE double bits), or a real scalar's symbol (@eps)
   Enum,  ///< one of a fixed list of words; the value is its index
   Hidden ///< filled in by the assembler (loop pairing); never written in assembly
 };
 
-/// Whether an operand of this kind is a plain constant: only Reg and Expr operands may
-/// carry a register or a symbol.
-inline bool isConstantKind(OperandKind k) {
-  return k != OperandKind::Reg && k != OperandKind::Expr;
+/// Whether an operand of this kind may name a register: Reg and Expr operands.
+inline bool mayCarryRegister(OperandKind k) {
+  return k == OperandKind::Reg || k == OperandKind::Expr;
+}
+/// Whether an operand of this kind may name a launch symbol: Expr operands, and Float
+/// operands bound to a real scalar (the symbol's value is then the bits of a double).
+inline bool mayCarrySymbol(OperandKind k) {
+  return k == OperandKind::Expr || k == OperandKind::Float;
 }
 
 /// One operand of an opcode: its keyword name, kind and default (if it may be omitted).

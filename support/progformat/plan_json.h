@@ -117,12 +117,17 @@ typename Chip::JobPlan parsePlan(const std::string& text, const std::string& pat
     const auto& a = plan.args[i];
     for (size_t d = 0; d < a.shape.size(); ++d)
       if (auto* s = std::get_if<std::string>(&a.shape[d])) {
-        bool found = false;
-        for (const auto& sc : plan.scalars) found |= sc.name == *s;
+        const ScalarArg* found = nullptr;
+        for (const auto& sc : plan.scalars)
+          if (sc.name == *s) found = &sc;
         if (!found)
           throw Error(located(path, 0,
                               indexedField("arguments", i) + ".shape[" + std::to_string(d) +
                                   "]: '" + *s + "' is not a declared scalar"));
+        if (found->real)
+          throw Error(located(path, 0,
+                              indexedField("arguments", i) + ".shape[" + std::to_string(d) +
+                                  "]: '" + *s + "' is a real scalar and cannot size a tensor"));
       }
   }
   Chip::readPlanFields(r, path, plan);

@@ -1,8 +1,12 @@
 #pragma once
 /// What the symbols of a job binary may name, on both chips: a tensor argument (its device
 /// address), one of its dimensions (ARG.dK) or, on chips that pad tensors, a padded
-/// dimension (ARG.pK), a scalar or a buffer. The assembler checks every `@name` it interns
-/// against the plan, and readJob every symbol of a binary it loads, with this one rule.
+/// dimension (ARG.pK), a scalar, an integer scalar converted to a float type (N.f16,
+/// N.bf16, N.f32: a kernel's `arith.sitofp` of a launch scalar) or a buffer. The assembler
+/// checks every `@name` it interns against the plan, and readJob every symbol of a binary
+/// it loads, with this one rule.
+#include "support/dtype.h"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,9 +15,10 @@ namespace chipless::progformat {
 
 /// What a symbol name refers to.
 struct SymbolRef {
-  enum class Kind { Address, Dim, PaddedDim, Scalar, Buffer } kind = Kind::Address;
-  std::string base; ///< argument, scalar or buffer name
-  int dim = 0;      ///< for Dim and PaddedDim
+  enum class Kind { Address, Dim, PaddedDim, Scalar, ScalarAsReal, Buffer } kind = Kind::Address;
+  std::string base;        ///< argument, scalar or buffer name
+  int dim = 0;             ///< for Dim and PaddedDim
+  DType real = DType::F32; ///< for ScalarAsReal: the float type the integer is rounded to
 };
 
 /// Splits "d3" / "p0" into its letter (one of `letters`) and index; false when malformed.
@@ -35,7 +40,20 @@ std::optional<SymbolRef> resolveSymbol(const Plan& plan, const std::string& name
   if (dot != std::string::npos) {
     const auto* a = plan.findArg(ref.base);
     if (!a) {
-      why = "'" + ref.base + "' is not a tensor argument";
+      // An integer scalar as a float: N.f16, N.bf16, N.f32.
+      for (const auto& s : plan.scalars)
+        if (s.name == ref.base && !s.real) {
+          auto t = parseDType(name.substr(dot + 1));
+          if (!t || !isFloatType(*t)) {
+            why = "'" + ref.base + "' is not a tensor argument (it is a scalar: " + ref.base +
+                  ".f16, " + ref.base + ".bf16 or " + ref.base + ".f32 is its value as a float)";
+            return std::nullopt;
+          }
+          ref.kind = SymbolRef::Kind::ScalarAsReal;
+          ref.real = *t;
+          return ref;
+        }
+      why = "'" + ref.base + "' is not a tensor argument or an integer scalar";
       return std::nullopt;
     }
     char letter;

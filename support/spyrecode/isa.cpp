@@ -176,11 +176,13 @@ std::vector<OpcodeInfo> buildTable() {
        req("b", K::Port), opt("dst", K::Port, kPortNone), opt("acc", K::Expr, 0),
        opt("emit", K::Expr, 1), choice("out", {"f16", "bf16", "f32"}, 0)},
       0,
-      "matmul tile on the PT array: load B (k x n, row-major, n/stick sticks per "
-      "row) from FIFO b as stationary weights, stream A (m x k, k/stick sticks per "
-      "row) from FIFO a, accumulate in fp32 (acc=1 adds to the previous tile's "
-      "accumulators, acc=0 starts from zero); emit=1 pushes the m x n result to "
-      "dst in element type `out`");
+      "matmul tile on the PT array: load B (k x n, row-major, ceil(n/stick) sticks "
+      "per row) from FIFO b as stationary weights, stream A (m x k, ceil(k/stick) "
+      "sticks per row) from FIFO a, accumulate in fp32 (acc=1 adds to the previous "
+      "tile's accumulators, acc=0 starts from zero); emit=1 pushes the m x n result "
+      "to dst in element type `out`, ceil(n/stick) sticks per row. k and n need not "
+      "be whole sticks: A's lanes past k are ignored and the result's lanes past n "
+      "are zero (the array works on whole sticks, and takes their time)");
 
   // Appended opcodes: their numbers follow the table above.
   add(Opcode::DmaLoadB, "dma.loadb", bit(Unit::DmaIn), DtypeRule::None, 0, dma, 0,
@@ -198,6 +200,13 @@ std::vector<OpcodeInfo> buildTable() {
       "rd = the element of type T at scratchpad byte address addr (a multiple of the "
       "element size), sign-extended: how an engine reads an index that the "
       "kernel computed or loaded (gather and scatter addresses)");
+  sfu(Opcode::SfuLaneBcast, "sfu.lane.bcast", sfuUnary(), kNumeric,
+      "for each of n result sticks i: lane i mod lanes of a, in every lane (a register: "
+      "one element per result stick, how a vector of per-row values is broadcast along "
+      "the rows)");
+  sfu(Opcode::SfuLaneMask, "sfu.lane.mask", {req("dst", K::Port), req("lanes", K::Expr)}, kNumeric,
+      "register dst = 1 in the lanes below `lanes`, 0 in the others (with sfu.select: "
+      "writing the lanes past a row's last element)");
   return t;
 }
 

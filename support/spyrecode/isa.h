@@ -84,9 +84,11 @@ enum class Opcode : uint16_t {
   // compute unit: PT array
   PtMm,
   // appended later (numbers of the opcodes above stay fixed)
-  DmaLoadB,  ///< dma.loadb: byte-granular dma.load (any size, alignment and stride)
-  DmaStoreB, ///< dma.storeb: byte-granular dma.store
-  LdScalar,  ///< ld.scalar: read one scratchpad element into a register (every engine)
+  DmaLoadB,     ///< dma.loadb: byte-granular dma.load (any size, alignment and stride)
+  DmaStoreB,    ///< dma.storeb: byte-granular dma.store
+  LdScalar,     ///< ld.scalar: read one scratchpad element into a register (every engine)
+  SfuLaneBcast, ///< sfu.lane.bcast: lane i of a stick, in every lane of result stick i
+  SfuLaneMask,  ///< sfu.lane.mask: a register of 1 in the first lanes, 0 in the others
   Count
 };
 

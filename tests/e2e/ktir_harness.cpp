@@ -84,6 +84,7 @@ KtirRun launchKtir(const KtirCase& c, const fs::path& work) {
   runtime::LaunchArgs args;
   args.inputs = std::move(inputs);
   args.scalars = c.scalars;
+  args.reals = c.reals;
   args.trace = c.trace ? &trace : nullptr;
   runtime::LaunchReport out = prepared.launch(args);
   run.ok = true;

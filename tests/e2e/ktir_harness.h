@@ -30,6 +30,7 @@ struct KtirCase {
   std::function<Expected(const Tensors&)> reference; ///< expected outputs
   double rtol = 1e-2, atol = 1e-3;                   ///< |got - ref| <= atol + rtol*|ref|
   std::map<std::string, int64_t> scalars;            ///< launch scalars
+  std::map<std::string, double> reals;               ///< real launch scalars (`%eps: f16`)
   std::set<std::string> zeros; ///< inputs that start as zeros (huge ones: `inputs` fills them)
   /// Instead of `reference`: checks the outputs itself (outputs too large to expand).
   std::function<void(const Tensors& inputs, const Tensors& outputs)> verify;

@@ -1,11 +1,15 @@
 // The kernel classes ktir-cpu's examples bring (bench/ktir-cpu/PEER.md), each from a kernel
 // of our own of the same shape under tests/e2e/kernels, run end to end and checked against
-// an fp32 reference: i64 index tensors, strided reduce groups written inline with `>=`.
+// an fp32 reference: i64 index tensors, strided reduce groups written inline with `>=`,
+// float scalars bound at launch, per-row vector broadcasts, matmuls and reductions on
+// rows that are not whole sticks.
 #include "support/error.h"
 #include "support/numerics.h"
+#include "support/spyrecode/directory.h"
 #include "tests/e2e/kernel_harness.h"
 #include "tests/e2e/ktir_harness.h"
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -83,6 +87,125 @@ TEST(KtirPeerKernels, StridedReduceGroupsWrittenInline) {
                return Expected{{"out", out}};
              }};
   c.rtol = c.atol = 0;
+  KtirRun r = runKtirCase(testKernelsDir(), c, testWorkDir());
+  EXPECT_TRUE(r.ok);
+}
+
+/// Y[r, :] = X[r, :] * rsqrt(sum(X[r, :]^2) / 1024 + eps), with the kernel's f16 steps.
+Expected rmsnormReference(const Tensors& t, double eps) {
+  std::vector<float> x = floats(t.at("X")), y(64 * 1024);
+  auto h = [](double v) { return halfToFloat(floatToHalf(static_cast<float>(v))); };
+  const float e = h(eps);
+  for (size_t r = 0; r < 64; ++r) {
+    double ssq = 0;
+    for (size_t k = 0; k < 1024; ++k) ssq += h(x[r * 1024 + k] * x[r * 1024 + k]);
+    const float rstd = h(1 / std::sqrt(h(h(h(ssq) * h(1.0 / 1024)) + e)));
+    for (size_t k = 0; k < 1024; ++k) y[r * 1024 + k] = h(x[r * 1024 + k] * rstd);
+  }
+  return {{"Y", y}};
+}
+
+TEST(KtirPeerKernels, F16ScalarBoundAtLaunch) {
+  // eps is a launch scalar of the plan (type f16); two launches of one program with two
+  // values give two results, each matching its reference.
+  fs::path work = testWorkDir();
+  ASSERT_TRUE(
+      compileKtir(testKernelsDir(), KtirCase{"rmsnorm_eps.mlir", {}, nullptr, nullptr}, work));
+  for (double eps : {1e-5, 0.25}) {
+    KtirCase c{"rmsnorm_eps.mlir", {}, nullptr, [eps](const Tensors& t) {
+                 return rmsnormReference(t, eps);
+               }};
+    c.reals = {{"eps", eps}};
+    c.rtol = 2e-2;
+    EXPECT_TRUE(launchKtir(c, work).ok);
+  }
+  spyrecode::Job job = spyrecode::readJob((work / "job" / "job.plan").string());
+  ASSERT_EQ(job.plan.scalars.size(), 1u);
+  EXPECT_EQ(job.plan.scalars[0].name, "eps");
+  EXPECT_EQ(job.plan.scalars[0].real, DType::F16);
+}
+
+TEST(KtirPeerKernels, F32ScalarsInElementwiseOpsAndGenericBodies) {
+  KtirCase c{"scale_shift_f32.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> x = floats(t.at("X")), y(x.size());
+               for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] * 0.125f + -3.5f;
+               return Expected{{"Y", y}};
+             }};
+  c.reals = {{"scale", 0.125}, {"shift", -3.5}};
+  c.rtol = 1e-6;
+  c.atol = 1e-6;
+  KtirRun r = runKtirCase(testKernelsDir(), c, testWorkDir());
+  EXPECT_TRUE(r.ok);
+}
+
+TEST(KtirPeerKernels, FloatScalarFixedWithConst) {
+  // --const eps=0.25 specialises the program: no scalar left in the plan, same numbers.
+  KtirCase c{"rmsnorm_eps.mlir", {"--const eps=0.25"}, nullptr, [](const Tensors& t) {
+               return rmsnormReference(t, 0.25);
+             }};
+  c.rtol = 2e-2;
+  fs::path work = testWorkDir();
+  KtirRun r = runKtirCase(testKernelsDir(), c, work);
+  EXPECT_TRUE(r.ok);
+  spyrecode::Job job = spyrecode::readJob((work / "job" / "job.plan").string());
+  EXPECT_TRUE(job.plan.scalars.empty());
+}
+
+TEST(KtirPeerKernels, FloatScalarErrorsNameTheScalar) {
+  KtirCase c{"rmsnorm_eps.mlir", {}, nullptr, nullptr};
+  fs::path work = testWorkDir();
+  ASSERT_TRUE(compileKtir(testKernelsDir(), c, work));
+  auto expectError = [&](const KtirCase& k, const std::string& want) {
+    try {
+      launchKtir(k, work);
+      ADD_FAILURE() << "launch accepted; expected: " << want;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  };
+  expectError(c, "scalar 'eps' (f16) of rmsnorm_eps is not bound (pass --scalar eps=VALUE)");
+  KtirCase wrong = c;
+  wrong.reals = {{"epsilon", 1e-5}};
+  expectError(wrong, "scalar 'epsilon' is not an argument of rmsnorm_eps");
+}
+
+TEST(KtirPeerKernels, PerRowVectorBroadcastAlongTheRows) {
+  // S and B are [rows] vectors read through (d0, d1) -> (d0) and linalg.broadcast [1].
+  KtirCase c{"row_scale.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> x = floats(t.at("X")), s = floats(t.at("S")),
+                                  b = floats(t.at("B")), y(x.size());
+               for (size_t r = 0; r < 400; ++r)
+                 for (size_t k = 0; k < 256; ++k) {
+                   float xs = halfToFloat(floatToHalf(x[r * 256 + k] * s[r]));
+                   y[r * 256 + k] = halfToFloat(floatToHalf(xs + b[r]));
+                 }
+               return Expected{{"Y", y}};
+             }};
+  c.rtol = c.atol = 0;
+  KtirRun r = runKtirCase(testKernelsDir(), c, testWorkDir());
+  EXPECT_TRUE(r.ok);
+}
+
+TEST(KtirPeerKernels, MatmulReduceAndElementwiseOnPartialSticks) {
+  KtirCase c{"matmul_partial_sticks.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> a = floats(t.at("A")), b = floats(t.at("B"));
+               std::vector<float> cm(64 * 48), d(64 * 48), r(64);
+               auto h = [](double v) { return halfToFloat(floatToHalf(static_cast<float>(v))); };
+               for (size_t i = 0; i < 64; ++i) {
+                 double sum = 0;
+                 for (size_t j = 0; j < 48; ++j) {
+                   float acc = 0; // fp32 accumulation on the PT array
+                   for (size_t k = 0; k < 32; ++k) acc += a[i * 32 + k] * b[k * 48 + j];
+                   cm[i * 48 + j] = h(acc);
+                   d[i * 48 + j] = h(cm[i * 48 + j] * 0.5);
+                   sum += cm[i * 48 + j];
+                 }
+                 r[i] = h(sum);
+               }
+               return Expected{{"C", cm}, {"D", d}, {"R", r}};
+             }};
+  c.rtol = 1e-2;
+  c.atol = 1e-2;
   KtirRun r = runKtirCase(testKernelsDir(), c, testWorkDir());
   EXPECT_TRUE(r.ok);
 }

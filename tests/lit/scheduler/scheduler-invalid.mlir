@@ -26,35 +26,35 @@ func.func @product_reduction(%x_ptr: index) {
 
 // -----
 
-func.func @matmul_k_not_whole_sticks(%a_ptr: index, %b_ptr: index) {
+func.func @matmul_f32(%a_ptr: index, %b_ptr: index) {
   %c0 = arith.constant 0 : index
   %va = ktdp.construct_memory_view %a_ptr, sizes: [4, 48], strides: [48, 1] {
     memory_space = #ktdp.memory_space<global>
-  } : memref<4x48xf16>
+  } : memref<4x48xf32>
   %vb = ktdp.construct_memory_view %b_ptr, sizes: [48, 64], strides: [64, 1] {
     memory_space = #ktdp.memory_space<global>
-  } : memref<48x64xf16>
+  } : memref<48x64xf32>
   %ta = ktdp.construct_access_tile %va[%c0, %c0] {
     access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 47 >= 0)>,
     access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
-  } : memref<4x48xf16> -> !ktdp.access_tile<4x48xindex>
+  } : memref<4x48xf32> -> !ktdp.access_tile<4x48xindex>
   %tb = ktdp.construct_access_tile %vb[%c0, %c0] {
     access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 47 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
     access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
-  } : memref<48x64xf16> -> !ktdp.access_tile<48x64xindex>
-  %a = ktdp.load %ta : !ktdp.access_tile<4x48xindex> -> tensor<4x48xf16>
-  %b = ktdp.load %tb : !ktdp.access_tile<48x64xindex> -> tensor<48x64xf16>
-  %e = tensor.empty() : tensor<4x64xf16>
-  // expected-error @+1 {{has K = 48 and N = 64; the PT array needs both to be multiples of the 64 elements in a stick}}
-  %c = linalg.matmul ins(%a, %b : tensor<4x48xf16>, tensor<48x64xf16>) outs(%e : tensor<4x64xf16>) -> tensor<4x64xf16>
+  } : memref<48x64xf32> -> !ktdp.access_tile<48x64xindex>
+  %a = ktdp.load %ta : !ktdp.access_tile<4x48xindex> -> tensor<4x48xf32>
+  %b = ktdp.load %tb : !ktdp.access_tile<48x64xindex> -> tensor<48x64xf32>
+  %e = tensor.empty() : tensor<4x64xf32>
+  // expected-error @+1 {{multiplies 'f32' matrices; the PT array takes f16 and bf16}}
+  %c = linalg.matmul ins(%a, %b : tensor<4x48xf32>, tensor<48x64xf32>) outs(%e : tensor<4x64xf32>) -> tensor<4x64xf32>
   %vc = ktdp.construct_memory_view %a_ptr, sizes: [4, 64], strides: [64, 1] {
     memory_space = #ktdp.memory_space<global>
-  } : memref<4x64xf16>
+  } : memref<4x64xf32>
   %tc = ktdp.construct_access_tile %vc[%c0, %c0] {
     access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
     access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
-  } : memref<4x64xf16> -> !ktdp.access_tile<4x64xindex>
-  ktdp.store %c, %tc : tensor<4x64xf16>, !ktdp.access_tile<4x64xindex>
+  } : memref<4x64xf32> -> !ktdp.access_tile<4x64xindex>
+  ktdp.store %c, %tc : tensor<4x64xf32>, !ktdp.access_tile<4x64xindex>
   return
 }
 
@@ -79,8 +79,8 @@ func.func @widen(%x_ptr: index) {
 
 // -----
 
-// expected-error @+1 {{argument 1 of type 'f32' is not supported: only pointer and integer arguments can be bound at launch}}
-func.func @float_argument(%x_ptr: index, %eps: f32) {
+// expected-error @+1 {{argument 1 of type 'f64' is not supported: pointer, integer and f16, bf16 or f32 arguments can be bound at launch}}
+func.func @float_argument(%x_ptr: index, %eps: f64) {
   %c0 = arith.constant 0 : index
   %v = ktdp.construct_memory_view %x_ptr, sizes: [1, 64], strides: [64, 1] {
     memory_space = #ktdp.memory_space<global>
@@ -90,8 +90,8 @@ func.func @float_argument(%x_ptr: index, %eps: f32) {
     access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
   } : memref<1x64xf16> -> !ktdp.access_tile<1x64xindex>
   %d = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
-  %s = tensor.splat %eps : tensor<1x64xf32>
-  %h = arith.truncf %s : tensor<1x64xf32> to tensor<1x64xf16>
+  %s = tensor.splat %eps : tensor<1x64xf64>
+  %h = arith.truncf %s : tensor<1x64xf64> to tensor<1x64xf16>
   %a = arith.addf %d, %h : tensor<1x64xf16>
   ktdp.store %a, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
   return

@@ -62,6 +62,7 @@ FailureOr<sc::Job> chipless::dataflow::emitSpyreCode(dfir::JobOp job, const Spyr
       if (auto m = scalar.getMultipleOf()) s.multipleOf = static_cast<int64_t>(*m);
       if (auto m = scalar.getMin()) s.min = static_cast<int64_t>(*m);
       if (auto m = scalar.getMax()) s.max = static_cast<int64_t>(*m);
+      if (auto t = scalar.getType()) s.real = dfir::dtypeOf(*t);
       out.plan.scalars.push_back(s);
     } else if (auto buffer = dyn_cast<dfir::BufferOp>(op)) {
       out.plan.buffers.push_back({buffer.getName().str(), static_cast<int64_t>(buffer.getSize())});

@@ -387,6 +387,11 @@ void ProgramEmitter::emitInstruction(dfir::InstructionOpInterface op) {
         value = immediate(dfir::enumIndex(decl, cast<StringAttr>(operand->attr).getValue()));
         break;
       case sc::OperandKind::Float: {
+        if (auto symbol = dyn_cast<FlatSymbolRefAttr>(operand->attr)) {
+          value = sc::Operand{};
+          value.sym = symbols_.idOf(symbol.getValue().str());
+          break;
+        }
         double d = cast<FloatAttr>(operand->attr).getValueAsDouble();
         int64_t bits;
         std::memcpy(&bits, &d, sizeof bits);

@@ -125,7 +125,8 @@ OwningOpRef<ModuleOp> writeJob(MLIRContext* ctx, const std::string& name, const 
     b.create<dfir::ScalarArgOp>(
         loc, b.getStringAttr(sa.name),
         optional(sa.multipleOf != 1 ? std::optional<int64_t>(sa.multipleOf) : std::nullopt),
-        optional(sa.min), optional(sa.max));
+        optional(sa.min), optional(sa.max),
+        sa.real ? TypeAttr::get(dfir::typeOf(ctx, *sa.real)) : TypeAttr());
   }
   for (const TensorArgument& t : args.tensors) {
     SmallVector<Attribute> shape;

@@ -356,28 +356,49 @@ std::vector<int64_t> shapeFromViews(const std::vector<const ViewUse*>& uses, int
   return {footprint};
 }
 
-/// A view size that is the value of a runtime argument of `original` with an upperbound:
-/// the argument's index and the upperbound.
-std::optional<std::pair<int, int64_t>> runtimeArgSize(func::FuncOp original, OpFoldResult size,
-                                                      IndexEval& eval) {
+/// The function argument `e` is (exactly, with coefficient 1), or -1.
+int argumentOf(const Expr& e) {
+  if (e.constant() != 0 || e.terms().size() != 1 || e.terms()[0].second != 1) return -1;
+  const Atom& atom = *e.terms()[0].first;
+  if (atom.kind != Atom::Kind::Sym || atom.sym.rfind("%arg", 0) != 0) return -1;
+  return std::stoi(atom.sym.substr(4));
+}
+
+/// A view size that is the value of a scalar argument with a maximum (a runtime_arg's
+/// upperbound, or --bound): the argument's index and the maximum.
+std::optional<std::pair<int, int64_t>> boundedSize(OpFoldResult size, IndexEval& eval,
+                                                   const std::map<int, ScalarBounds>& bounds) {
   auto v = dyn_cast<Value>(size);
   if (!v) return std::nullopt;
   auto e = eval.eval(v);
-  if (failed(e) || e->constant() != 0 || e->terms().size() != 1 || e->terms()[0].second != 1)
-    return std::nullopt;
-  const Atom& atom = *e->terms()[0].first;
-  if (atom.kind != Atom::Kind::Sym || atom.sym.rfind("%arg", 0) != 0) return std::nullopt;
-  unsigned i = static_cast<unsigned>(std::stoi(atom.sym.substr(4)));
-  if (i >= original.getNumArguments()) return std::nullopt;
-  auto type = dyn_cast<ktdp::RuntimeArgType>(original.getArgument(i).getType());
-  if (!type || !type.getUpperbound()) return std::nullopt;
-  return std::make_pair(static_cast<int>(i), *type.getUpperbound());
+  if (failed(e)) return std::nullopt;
+  auto it = bounds.find(argumentOf(*e));
+  if (it == bounds.end() || !it->second.max) return std::nullopt;
+  return std::make_pair(it->first, *it->second.max);
 }
 
 } // namespace
 
 LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> tiles,
-                                KernelArgs& out) {
+                                const std::map<int, ScalarBounds>& givenBounds, KernelArgs& out) {
+  // A scalar that steps a loop must be at least 1: the program assumes it, the runtime
+  // checks it.
+  std::map<int, ScalarBounds> bounds = givenBounds;
+  for (func::FuncOp f : tiles) {
+    IndexEval eval;
+    eval.funcArg = [](unsigned i) { return Expr::sym(pointerSymbol(i)); };
+    f.walk([&](scf::ForOp loop) {
+      auto step = eval.eval(loop.getStep());
+      if (failed(step) || step->isConst() || step->constant() < 0) return;
+      // c + sum(k * arg) with k > 0: positive when every argument is at least 1.
+      std::vector<int> args;
+      for (const auto& [atom, coef] : step->terms()) {
+        if (coef <= 0 || atom->kind != Atom::Kind::Sym || atom->sym.rfind("%arg", 0) != 0) return;
+        args.push_back(std::stoi(atom->sym.substr(4)));
+      }
+      for (int i : args) bounds[i].min = std::max<int64_t>(bounds[i].min, 1);
+    });
+  }
   std::vector<ViewUse> uses;
   std::set<int> pointers;
   // Names of constant addresses, from the original function (specialisation merges and
@@ -460,14 +481,16 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
       for (auto [size, stride] : llvm::zip(view.getMixedSizes(), view.getMixedStrides())) {
         auto s = constantOf(size, eval), t = constantOf(stride, eval);
         if (!s && t) {
-          if (auto bound = runtimeArgSize(original, size, eval)) {
+          if (auto bound = boundedSize(size, eval, bounds)) {
             use.runtimeSizes[use.sizes.size()] = bound->first;
             s = bound->second;
           }
         }
         if (!s || !t) {
           view.emitOpError("has sizes or strides that are not known when the kernel is "
-                           "compiled; fix the scalars they depend on with --const");
+                           "compiled; bound the scalar a size is (spyre-compile --bound "
+                           "NAME=MAX, or a runtime_arg with an upperbound) or fix the "
+                           "scalars with --const");
           failedWalk = true;
           return;
         }
@@ -631,19 +654,22 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
     auto runtime = dyn_cast<ktdp::RuntimeArgType>(arg.getType());
     bool integer =
         arg.getType().isIntOrIndex() || (runtime && runtime.getUnderlyingType().isIntOrIndex());
-    if (!integer)
+    Type t = arg.getType();
+    bool real = t.isF16() || t.isBF16() || t.isF32();
+    if (!integer && !real)
       return emitError(arg.getLoc()) << "argument " << i << " of type " << arg.getType()
-                                     << " is not supported: only pointer and integer arguments "
-                                        "can be bound at launch (fix it with --const)";
+                                     << " is not supported: pointer, integer and f16, bf16 or "
+                                        "f32 arguments can be bound at launch";
     ScalarArgument s;
     s.name = unique(sanitizeName(sourceName(arg.getLoc()).value_or("arg" + std::to_string(i))));
     s.funcArg = static_cast<int>(i);
-    if (runtime) {
-      // The program is planned for multiples of the granularity up to the upperbound
-      // (loops over whole chunks, footprints sized by the upperbound).
-      s.multipleOf = runtime.getGranularity().value_or(1);
-      s.min = 0;
-      s.max = runtime.getUpperbound();
+    if (real) s.real = t.isF16() ? DType::F16 : t.isBF16() ? DType::BF16 : DType::F32;
+    if (auto b = bounds.find(static_cast<int>(i)); b != bounds.end()) {
+      // The program is planned for these values (loops over whole chunks, footprints sized
+      // by the maximum); the runtime refuses any other.
+      s.multipleOf = b->second.multipleOf;
+      s.min = b->second.min;
+      s.max = b->second.max;
     }
     out.scalarArg[static_cast<int>(i)] = s.name;
     out.scalars.push_back(s);

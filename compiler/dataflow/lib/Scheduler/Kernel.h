@@ -18,6 +18,7 @@
 #define DATAFLOW_LIB_SCHEDULER_KERNEL_H
 
 #include "Expr.h"
+#include "dataflow/Scheduler/Scheduler.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Value.h"
 #include "support/dtype.h"
@@ -52,10 +53,14 @@ struct TensorArgument {
   int64_t elements() const;
 };
 
-/// A launch scalar: a non-pointer integer argument not fixed with --const.
+/// A launch scalar: a non-pointer integer argument, or a float argument (a real scalar
+/// such as `%eps: f16`), not fixed with --const.
 struct ScalarArgument {
   std::string name;
   int funcArg = -1;
+  /// A real scalar: its float type (the runtime rounds the launch value to it; SFU
+  /// registers are filled from it with `sfu.splat.T v, @name`). Absent: an integer.
+  std::optional<DType> real;
   /// The values the program handles (a runtime_arg's granularity, 0 and upperbound),
   /// checked by the runtime at launch.
   int64_t multipleOf = 1;
@@ -105,12 +110,19 @@ std::string argumentName(const std::string& ssaName);
 /// A name usable as a SpyreCode symbol: letters, digits and '_', not starting with a digit.
 std::string sanitizeName(const std::string& name);
 
+/// The bounds of a launch scalar: a runtime_arg's granularity and upperbound, or what
+/// `spyre-compile --bound` gave.
+using ScalarBounds = dataflow::ArgumentBounds;
+
 /// Discovers the kernel's arguments from its specialised functions (one per tile):
 /// pointer arguments and constant addresses that are the base of global memory views,
 /// their element types, shapes and roles; every other integer argument is a launch scalar
-/// unless `constants` fixes it. Errors are reported at the ops.
+/// unless `constants` fixes it, with its `bounds` (a view sized by a scalar with a maximum
+/// is planned for that maximum; a scalar used as a loop step must be at least 1). Errors
+/// are reported at the ops.
 mlir::LogicalResult discoverArguments(mlir::func::FuncOp original,
-                                      llvm::ArrayRef<mlir::func::FuncOp> tiles, KernelArgs& out);
+                                      llvm::ArrayRef<mlir::func::FuncOp> tiles,
+                                      const std::map<int, ScalarBounds>& bounds, KernelArgs& out);
 
 } // namespace chipless::sched
 

@@ -47,9 +47,17 @@ std::string portName(const char* prefix, int i) {
 
 } // namespace
 
-LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> operands, const TVal& out,
+LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> given, const TVal& out,
                                     Location loc, const std::string& text, int corelet) {
   const int64_t stickBytes = stick();
+  // A vector broadcast along the lanes (a per-row value) is read from a stick per element.
+  std::vector<TVal> operands(given.begin(), given.end());
+  for (TVal& o : operands)
+    if (broadcastsAlongLanes(o)) {
+      auto spread = spreadAlongLanes(o, loc);
+      if (failed(spread)) return failure();
+      o = *spread;
+    }
   Type dtype = out.elem;
   for (const TVal& o : operands)
     if (isa<FloatType>(o.elem) || o.elem.isInteger(32)) {
@@ -247,13 +255,13 @@ LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> operands, con
         s.accesses.push_back(scratch(streams[i].buffer, lo, hi - lo, false));
       }
       for (const RegOperand& r : regs)
-        if (!r.scalar.isConst)
+        if (r.scalar.inBuffer())
           s.accesses.push_back(scratch(r.scalar.buffer, r.scalar.offset, stickBytes, false));
       std::vector<Stream> ss = streams;
       std::vector<RegOperand> rr = regs;
       s.emit = [ss, rr, w, start, s1, s2, all = all.size()](ProgramWriter& pw, int) {
         for (const RegOperand& r : rr)
-          if (!r.scalar.isConst)
+          if (r.scalar.inBuffer())
             pw.b.create<dfir::LdStreamOp>(pw.loc, pw.c(1), pw.str("in3"),
                                           pw.get(pw.addr(r.scalar.buffer, Expr(r.scalar.offset))),
                                           Value(), Value(), Value(), Value(), Value(), StringAttr(),
@@ -297,6 +305,10 @@ LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> operands, con
           if (r.scalar.isConst)
             pw.b.create<dfir::SfuSplatOp>(pw.loc, TypeAttr::get(dtype), pw.str(r.reg),
                                           pw.b.getF64FloatAttr(r.scalar.value));
+          else if (!r.scalar.symbol.empty())
+            pw.b.create<dfir::SfuSplatOp>(
+                pw.loc, TypeAttr::get(dtype), pw.str(r.reg),
+                FlatSymbolRefAttr::get(pw.b.getContext(), r.scalar.symbol));
           else
             pw.b.create<dfir::SfuOp>(pw.loc, pw.str("mov"), TypeAttr::get(dtype), pw.c(1),
                                      pw.str(r.reg), StringAttr(), pw.str("in3"), StringAttr(),
@@ -329,8 +341,9 @@ LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> operands, con
       s.emit = [buffer, st0, os1, os2, ss0, oneStick, w](ProgramWriter& pw, int) {
         pw.b.create<dfir::StStreamOp>(
             pw.loc, pw.c(w.n0), pw.str("out0"), pw.get(pw.addr(buffer, Expr(st0))),
-            pw.c(ss0 ? ss0 : oneStick), w.n1 > 1 ? pw.c(os1) : Value(), w.n2 > 1 ? pw.c(os2) : Value(),
-            w.n1 > 1 ? pw.c(w.n1) : Value(), w.n2 > 1 ? pw.c(w.n2) : Value());
+            pw.c(ss0 ? ss0 : oneStick), w.n1 > 1 ? pw.c(os1) : Value(),
+            w.n2 > 1 ? pw.c(os2) : Value(), w.n1 > 1 ? pw.c(w.n1) : Value(),
+            w.n2 > 1 ? pw.c(w.n2) : Value());
       };
     }
     if (streams.size() == 3 && w.total() > arch_.fifo.depth_sticks)

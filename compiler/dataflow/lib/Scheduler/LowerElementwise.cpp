@@ -104,6 +104,29 @@ std::optional<double> fold(const std::string& kind, ArrayRef<double> x) {
 
 } // namespace
 
+/// What the lanes past each row's last element of `out` hold after `kind` computed it
+/// from `operands`, when every operand's padding is known: constants, and dense rows of
+/// the same layout with a known padding (the SFU computes whole sticks, padding included).
+static std::optional<double> padOf(const Lowering& l, const std::string& kind,
+                                   const std::vector<TVal>& operands, const TVal& out) {
+  if (out.kind != TVal::Kind::Buffer || out.sparse || out.shape.empty() ||
+      out.shape.back() % l.lanes(out.elem) == 0)
+    return std::nullopt;
+  std::vector<double> pads;
+  for (const TVal& t : operands) {
+    if (t.kind == TVal::Kind::Uniform && t.scalar.isConst) {
+      pads.push_back(t.scalar.value);
+      continue;
+    }
+    if (t.kind != TVal::Kind::Buffer || t.sparse || !t.pad || t.shape.empty() ||
+        t.shape.back() != out.shape.back() || t.strides.empty() ||
+        t.strides.back() != l.esize(t.elem))
+      return std::nullopt;
+    pads.push_back(*t.pad);
+  }
+  return fold(kind, pads);
+}
+
 /// One elementwise computation on values (not necessarily SSA values of the kernel).
 static FailureOr<TVal> computeElementwise(Lowering& l, Operation* op, std::string kind,
                                           std::vector<TVal> operands, Type resultElem,
@@ -155,7 +178,7 @@ static FailureOr<TVal> computeElementwise(Lowering& l, Operation* op, std::strin
   TVal out = dest ? *dest : freshBuffer();
   if (failed(l.elementwise(kind, operands, out, op->getLoc(), op->getName().getStringRef().str())))
     return failure();
-  out.pad.reset();
+  out.pad = padOf(l, kind, operands, out);
   return out;
 }
 
@@ -215,6 +238,36 @@ static FailureOr<TVal> computeComposite(Lowering& l, Operation* op, const std::v
 
 LogicalResult Lowering::lowerElementwise(Operation* op) {
   std::string kind = sfuKind(op);
+  if (isa<arith::SIToFPOp, arith::UIToFPOp>(op) && op->getResult(0).getType().isIntOrFloat()) {
+    // An integer known when compiling, or a launch scalar, as a float in every lane.
+    auto e = index(op->getOperand(0));
+    if (failed(e)) return failure();
+    Type real = op->getResult(0).getType();
+    TVal u;
+    u.kind = TVal::Kind::Uniform;
+    u.elem = real;
+    if (e->isConst()) {
+      APFloat f(static_cast<double>(e->constant()));
+      bool lost = false;
+      f.convert(cast<FloatType>(real).getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      u.scalar.value = f.convertToDouble();
+    } else if (e->constant() == 0 && e->terms().size() == 1 && e->terms()[0].second == 1 &&
+               e->terms()[0].first->kind == Atom::Kind::Sym && !real.isF64() &&
+               llvm::any_of(args().scalars, [&](const ScalarArgument& a) {
+                 return !a.real && a.name == e->terms()[0].first->sym;
+               })) {
+      // "N.f16": the runtime passes the scalar's value rounded to the type.
+      u.scalar.isConst = false;
+      std::string type = real.isF16() ? "f16" : real.isBF16() ? "bf16" : "f32";
+      u.scalar.symbol = e->terms()[0].first->sym + "." + type;
+    } else {
+      return op->emitOpError("converts an integer that is neither known when compiling nor a "
+                             "launch scalar (")
+             << e->str() << ") to a float; not supported";
+    }
+    bind(op->getResult(0), u);
+    return success();
+  }
   if (kind.empty() && !isComposite(op)) {
     if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp>(op))
       return op->emitOpError("converts element types; the SFU computes in one type per op and "

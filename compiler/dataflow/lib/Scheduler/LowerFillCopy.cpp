@@ -2,12 +2,17 @@
 //
 // Part of chipless. See Lowering.h. Fills and copies are SFU moves (Lowering::elementwise
 // in LowerCompute.cpp); a value needed in every lane of a stick is a constant, the stick
-// of a lane-uniform buffer, or one element broadcast over its stick by folding the lanes.
+// of a lane-uniform buffer, or one element broadcast over its stick by folding the lanes;
+// a vector broadcast along the lanes (a per-row scale) gets a stick per element
+// (sfu.lane.bcast).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
 #include "dataflow/Dialect/Dfir/DfirOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <algorithm>
 
 using namespace mlir;
 
@@ -96,6 +101,162 @@ FailureOr<Scalar> Lowering::scalarOf(const TVal& t, Location loc) {
   s.buffer = out.buffer;
   s.offset = 0;
   return s;
+}
+
+bool Lowering::broadcastsAlongLanes(const TVal& t) const {
+  return t.kind == TVal::Kind::Buffer && !t.sparse && !t.shape.empty() && t.shape.back() > 1 &&
+         t.strides.size() == t.shape.size() && t.strides.back() == 0;
+}
+
+FailureOr<TVal> Lowering::spreadAlongLanes(const TVal& t, Location loc) {
+  // The dimensions that walk the vector, innermost first, must cover it contiguously.
+  const int64_t es = esize(t.elem);
+  std::vector<size_t> dims;
+  for (size_t k = 0; k < t.shape.size(); ++k)
+    if (t.strides[k] != 0 && t.shape[k] > 1) dims.push_back(k);
+  std::sort(dims.begin(), dims.end(),
+            [&](size_t a, size_t b) { return t.strides[a] < t.strides[b]; });
+  int64_t elements = 1;
+  for (size_t k : dims) {
+    if (t.strides[k] != elements * es)
+      return emitError(loc) << "broadcasts along the lanes a value whose elements are not one "
+                               "contiguous vector in the scratchpad; not supported",
+             failure();
+    elements *= t.shape[k];
+  }
+  if (t.offset % stick() != 0)
+    return emitError(loc) << "broadcasts along the lanes a vector that does not start on a "
+                             "stick; not supported",
+           failure();
+  const int64_t lanesPerStick = lanes(t.elem);
+  const int64_t inSticks = (elements + lanesPerStick - 1) / lanesPerStick;
+  TVal spread = newSparse({elements}, t.elem, "lane spread");
+  const int group = newGroup();
+  Type dtype = t.elem;
+  {
+    Step& s = addStep(Engines::load(0), loc, "ld lane spread");
+    s.group = group;
+    s.accesses.push_back(scratch(t.buffer, t.offset, inSticks * stick(), false));
+    int buffer = t.buffer;
+    int64_t off = t.offset, stickBytes = stick();
+    s.emit = [=](ProgramWriter& pw, int) {
+      pw.b.create<dfir::LdStreamOp>(pw.loc, pw.c(inSticks), pw.str("in0"),
+                                    pw.get(pw.addr(buffer, Expr(off))), pw.c(stickBytes), Value(),
+                                    Value(), Value(), Value(), StringAttr(), Value(), Value(),
+                                    Value(), Value());
+    };
+  }
+  {
+    // Per input stick: into a register, then one result stick per element.
+    Step& s = addStep(Engines::compute(0), loc, "lane.bcast lane spread");
+    s.group = group;
+    s.emit = [=](ProgramWriter& pw, int) {
+      auto spreadStick = [&](int64_t count) {
+        pw.b.create<dfir::SfuOp>(pw.loc, pw.str("mov"), TypeAttr::get(dtype), pw.c(1), pw.str("v0"),
+                                 StringAttr(), pw.str("in0"), StringAttr(), StringAttr());
+        pw.b.create<dfir::SfuOp>(pw.loc, pw.str("lane.bcast"), TypeAttr::get(dtype), pw.c(count),
+                                 pw.str("out0"), StringAttr(), pw.str("v0"), StringAttr(),
+                                 StringAttr());
+      };
+      const int64_t whole = elements / lanesPerStick, rest = elements % lanesPerStick;
+      if (whole == 1) {
+        spreadStick(lanesPerStick);
+      } else if (whole > 1) {
+        auto loop = pw.b.create<scf::ForOp>(pw.loc, pw.c(0), pw.c(whole), pw.c(1));
+        OpBuilder::InsertionGuard guard(pw.b);
+        pw.b.setInsertionPoint(loop.getBody()->getTerminator());
+        spreadStick(lanesPerStick);
+      }
+      if (rest > 0) spreadStick(rest);
+    };
+  }
+  {
+    Step& s = addStep(Engines::store(0), loc, "st lane spread");
+    s.group = group;
+    s.accesses.push_back(scratch(spread.buffer, 0, elements * stick(), true));
+    int buffer = spread.buffer;
+    s.emit = [=](ProgramWriter& pw, int) {
+      pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(elements), pw.str("out0"), pw.get(pw.addr(buffer)),
+                                    Value(), Value(), Value(), Value(), Value());
+    };
+  }
+  // The vector's element j is stick j of the spread buffer.
+  TVal out = t;
+  out.buffer = spread.buffer;
+  out.offset = 0;
+  out.sparse = true;
+  out.pad.reset();
+  for (size_t k = 0; k < t.shape.size(); ++k)
+    out.strides[k] = t.strides[k] == 0 ? 0 : t.strides[k] / es * stick();
+  return out;
+}
+
+FailureOr<TVal> Lowering::padRows(const TVal& t, double value, Location loc) {
+  std::vector<int64_t> shape = normShape(t);
+  const size_t L = shape.size() - 1;
+  const int64_t lanesPerStick = lanes(t.elem), C = shape[L];
+  const int64_t spr = (C + lanesPerStick - 1) / lanesPerStick, last = C % lanesPerStick;
+  if (t.kind != TVal::Kind::Buffer || t.sparse || last == 0 ||
+      (!t.strides.empty() && t.strides.back() != esize(t.elem)) || t.offset % stick() != 0)
+    return emitError(loc) << "internal error: padding rows of a value that is not dense", failure();
+  // The rows must chain into one strided dimension (count x pitch).
+  int64_t rows = 1, pitch = stick(), expected = -1;
+  for (size_t k = L; k-- > 0;) {
+    if (shape[k] == 1) continue;
+    if (expected >= 0 && t.strides[k] != expected)
+      return emitError(loc) << "needs the lanes past each row's last element set, but the "
+                               "rows of the value are not evenly spaced; not supported",
+             failure();
+    if (expected < 0) pitch = t.strides[k];
+    rows *= shape[k];
+    expected = t.strides[k] * shape[k];
+  }
+  const int64_t first = t.offset + (spr - 1) * stick(); // the last stick of row 0
+  const int64_t span = (rows - 1) * pitch + stick();
+  const int group = newGroup();
+  Type dtype = t.elem;
+  const int buffer = t.buffer;
+  {
+    Step& s = addStep(Engines::load(0), loc, "ld row padding");
+    s.group = group;
+    s.accesses.push_back(scratch(buffer, first, span, false));
+    s.emit = [=](ProgramWriter& pw, int) {
+      pw.b.create<dfir::LdStreamOp>(
+          pw.loc, pw.c(rows), pw.str("in0"), pw.get(pw.addr(buffer, Expr(first))), pw.c(pitch),
+          Value(), Value(), Value(), Value(), StringAttr(), Value(), Value(), Value(), Value());
+    };
+  }
+  {
+    Step& s = addStep(Engines::compute(0), loc, "select row padding");
+    s.group = group;
+    s.emit = [=](ProgramWriter& pw, int) {
+      pw.b.create<dfir::SfuLaneMaskOp>(pw.loc, TypeAttr::get(dtype), pw.str("v0"), pw.c(last));
+      pw.b.create<dfir::SfuSplatOp>(pw.loc, TypeAttr::get(dtype), pw.str("v1"),
+                                    pw.b.getF64FloatAttr(value));
+      pw.b.create<dfir::SfuOp>(pw.loc, pw.str("select"), TypeAttr::get(dtype), pw.c(rows),
+                               pw.str("out0"), pw.str("v0"), pw.str("in0"), pw.str("v1"),
+                               StringAttr());
+    };
+  }
+  {
+    Step& s = addStep(Engines::store(0), loc, "st row padding");
+    s.group = group;
+    s.accesses.push_back(scratch(buffer, first, span, true));
+    s.emit = [=](ProgramWriter& pw, int) {
+      pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(rows), pw.str("out0"),
+                                    pw.get(pw.addr(buffer, Expr(first))), pw.c(pitch), Value(),
+                                    Value(), Value(), Value());
+    };
+  }
+  // Other views of the buffer no longer know what their padding holds.
+  for (auto& entry : values_)
+    if (entry.second.kind == TVal::Kind::Buffer && entry.second.buffer == buffer)
+      entry.second.pad.reset();
+  for (auto& entry : destinations_)
+    if (entry.second.buffer == buffer) entry.second.pad.reset();
+  TVal out = t;
+  out.pad = value;
+  return out;
 }
 
 } // namespace chipless::sched

@@ -58,11 +58,12 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
   Type dtype = A.elem;
   if (!(dtype.isF16() || dtype.isBF16()))
     return op.emitOpError("multiplies ") << dtype << " matrices; the PT array takes f16 and bf16";
+  // K and N need not be whole sticks: rows are padded to whole sticks in the scratchpad,
+  // and pt.mm ignores A's lanes past K and writes zeros past N.
   const int64_t lanesPerStick = lanes(dtype);
-  if (K % lanesPerStick != 0 || N % lanesPerStick != 0)
-    return op.emitOpError("has K = ")
-           << K << " and N = " << N << "; the PT array needs both to be multiples of the "
-           << lanesPerStick << " elements in a stick";
+  auto sticksOf = [lanesPerStick](int64_t elements) {
+    return (elements + lanesPerStick - 1) / lanesPerStick;
+  };
   auto resType = cast<RankedTensorType>(op.getResult(0).getType());
   Type outElem = resType.getElementType();
   const std::string outName = outElem.isF32() ? "f32" : outElem.isBF16() ? "bf16" : "f16";
@@ -88,7 +89,8 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
   const int64_t nt =
       std::min<int64_t>(N, std::max<int64_t>(lanesPerStick, accElems / std::max<int64_t>(rows, 1) /
                                                                 lanesPerStick * lanesPerStick));
-  const int64_t mt = std::min<int64_t>(M, accElems / nt);
+  // The accumulators hold whole sticks of a tile's rows.
+  const int64_t mt = std::min<int64_t>(M, accElems / (sticksOf(nt) * lanesPerStick));
   if (mt <= 0) return op.emitOpError("internal error: empty matmul tile");
   std::vector<MatmulTile> tiles;
   for (int64_t m0 = 0; m0 < M; m0 += mt)
@@ -136,16 +138,19 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
       Step& s = addStep(Engines::load(l), op.getLoc(), "ld linalg.matmul" + where);
       s.group = group;
       int64_t bStart = B.offset + tile.n0 * es, aStart = A.offset + tile.m0 * pitchA;
-      s.accesses.push_back(scratch(B.buffer, bStart, (K - 1) * pitchB + tile.n * es, false));
-      s.accesses.push_back(scratch(A.buffer, aStart, (tile.m - 1) * pitchA + K * es, false));
+      // Whole sticks: a row that ends inside a stick is read to the stick's end.
+      s.accesses.push_back(
+          scratch(B.buffer, bStart, (K - 1) * pitchB + sticksOf(tile.n) * stickBytes, false));
+      s.accesses.push_back(
+          scratch(A.buffer, aStart, (tile.m - 1) * pitchA + sticksOf(K) * stickBytes, false));
       int bufA = A.buffer, bufB = B.buffer;
       s.emit = [=](ProgramWriter& pw, int) {
         // Weights first (the array loads them before it streams A).
         pw.b.create<dfir::LdStreamOp>(
-            pw.loc, pw.c(tile.n / lanesPerStick), pw.str("in1"),
-            pw.get(pw.addr(bufB, Expr(bStart))), pw.c(stickBytes), K > 1 ? pw.c(pitchB) : Value(), Value(),
-            K > 1 ? pw.c(K) : Value(), Value(), StringAttr(), Value(), Value(), Value(), Value());
-        pw.b.create<dfir::LdStreamOp>(pw.loc, pw.c(K / lanesPerStick), pw.str("in0"),
+            pw.loc, pw.c(sticksOf(tile.n)), pw.str("in1"), pw.get(pw.addr(bufB, Expr(bStart))),
+            pw.c(stickBytes), K > 1 ? pw.c(pitchB) : Value(), Value(), K > 1 ? pw.c(K) : Value(),
+            Value(), StringAttr(), Value(), Value(), Value(), Value());
+        pw.b.create<dfir::LdStreamOp>(pw.loc, pw.c(sticksOf(K)), pw.str("in0"),
                                       pw.get(pw.addr(bufA, Expr(aStart))), pw.c(stickBytes),
                                       tile.m > 1 ? pw.c(pitchA) : Value(), Value(),
                                       tile.m > 1 ? pw.c(tile.m) : Value(), Value(), StringAttr(),
@@ -166,11 +171,14 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
       s.group = group;
       const int64_t outLanes = elementsInStick(stick(), esOut), pitch = dst.strides[0];
       s.accesses.push_back(
-          scratch(dst.buffer, dst.offset, (tile.m - 1) * pitch + tile.n * esOut, true));
+          scratch(dst.buffer, dst.offset,
+                  (tile.m - 1) * pitch + (tile.n + outLanes - 1) / outLanes * stickBytes, true));
       const TVal direct = window(C, tile.m0, tile.n0, tile.m, tile.n, esOut);
       if (first)
         s.accesses.push_back(scratch(direct.buffer, direct.offset,
-                                     (tile.m - 1) * direct.strides[0] + tile.n * esOut, true));
+                                     (tile.m - 1) * direct.strides[0] +
+                                         (tile.n + outLanes - 1) / outLanes * stickBytes,
+                                     true));
       const int buf = dst.buffer, bufC = direct.buffer;
       const int64_t start = dst.offset, startC = direct.offset, pitchC = direct.strides[0];
       const std::optional<Expr> f = first;
@@ -180,9 +188,9 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
           addr = addr + *f * (pw.addr(bufC, Expr(startC)) - addr);
           rowPitch = rowPitch + *f * Expr(pitchC - pitch);
         }
-        pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(tile.n / outLanes), pw.str("out0"), pw.get(addr),
-                                      pw.c(stickBytes), tile.m > 1 ? pw.get(rowPitch) : Value(),
-                                      Value(),
+        pw.b.create<dfir::StStreamOp>(pw.loc, pw.c((tile.n + outLanes - 1) / outLanes),
+                                      pw.str("out0"), pw.get(addr), pw.c(stickBytes),
+                                      tile.m > 1 ? pw.get(rowPitch) : Value(), Value(),
                                       tile.m > 1 ? pw.c(tile.m) : Value(), Value());
       };
     }
@@ -196,6 +204,8 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
     current_ = outer;
     if (failed(ok)) return failure();
   }
+  // Without an init the PT array wrote every row's lanes past N as zeros.
+  if (!addInit && N % lanes(C.elem) != 0) C.pad = 0.0;
   bind(op.getResult(0), C);
   return success();
 }

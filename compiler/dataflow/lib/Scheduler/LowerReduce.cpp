@@ -91,14 +91,14 @@ LogicalResult Lowering::lowerReduce(Operation* o) {
   for (int64_t d : op.getDimensions())
     reduced[static_cast<size_t>(src.shape.empty() ? 0 : d)] = true;
   const bool lanesReduced = reduced[L];
-  if (lanesReduced && C % lanesPerStick != 0 && !(src.pad && *src.pad == identity))
-    return op.emitOpError("reduces rows of ")
-           << C
-           << " elements, which end inside a stick, and the rest of the stick does not "
-              "hold the reduction's identity (only values loaded straight from memory are "
-              "padded with it)";
   if (src.strides.back() != esize(src.elem) || src.offset % stick() != 0)
     return op.emitOpError("reduces a value that is not laid out in whole sticks");
+  // Rows that end inside a stick: the rest of the stick must hold the identity.
+  if (lanesReduced && C % lanesPerStick != 0 && !(src.pad && *src.pad == identity)) {
+    auto padded = padRows(src, identity, op.getLoc());
+    if (failed(padded)) return failure();
+    src = *padded;
+  }
   // Kept and reduced row dimensions must each chain into one strided dimension.
   auto chain = [&](bool wantReduced, int64_t& count, int64_t& stride) -> bool {
     count = 1;

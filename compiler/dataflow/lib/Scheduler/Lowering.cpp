@@ -206,6 +206,21 @@ FailureOr<TVal> Lowering::value(Value v) {
     }
   }
   if (def) return def->emitOpError("produces a value the scheduler has not placed"), failure();
+  // A real scalar argument (`%eps: f16`): its launch value in every lane, splat from the
+  // symbol by the SFU that uses it.
+  if (auto arg = dyn_cast<BlockArgument>(v);
+      arg && arg.getOwner()->getParentOp() == func_.getOperation()) {
+    auto it = args_.scalarArg.find(static_cast<int>(arg.getArgNumber()));
+    if (it != args_.scalarArg.end() && isa<FloatType>(v.getType())) {
+      TVal t;
+      t.kind = TVal::Kind::Uniform;
+      t.elem = v.getType();
+      t.scalar.isConst = false;
+      t.scalar.symbol = it->second;
+      values_[v] = t;
+      return t;
+    }
+  }
   emitError(v.getLoc()) << "a value the scheduler has not placed";
   return failure();
 }
@@ -354,8 +369,25 @@ LogicalResult Lowering::lowerFor(scf::ForOp loop) {
   auto lb = index(loop.getLowerBound()), ub = index(loop.getUpperBound()),
        step = index(loop.getStep());
   if (failed(lb) || failed(ub) || failed(step)) return failure();
-  if (!step->isConst() || step->constant() <= 0)
-    return loop.emitOpError("has a step that is not a positive constant");
+  if (step->isConst() && step->constant() <= 0)
+    return loop.emitOpError("has a step that is not positive");
+  if (!step->isConst()) {
+    // c + sum(k * scalar), k > 0, each a launch scalar the plan requires to be at least 1
+    // (discoverArguments): positive for every launch the runtime accepts.
+    bool positive = step->constant() >= 0;
+    for (const auto& [atom, coef] : step->terms()) {
+      const ScalarArgument* scalar = nullptr;
+      if (coef > 0 && atom->kind == Atom::Kind::Sym)
+        for (const ScalarArgument& a : args_.scalars)
+          if (a.name == atom->sym && !a.real) scalar = &a;
+      positive &= scalar && scalar->min && *scalar->min >= 1;
+    }
+    if (!positive)
+      return loop.emitOpError("has a step (")
+             << step->str()
+             << ") that is neither a constant nor a positive multiple of launch scalars; fix "
+                "it with --const";
+  }
   // A loop that runs no iteration on this tile: its results are its inits.
   if (lb->isConst() && ub->isConst() && ub->constant() <= lb->constant()) {
     for (auto [res, init] : llvm::zip(loop.getResults(), loop.getInitArgs())) {

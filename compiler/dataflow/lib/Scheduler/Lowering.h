@@ -46,12 +46,16 @@
 
 namespace chipless::sched {
 
-/// A value in every lane of a stick: a constant, or the stick of a lane-uniform buffer.
+/// A value in every lane of a stick: a constant, the stick of a lane-uniform buffer, or a
+/// real scalar bound at launch.
 struct Scalar {
   bool isConst = true;
   double value = 0;
-  int buffer = -1;    ///< !isConst: the buffer holding the stick
+  int buffer = -1;    ///< !isConst: the buffer holding the stick (-1 for a launch symbol)
   int64_t offset = 0; ///< its byte offset in the buffer (a multiple of the stick)
+  std::string symbol; ///< !isConst: the real scalar (`%eps: f16`) it is, or ""
+  /// Whether the value sits in a scratchpad buffer (a stick the load unit streams).
+  bool inBuffer() const { return !isConst && symbol.empty(); }
 };
 
 /// Where a tensor value is: a strided view of a scratchpad buffer, or one value in every
@@ -151,6 +155,18 @@ public:
   /// A lane-uniform stick holding `t`'s single element (a reduction result, or a
   /// one-element tensor whose padding is known).
   mlir::FailureOr<Scalar> scalarOf(const TVal& t, mlir::Location loc);
+  /// Whether `t` broadcasts a dense vector along the lanes (a per-row value: the last
+  /// dimension has stride 0 over more than one element), which the SFU streams cannot read
+  /// as it is.
+  bool broadcastsAlongLanes(const TVal& t) const;
+  /// `t` as such a value is read: every element of the vector in every lane of a stick of
+  /// its own (sfu.lane.bcast), a lane-uniform value with `t`'s shape.
+  mlir::FailureOr<TVal> spreadAlongLanes(const TVal& t, mlir::Location loc);
+  /// Writes `value` into the lanes past each row's last element of `t` (a dense value whose
+  /// rows end inside a stick), in place: sfu.lane.mask and sfu.select over the last stick
+  /// of every row. What is known of the buffer's padding is forgotten; `t` with `pad` set is
+  /// returned.
+  mlir::FailureOr<TVal> padRows(const TVal& t, double value, mlir::Location loc);
 
   /// An elementwise SFU computation over `out`'s shape: dst = kind(operands...).
   struct EwOperand {

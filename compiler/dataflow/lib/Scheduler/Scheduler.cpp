@@ -30,6 +30,48 @@ using namespace mlir;
 
 namespace chipless::dataflow {
 
+std::optional<ArgumentBounds> parseArgumentBounds(const std::string& text, std::string& why) {
+  auto number = [&](const std::string& t, int64_t& v) {
+    size_t used = 0;
+    try {
+      v = std::stoll(t, &used, 0);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    return !t.empty() && used == t.size();
+  };
+  ArgumentBounds b;
+  std::string range = text;
+  if (size_t slash = text.find('/'); slash != std::string::npos) {
+    range = text.substr(0, slash);
+    if (!number(text.substr(slash + 1), b.multipleOf) || b.multipleOf <= 0) {
+      why = "'" + text.substr(slash + 1) + "' after '/' is not a positive integer";
+      return std::nullopt;
+    }
+  }
+  int64_t max = 0;
+  if (size_t dots = range.find(".."); dots != std::string::npos) {
+    if (!number(range.substr(0, dots), b.min) || !number(range.substr(dots + 2), max)) {
+      why = "expected MIN..MAX, got '" + range + "'";
+      return std::nullopt;
+    }
+  } else if (!number(range, max)) {
+    why = "expected MAX, MIN..MAX, and optionally /MULTIPLE, got '" + text + "'";
+    return std::nullopt;
+  }
+  if (b.min < 0 || max < b.min) {
+    why = "the bounds " + std::to_string(b.min) + ".." + std::to_string(max) +
+          " are empty or negative";
+    return std::nullopt;
+  }
+  b.max = max;
+  return b;
+}
+
+} // namespace chipless::dataflow
+
+namespace chipless::dataflow {
+
 namespace {
 
 std::string printed(Operation* op) {
@@ -83,9 +125,34 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
   for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
     BlockArgument arg = entry.getArgument(i);
     std::string name = sanitizeName(sourceName(arg.getLoc()).value_or(""));
+    if (auto real = dyn_cast<FloatType>(arg.getType())) {
+      // A float argument fixed when compiling: a constant of its type.
+      std::optional<std::pair<std::string, double>> given;
+      for (const std::string& key : {name, "arg" + std::to_string(i)}) {
+        if (given) break;
+        if (auto r = options.realConstants.find(key); r != options.realConstants.end())
+          given = *r;
+        else if (auto n = options.constants.find(key); n != options.constants.end())
+          given = std::make_pair(n->first, static_cast<double>(n->second));
+      }
+      if (!given) continue;
+      used.insert(given->first);
+      OpBuilder b(ctx);
+      b.setInsertionPointToStart(&entry.getBody().front());
+      Value c = b.create<arith::ConstantOp>(arg.getLoc(), b.getFloatAttr(real, given->second));
+      arg.replaceAllUsesWith(c);
+      continue;
+    }
     auto it = options.constants.find(name);
     if (it == options.constants.end()) it = options.constants.find("arg" + std::to_string(i));
-    if (it == options.constants.end()) continue;
+    if (it == options.constants.end()) {
+      for (const std::string& key : {name, "arg" + std::to_string(i)})
+        if (options.realConstants.count(key))
+          return emitError(arg.getLoc())
+                     << "--const " << key << ": the argument is not a float (f16, bf16, f32)",
+                 failure();
+      continue;
+    }
     if (auto runtime = dyn_cast<ktdp::RuntimeArgType>(arg.getType())) {
       // A runtime argument fixed when compiling: its value within the type's contract.
       int64_t v = it->second;
@@ -133,6 +200,45 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
     if (!used.count(name))
       return entry.emitOpError("has no integer argument named '") << name << "' (--const)",
              failure();
+  for (const auto& [name, v] : options.realConstants)
+    if (!used.count(name))
+      return entry.emitOpError("has no float argument named '") << name << "' (--const)", failure();
+
+  // Bounds of the scalars left symbolic: a runtime_arg's type, or --bound.
+  std::map<int, ScalarBounds> bounds;
+  std::set<std::string> bounded;
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+    BlockArgument arg = entry.getArgument(i);
+    std::string name = sanitizeName(sourceName(arg.getLoc()).value_or(""));
+    auto given = options.bounds.find(name);
+    if (given == options.bounds.end()) given = options.bounds.find("arg" + std::to_string(i));
+    auto runtime = dyn_cast<ktdp::RuntimeArgType>(arg.getType());
+    if (given != options.bounds.end()) {
+      bounded.insert(given->first);
+      if (runtime)
+        return emitError(arg.getLoc()) << "--bound " << given->first << ": the argument is a "
+                                       << runtime << ", whose type gives its bounds",
+               failure();
+      if (!arg.getType().isIntOrIndex())
+        return emitError(arg.getLoc())
+                   << "--bound " << given->first << ": the argument is not an integer",
+               failure();
+      if (options.constants.count(given->first))
+        return emitError(arg.getLoc())
+                   << "--bound " << given->first << ": the argument is fixed with --const",
+               failure();
+      bounds[static_cast<int>(i)] = given->second;
+    } else if (runtime) {
+      ScalarBounds b;
+      b.multipleOf = runtime.getGranularity().value_or(1);
+      b.max = runtime.getUpperbound();
+      bounds[static_cast<int>(i)] = b;
+    }
+  }
+  for (const auto& [name, b] : options.bounds)
+    if (!bounded.count(name))
+      return entry.emitOpError("has no integer argument named '") << name << "' (--bound)",
+             failure();
 
   // 2. One specialised copy per tile.
   SmallVector<int64_t> grid = ktdp::getEnclosingGrid(entry).value_or(SmallVector<int64_t>{1});
@@ -179,7 +285,7 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
 
   // 3. Arguments.
   KernelArgs args;
-  if (failed(discoverArguments(entry, tiles, args))) return failure();
+  if (failed(discoverArguments(entry, tiles, bounds, args))) return failure();
   lap("arguments");
   {
     std::ostringstream os;
@@ -201,7 +307,9 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
            << "\n";
     }
     for (const auto& s : args.scalars) {
-      os << "scalar " << s.name << "  <- argument " << s.funcArg;
+      os << "scalar " << s.name;
+      if (s.real) os << " " << dtypeName(*s.real);
+      os << "  <- argument " << s.funcArg;
       if (s.multipleOf != 1) os << ", multiple of " << s.multipleOf;
       if (s.min) os << ", min " << *s.min;
       if (s.max) os << ", max " << *s.max;

@@ -420,6 +420,92 @@ TEST(Compute, MatmulAndSoftmaxTimingOnlyGiveTheSameCycles) {
   }
 }
 
+TEST(Compute, SplatOfARealScalarBoundAtLaunch) {
+  // Y = X * scale + shift with `scale` (f32) and `shift` (f16) real scalars of the job:
+  // sfu.splat takes them as @scale and @shift; the runtime rounds each to its type.
+  const char* text = R"(
+.kernel affine
+.scalar scale type=f32
+.scalar shift type=f16
+.input  X f32 [1, 32]
+.output Y f32 [1, 32]
+.program dma_in cores=0
+    dma.load sp=0, mem=@X, bytes=128, done=0
+.end
+.program load cores=0 corelet=0
+    twait 0
+    ld.stream n0=1, fifo=in0, addr=0
+.end
+.program compute cores=0 corelet=0
+    sfu.splat.f32 v0, @scale
+    sfu.splat.f32 v1, @shift
+    sfu.fma.f32 1, out0, in0, v0, v1
+.end
+.program store cores=0 corelet=0
+    st.stream n0=1, fifo=out0, addr=4096
+    tsend 1
+.end
+.program dma_out cores=0
+    twait 1
+    dma.store sp=4096, mem=@Y, bytes=128
+.end
+)";
+  auto device = openDevice(smallArch());
+  NpyArray x = randomArray(DType::F32, {1, 32}, 3, -4, 4);
+  LaunchArgs args{{{"X", x}}, {}, nullptr};
+  args.reals = {{"scale", 0.1}, {"shift", 0.1}};
+  LaunchReport out = runText(*device, text, args);
+  const float scale = 0.1f;                           // rounded to f32
+  const float shift = halfToFloat(floatToHalf(0.1f)); // rounded to f16: 0.0999755859375
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(at(out.outputs.at("Y"), i), std::fma(static_cast<float>(at(x, i)), scale, shift))
+        << i;
+  // An integer value is accepted for a real scalar; a real value for an integer is not.
+  args.reals = {{"scale", 2.0}};
+  args.scalars = {{"shift", 1}};
+  out = runText(*device, text, args);
+  EXPECT_EQ(at(out.outputs.at("Y"), 0), std::fma(static_cast<float>(at(x, 0)), 2.0f, 1.0f));
+  args.scalars.clear();
+  EXPECT_CONTAINS(errorOf([&] { runText(*device, text, args); }),
+                  "scalar 'shift' (f16) of affine is not bound");
+}
+
+TEST(Compute, AnIntegerScalarAsAFloat) {
+  // @N.f16 is the integer scalar N rounded to f16 (4097 -> 4096), as a kernel's sitofp.
+  const char* text = R"(
+.kernel k
+.scalar N
+.output Y f32 [1, 32]
+.program compute cores=0 corelet=0
+    sfu.splat.f32 v0, @N.f16
+    sfu.splat.f32 v1, @N.f32
+    sfu.sub.f32 1, out0, v1, v0
+.end
+.program store cores=0 corelet=0
+    st.stream n0=1, fifo=out0, addr=0
+    tsend 1
+.end
+.program dma_out cores=0
+    twait 1
+    dma.store sp=0, mem=@Y, bytes=128
+.end
+)";
+  auto device = openDevice(smallArch());
+  LaunchArgs args;
+  args.scalars = {{"N", 4097}};
+  LaunchReport out = runText(*device, text, args);
+  EXPECT_EQ(at(out.outputs.at("Y"), 0), 1.0);
+}
+
+TEST(Compute, ARealValueForAnIntegerScalarIsRefused) {
+  auto device = openDevice(smallArch());
+  const char* text = ".kernel k\n.scalar N\n.program dma_in cores=0\n li r1, @N\n.end\n";
+  LaunchArgs args;
+  args.reals = {{"N", 2.5}};
+  EXPECT_CONTAINS(errorOf([&] { runText(*device, text, args); }),
+                  "scalar 'N' of k is an integer, but --scalar N is 2.5");
+}
+
 TEST(Compute, RepeatedLaunchesAreIdentical) {
   auto device = openDevice(smallArch());
   SpyreJob add(*device, assembleText(addKernel()), "add.s");

@@ -467,9 +467,10 @@ TEST_F(EngineTest, MatmulAccumulatorOverflow) {
   EXPECT_CONTAINS(e, "core 0 compute0 pc 0 (pt.mm)");
   EXPECT_CONTAINS(e, "an 128x256 fp32 tile needs 131072 bytes of accumulators; the PT array "
                      "has 65536 (pt.accumulator_bytes)");
-  e = launchError(".kernel t\n.program compute cores=0 corelet=0\n    pt.mm.f16 m=8, k=32, "
-                  "n=64, a=in0, b=in1, dst=out0\n.end\n");
-  EXPECT_CONTAINS(e, "must be multiples of the 64 elements in a stick");
+  // k and n need not be whole sticks, but the accumulators hold whole sticks of n.
+  e = launchError(".kernel t\n.program compute cores=0 corelet=0\n    pt.mm.f16 m=257, k=32, "
+                  "n=48, a=in0, b=in1, dst=out0\n.end\n");
+  EXPECT_CONTAINS(e, "an 257x48 fp32 tile needs 65792 bytes of accumulators");
   e = launchError(".kernel t\n.program compute cores=0 corelet=0\n    pt.mm.f16 m=8, k=64, "
                   "n=64, a=in0, b=in0, dst=out0\n.end\n");
   EXPECT_CONTAINS(e, "a and b must be different FIFOs");

@@ -297,7 +297,7 @@ TEST(PlanErrors, UnknownFields) {
   j = base();
   j["scalars"][0]["value"] = 3;
   expectPlanError(
-      j, {"scalars[0].value: unknown field (expected one of: max, min, multiple_of, name)"});
+      j, {"scalars[0].value: unknown field (expected one of: max, min, multiple_of, name, type)"});
   j = base();
   j["buffers"][0]["align"] = 3;
   expectPlanError(j, {"buffers[0].align: unknown field"});

@@ -29,10 +29,23 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace chipless::dataflow {
+
+/// The values an integer argument may take at launch (`spyre-compile --bound`): the
+/// program is planned for all of them, and the runtime refuses any other.
+struct ArgumentBounds {
+  int64_t min = 0;
+  std::optional<int64_t> max; ///< absent: no maximum (a view it sizes cannot be planned)
+  int64_t multipleOf = 1;
+};
+
+/// Reads the value of `--bound NAME=VALUE`: "MAX", "MIN..MAX", either with "/G" (multiples
+/// of G), e.g. "4194304/4096" or "1..512". Sets `why` and returns nullopt when it is not one.
+std::optional<ArgumentBounds> parseArgumentBounds(const std::string& text, std::string& why);
 
 /// What the scheduler is told besides the kernel and the chip.
 struct SchedulerOptions {
@@ -40,6 +53,13 @@ struct SchedulerOptions {
   std::string entry;
   /// Integer arguments fixed at compile time, by source name ("n_iters") or "argN".
   std::map<std::string, int64_t> constants;
+  /// Float arguments (`%eps: f16`) fixed at compile time, by source name or "argN"; an
+  /// integer in `constants` fixes one too.
+  std::map<std::string, double> realConstants;
+  /// Integer arguments left symbolic, with the values they may take, by source name or
+  /// "argN": sizes, strides, loop bounds and steps that depend on them are computed at
+  /// launch, and the scratchpad plan holds for every value in the bounds.
+  std::map<std::string, ArgumentBounds> bounds;
   /// Overrides the kernel's `grid` attribute when not empty (a kernel without one runs on
   /// a single tile).
   std::vector<int64_t> grid;

@@ -162,6 +162,13 @@ ParseResult mlir::dfir::parseInstruction(OpAsmParser& parser, OperationState& re
       break;
     }
     case sc::OperandKind::Float: {
+      // A real scalar bound at launch: @name.
+      FlatSymbolRefAttr symbol;
+      if (parser.parseOptionalAttribute(symbol).has_value()) {
+        if (!symbol) return failure();
+        result.addAttribute(decl.name, symbol);
+        break;
+      }
       double value = 0;
       if (parseIsaFloat(parser, value)) return failure();
       result.addAttribute(decl.name, FloatAttr::get(Float64Type::get(context), value));
@@ -336,8 +343,9 @@ LogicalResult mlir::dfir::verifyInstruction(InstructionOpInterface op) {
         return op->emitOpError() << "operand '" << decl.name << "' must be one of "
                                  << llvm::join(decl.choices, ", ") << ", got " << operand.attr;
     } else if (decl.kind == sc::OperandKind::Float) {
-      if (!isa<FloatAttr>(operand.attr))
-        return op->emitOpError() << "operand '" << decl.name << "' must be a float";
+      if (!isa<FloatAttr, FlatSymbolRefAttr>(operand.attr))
+        return op->emitOpError() << "operand '" << decl.name
+                                 << "' must be a float or a real scalar (@name)";
     }
   }
 

@@ -67,7 +67,9 @@ std::optional<sc::Opcode> mlir::dfir::sfuOpcode(StringRef kind) {
   std::string mnemonic = "sfu." + kind.str();
   const sc::OpcodeInfo* info = sc::findOpcode(mnemonic);
   if (!info || info->op == sc::Opcode::SfuSplat) return std::nullopt;
-  if (info->op < sc::Opcode::SfuMov || info->op > sc::Opcode::SfuLaneMin) return std::nullopt;
+  const bool vectorOp = (info->op >= sc::Opcode::SfuMov && info->op <= sc::Opcode::SfuLaneMin) ||
+                        info->op == sc::Opcode::SfuLaneBcast;
+  if (!vectorOp) return std::nullopt;
   return info->op;
 }
 
@@ -104,6 +106,7 @@ PortRole mlir::dfir::portRole(sc::Opcode opcode, StringRef name) {
   case sc::Opcode::PtMm:
     return name == "dst" ? PortRole::OutputOrNone : PortRole::Input;
   case sc::Opcode::SfuSplat:
+  case sc::Opcode::SfuLaneMask:
     return PortRole::Register;
   case sc::Opcode::SfuAccAdd:
   case sc::Opcode::SfuAccMax:

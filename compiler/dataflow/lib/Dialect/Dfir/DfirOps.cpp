@@ -114,9 +114,39 @@ LogicalResult JobOp::verifyRegions() {
       if (it == names.end() || !isa<ScalarArgOp>(it->second))
         return arg.emitOpError() << "dimension \"" << scalar.getValue()
                                  << "\" is not a dfir.scalar_arg of the job";
+      if (cast<ScalarArgOp>(it->second).getType())
+        return arg.emitOpError() << "dimension \"" << scalar.getValue()
+                                 << "\" is a real scalar and cannot size a tensor";
     }
   }
-  return success();
+  // A real scalar is read only by float operands, and a float operand reads only one.
+  // (or an integer scalar as a float: "N.f16", "N.bf16", "N.f32").
+  auto realScalar = [&](StringRef name) {
+    auto [base, suffix] = name.split('.');
+    auto it = names.find(base);
+    auto arg = it == names.end() ? ScalarArgOp() : dyn_cast<ScalarArgOp>(it->second);
+    if (!arg) return false;
+    if (suffix.empty()) return static_cast<bool>(arg.getType());
+    return !arg.getType() && (suffix == "f16" || suffix == "bf16" || suffix == "f32");
+  };
+  WalkResult walk = getBody().walk([&](Operation* op) {
+    if (auto splat = dyn_cast<SfuSplatOp>(op)) {
+      auto symbol = dyn_cast<FlatSymbolRefAttr>(splat.getValue());
+      if (symbol && !realScalar(symbol.getValue())) {
+        splat.emitOpError() << "value @" << symbol.getValue()
+                            << " is not a real scalar of the job (dfir.scalar_arg ... type)";
+        return WalkResult::interrupt();
+      }
+    } else if (auto symbol = dyn_cast<SymbolOp>(op)) {
+      if (realScalar(symbol.getName())) {
+        symbol.emitOpError() << "\"" << symbol.getName()
+                             << "\" is a real scalar; only a float operand can read it";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 //===----------------------------------------------------------------------===//
@@ -164,6 +194,12 @@ LogicalResult ScalarArgOp::verify() {
   if (getMin() && getMax() && static_cast<int64_t>(*getMin()) > static_cast<int64_t>(*getMax()))
     return emitOpError() << "min " << static_cast<int64_t>(*getMin()) << " is greater than max "
                          << static_cast<int64_t>(*getMax());
+  if (auto type = getType()) {
+    if (!type->isF16() && !type->isBF16() && !type->isF32())
+      return emitOpError() << "type must be f16, bf16 or f32 (a real scalar), got " << *type;
+    if (getMultipleOf() || getMin() || getMax())
+      return emitOpError() << "a real scalar takes no multiple_of, min or max";
+  }
   return success();
 }
 

@@ -104,29 +104,35 @@ def Dfir_TensorArgOp : Dfir_Op<"tensor_arg", [HasParent<"JobOp">]> {
 }
 
 def Dfir_ScalarArgOp : Dfir_Op<"scalar_arg", [HasParent<"JobOp">]> {
-  let summary = "An integer argument bound at launch";
+  let summary = "An integer or real argument bound at launch";
   let description = [{
     Declares scalar `name`: bound at launch (`spyre-sim run --scalar N=256`)
     or read off the shape of a tensor argument that names it. Programs read
-    it with `dfir.symbol "N"`. The optional constraints are the values the
-    programs handle (a KTIR runtime_arg's granularity and upperbound); the
-    runtime rejects any other value at launch.
+    an integer scalar with `dfir.symbol "N"`. The optional constraints are
+    the values the programs handle (a KTIR runtime_arg's granularity and
+    upperbound); the runtime rejects any other value at launch. With
+    `type`, the scalar is a real number (a KTIR `%eps: f16` argument),
+    rounded to that float type at launch and read by float operands
+    (`dfir.sfu_splat ... value = @eps`).
 
     Example:
     ```mlir
     dfir.scalar_arg "N"
     dfir.scalar_arg "n" multiple_of 4096 min 0 max 4194304
+    dfir.scalar_arg "eps" type f16
     ```
   }];
   let arguments = (ins StrAttr:$name, OptionalAttr<I64Attr>:$multiple_of,
-                       OptionalAttr<I64Attr>:$min, OptionalAttr<I64Attr>:$max);
+                       OptionalAttr<I64Attr>:$min, OptionalAttr<I64Attr>:$max,
+                       OptionalAttr<TypeAttr>:$type);
   let assemblyFormat = [{
-    $name (`multiple_of` $multiple_of^)? (`min` $min^)? (`max` $max^)? attr-dict
+    $name (`multiple_of` $multiple_of^)? (`min` $min^)? (`max` $max^)? (`type` $type^)? attr-dict
   }];
   let builders = [
-    // An unconstrained scalar.
+    // An unconstrained integer scalar.
     OpBuilder<(ins "::llvm::StringRef":$name), [{
-      build($_builder, $_state, $_builder.getStringAttr(name), nullptr, nullptr, nullptr);
+      build($_builder, $_state, $_builder.getStringAttr(name), nullptr, nullptr, nullptr,
+            nullptr);
     }]>
   ];
   let hasVerifier = 1;
@@ -478,18 +484,35 @@ def Dfir_SfuOp : Dfir_InstrOp<"sfu", ""> {
 }
 
 def Dfir_SfuSplatOp : Dfir_InstrOp<"sfu_splat", "SfuSplat"> {
-  let summary = "sfu.splat.T: fill an SFU register with a constant";
+  let summary = "sfu.splat.T: fill an SFU register with a constant or a real scalar";
   let description = [{
-    Sets every lane of SFU register `dst` (`"v0"`..) to `value` (a float:
-    a number, or "inf", "-inf", "nan"). Only on the compute unit.
+    Sets every lane of SFU register `dst` (`"v0"`..) to `value`: a float (a
+    number, or "inf", "-inf", "nan"), or `@name`, a real scalar of the job
+    bound at launch (a KTIR `%eps: f16` argument). Only on the compute unit.
 
     Example:
     ```mlir
     dfir.sfu_splat f16 dst = "v0", value = "-inf"
     dfir.sfu_splat f32 dst = "v2", value = 0.000000e+00
+    dfir.sfu_splat f16 dst = "v1", value = @eps
     ```
   }];
-  let arguments = (ins TypeAttr:$dtype, StrAttr:$dst, F64Attr:$value);
+  let arguments = (ins TypeAttr:$dtype, StrAttr:$dst, AnyAttr:$value);
+}
+
+def Dfir_SfuLaneMaskOp : Dfir_InstrOp<"sfu_lane_mask", "SfuLaneMask"> {
+  let summary = "sfu.lane.mask.T: a register of 1 in the lanes below a count, 0 above";
+  let description = [{
+    Sets SFU register `dst` (`"v0"`..) to 1 in the lanes below `lanes` and 0
+    in the others: the condition of an `sfu.select` that writes the lanes
+    past a row's last element. Only on the compute unit.
+
+    Example:
+    ```mlir
+    dfir.sfu_lane_mask f16 dst = "v0", lanes = %c48
+    ```
+  }];
+  let arguments = (ins TypeAttr:$dtype, StrAttr:$dst, Index:$lanes);
 }
 
 def Dfir_PtMmOp : Dfir_InstrOp<"pt_mm", "PtMm", [AttrSizedOperandSegments]> {
