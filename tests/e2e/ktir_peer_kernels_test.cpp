@@ -210,5 +210,27 @@ TEST(KtirPeerKernels, MatmulReduceAndElementwiseOnPartialSticks) {
   EXPECT_TRUE(r.ok);
 }
 
+TEST(KtirPeerKernels, RowNormWithTheHiddenDimensionSplitOverTwoTiles) {
+  // N, eps and the block size are plain arguments; the per-row partial sums all-reduce
+  // between column partners, and the one-element result is extracted and broadcast.
+  KtirCase c{"rmsnorm_split_columns.mlir", {}, nullptr, [](const Tensors& t) {
+               std::vector<float> x = floats(t.at("X")), w = floats(t.at("W")), y(x.size());
+               for (size_t i = 0; i < 256; ++i) {
+                 double ssq = 0;
+                 for (size_t k = 0; k < 4096; ++k) ssq += double(x[i * 4096 + k]) * x[i * 4096 + k];
+                 const double rstd = 1 / std::sqrt(ssq / 4096 + 1e-5);
+                 for (size_t k = 0; k < 4096; ++k)
+                   y[i * 4096 + k] = static_cast<float>(x[i * 4096 + k] * rstd * w[k]);
+               }
+               return Expected{{"Y", y}};
+             }};
+  c.scalars = {{"N", 4096}, {"BLOCK", 1024}};
+  c.reals = {{"eps", 1e-5}};
+  c.rtol = 2e-2;
+  c.atol = 2e-3;
+  KtirRun r = runKtirCase(testKernelsDir(), c, testWorkDir());
+  EXPECT_TRUE(r.ok);
+}
+
 } // namespace
 } // namespace chipless::test

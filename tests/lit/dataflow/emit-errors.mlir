@@ -211,9 +211,9 @@ dfir.job @sfu_register_the_chip_lacks {
 
 dfir.job @token_the_chip_lacks {
   dfir.program unit = "dma_in", cores = all, corelet = -1 {
-    %c40 = arith.constant 40 : index
-    // expected-error @+1 {{operand 'token' is token 40, but a core has 32 tokens (sync.tokens_per_core)}}
-    dfir.token_send token = %c40
+    %c70 = arith.constant 70 : index
+    // expected-error @+1 {{operand 'token' is token 70, but a core has 64 tokens (sync.tokens_per_core)}}
+    dfir.token_send token = %c70
   }
 }
 

@@ -9,7 +9,11 @@
 //    The result buffer R starts as a copy of the partial; after a READY handshake with its
 //    successor, each core does G-1 reduce-scatter steps (send chunk (j - t) mod G to the
 //    successor with op = add) and G-1 all-gather steps (chunk (j + 1 - t) mod G, op = none),
-//    waiting for its predecessor's chunk after every step. Empty chunks send a bare token.
+//    waiting for its predecessor's chunk after every step. A partial of fewer sticks than
+//    cores has empty chunks: such a step sends one stick into a sink buffer of the
+//    successor instead, so that its ARRIVE lands after the previous step's data (the same
+//    ring path, in order); a bare token could overtake that data and let the successor
+//    read its chunk before the predecessor's addition landed.
 //  * reduce to one consumer: the consumer copies its partial into R and tells every
 //    producer READY; each producer adds its partial into the consumer's R.
 //  * reduce-scatter (inter_tile_reduce_scatter, consumers == producers): the reduce-scatter
@@ -190,9 +194,13 @@ LogicalResult Lowering::lowerReduceDelivery(Operation* o) {
         (allReduce ? "all-reduce " : "reduce to " + std::to_string(consumers[0]) + " ") + kind +
         " over cores";
     for (int64_t p : producers) text += " " + std::to_string(p);
+    // A stick that empty chunks are sent to (see the file comment).
+    const int sinkBuf =
+        allReduce && sticks < G ? exchangeBuffer({lanes(elem)}, elem, o, "sink").buffer : -1;
     Step& s = addStep(Engines::ring(), o->getLoc(), text);
     s.accesses.push_back(scratch(pbuf, 0, bytes, false));
     s.accesses.push_back(scratch(rbuf, 0, bytes, true));
+    if (sinkBuf >= 0) s.accesses.push_back(scratch(sinkBuf, 0, stickBytes, true));
     std::string opName = kind;
     Type dtype = elem;
     if (allReduce) {
@@ -207,7 +215,9 @@ LogicalResult Lowering::lowerReduceDelivery(Operation* o) {
         auto send = [&](int c, bool reduce) {
           auto [off, n] = chunk(c);
           if (n == 0) {
-            w.b.create<dfir::TokenSendOp>(w.loc, w.c(arrive), w.c(next));
+            w.b.create<dfir::RingSendOp>(w.loc, w.c(next), w.get(w.addr(rbuf)),
+                                         w.get(w.addr(sinkBuf)), w.c(stickBytes), StringAttr(),
+                                         StringAttr(), w.c(arrive), Value(), TypeAttr::get(dtype));
             return;
           }
           Value at = w.get(w.addr(rbuf, Expr(off)));

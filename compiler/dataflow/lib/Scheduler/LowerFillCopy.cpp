@@ -45,7 +45,7 @@ FailureOr<TVal> Lowering::materialize(const TVal& t, Location loc, const std::st
   return out;
 }
 
-FailureOr<Scalar> Lowering::scalarOf(const TVal& t, Location loc) {
+FailureOr<Scalar> Lowering::scalarOf(const TVal& t, Location loc, bool alone) {
   if (t.kind == TVal::Kind::Uniform) return t.scalar;
   if (t.sparse) {
     Scalar s;
@@ -54,14 +54,29 @@ FailureOr<Scalar> Lowering::scalarOf(const TVal& t, Location loc) {
     s.offset = t.offset;
     return s;
   }
-  if (t.offset % stick() != 0 || !t.pad)
+  if (t.offset % stick() != 0)
     return emitError(loc) << "needs one element of a tensor in every lane of a stick, but the "
-                             "element is not alone in its stick (only reduction results and "
-                             "one-element tiles can be broadcast)",
+                             "element is not the first of its stick (only reduction results "
+                             "and one-element values can be broadcast)",
            failure();
   // Lane 0 holds the element and every other lane the padding value: folding the lanes
-  // with the op whose identity the padding is puts the element in every lane.
-  const char* kind = *t.pad == 0 ? "lane.add" : *t.pad < 0 ? "lane.max" : "lane.min";
+  // with the op whose identity the padding is puts the element in every lane. A padding
+  // that is not known (a one-element result of an exchange, of arithmetic) is written.
+  std::optional<double> pad = t.pad;
+  if (!pad && !alone)
+    return emitError(loc) << "needs one element of a tensor in every lane of a stick, but the "
+                             "element is not alone in its stick (only reduction results and "
+                             "one-element values can be broadcast)",
+           failure();
+  if (!pad) {
+    TVal one = t;
+    one.shape = {1};
+    one.strides = {esize(t.elem)};
+    auto padded = padRows(one, 0.0, loc);
+    if (failed(padded)) return failure();
+    pad = 0.0;
+  }
+  const char* kind = *pad == 0 ? "lane.add" : *pad < 0 ? "lane.max" : "lane.min";
   TVal out = newSparse({}, t.elem, "lane broadcast");
   const int group = newGroup();
   Type dtype = t.elem;

@@ -44,9 +44,12 @@ std::map<std::string, int> numberExchanges(llvm::ArrayRef<func::FuncOp> funcs) {
   return index;
 }
 
-TVal Lowering::exchangeBuffer(ArrayRef<int64_t> shape, Type elem, Operation* op) {
-  TVal t = newDense(shape, elem, op->getName().stripDialect().str());
-  out_.buffers[static_cast<size_t>(t.buffer)].exchange = locationKey(op->getLoc());
+TVal Lowering::exchangeBuffer(ArrayRef<int64_t> shape, Type elem, Operation* op,
+                              const std::string& role) {
+  TVal t =
+      newDense(shape, elem, op->getName().stripDialect().str() + (role.empty() ? "" : " " + role));
+  out_.buffers[static_cast<size_t>(t.buffer)].exchange =
+      locationKey(op->getLoc()) + (role.empty() ? "" : "#" + role);
   return t;
 }
 
@@ -585,7 +588,7 @@ LogicalResult Lowering::lowerViewLike(Operation* op) {
     one.shape.clear();
     one.strides.clear();
     one.offset = off;
-    auto s = scalarOf(one, loc);
+    auto s = scalarOf(one, loc, t->shape.empty() || t->shape.back() == 1);
     if (failed(s)) return failure();
     TVal u;
     u.kind = TVal::Kind::Uniform;
@@ -631,7 +634,7 @@ LogicalResult Lowering::lowerViewLike(Operation* op) {
     // A broadcast of a single element to every lane needs it in every lane of a stick.
     if (t->shape.empty() || t->elements() == 1) {
       if (!t->sparse) {
-        auto s = scalarOf(*t, loc);
+        auto s = scalarOf(*t, loc, /*alone=*/true);
         if (failed(s)) return failure();
         TVal u;
         u.kind = TVal::Kind::Uniform;

@@ -127,8 +127,10 @@ public:
   /// A dense value of `shape` in a new buffer (rows padded to whole sticks).
   TVal newDense(llvm::ArrayRef<int64_t> shape, mlir::Type elem, const std::string& what);
   /// A dense buffer that other cores write over the ring for inter-tile op `op`: keyed by
-  /// the op's location, so it sits at the same scratchpad address on every core.
-  TVal exchangeBuffer(llvm::ArrayRef<int64_t> shape, mlir::Type elem, mlir::Operation* op);
+  /// the op's location (and `role`, for a second buffer of the same op), so it sits at the
+  /// same scratchpad address on every core.
+  TVal exchangeBuffer(llvm::ArrayRef<int64_t> shape, mlir::Type elem, mlir::Operation* op,
+                      const std::string& role = "");
   /// A lane-uniform value of `shape`: one stick per element.
   TVal newSparse(llvm::ArrayRef<int64_t> shape, mlir::Type elem, const std::string& what);
   /// Canonical strides of a dense or sparse value of `shape`.
@@ -153,8 +155,9 @@ public:
   /// Copies `src` into the dense value `dst` (same shape).
   mlir::LogicalResult copyInto(const TVal& src, const TVal& dst, mlir::Location loc);
   /// A lane-uniform stick holding `t`'s single element (a reduction result, or a
-  /// one-element tensor whose padding is known).
-  mlir::FailureOr<Scalar> scalarOf(const TVal& t, mlir::Location loc);
+  /// one-element tensor whose padding is known). With `alone` (the element is the only one
+  /// of its stick: a one-element tensor, a row of one), an unknown padding is written first.
+  mlir::FailureOr<Scalar> scalarOf(const TVal& t, mlir::Location loc, bool alone = false);
   /// Whether `t` broadcasts a dense vector along the lanes (a per-row value: the last
   /// dimension has stride 0 over more than one element), which the SFU streams cannot read
   /// as it is.

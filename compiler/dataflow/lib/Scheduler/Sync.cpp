@@ -251,12 +251,16 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
     if (e.p->step->async) s.sync[e.p][e.p->step->engine].selfWait = true;
   dropImpliedDistanceTwo(edges);
 
-  // Channels and their tokens.
+  // Channels and their tokens. The loop-carried channels of two loops at the same depth
+  // share a token: neither loop is inside the other, so every engine runs all of one before
+  // the other, the waiter has taken all of the first's tokens (waitAfter) by the time it
+  // needs the second's, and a waiter takes the earliest token first, which is the first
+  // loop's while any is left. Kernels with many loops fit the core's token bank so.
   int nextToken = 0;
-  // (from, to, loop or null, distance)
-  std::map<std::tuple<int, int, Node*, int>, int> channelToken;
+  // (from, to, depth of the loop or -1, distance)
+  std::map<std::tuple<int, int, int, int>, int> channelToken;
   auto tokenFor = [&](int from, int to, Node* loop, int distance) {
-    auto key = std::make_tuple(from, to, loop, distance);
+    auto key = std::make_tuple(from, to, loop ? loop->depth : -1, distance);
     auto it = channelToken.find(key);
     if (it != channelToken.end()) return it->second;
     int t = nextToken++;

@@ -437,20 +437,20 @@ TEST_F(EngineTest, BadSfuRegister) {
 }
 
 TEST_F(EngineTest, TokenOutOfRange) {
-  std::string e = launchError(".kernel t\n.program ring cores=1\n    tsend 32\n.end\n");
-  EXPECT_CONTAINS(e, "core 1 ring pc 0 (tsend): token 32 out of range (0..31)");
+  std::string e = launchError(".kernel t\n.program ring cores=1\n    tsend 64\n.end\n");
+  EXPECT_CONTAINS(e, "core 1 ring pc 0 (tsend): token 64 out of range (0..63)");
   e = launchError(
       ".kernel t\n.program load cores=0 corelet=1\n    li r1, -1\n    twait r1\n.end\n");
-  EXPECT_CONTAINS(e, "core 0 load1 pc 1 (twait): token -1 out of range (0..31)");
+  EXPECT_CONTAINS(e, "core 0 load1 pc 1 (twait): token -1 out of range (0..63)");
   e = launchError(".kernel t\n.program ring cores=0\n    tsend 0, core=2\n.end\n");
   EXPECT_CONTAINS(e, "core 0 ring pc 0 (tsend): tsend to core 2 of 2");
-  e = launchError(".kernel t\n.program ring cores=0\n    tsend 40, core=1\n.end\n");
-  EXPECT_CONTAINS(e, "token 40 out of range");
+  e = launchError(".kernel t\n.program ring cores=0\n    tsend 70, core=1\n.end\n");
+  EXPECT_CONTAINS(e, "token 70 out of range");
   e = launchError(std::string(kDmaArgs) +
                       ".program dma_in cores=0\n    dma.load sp=0, mem=@A, bytes=128, "
-                      "done=32\n.end\n",
+                      "done=64\n.end\n",
                   dmaInput());
-  EXPECT_CONTAINS(e, "core 0 dma_in pc 0 (dma.load): token 32 out of range");
+  EXPECT_CONTAINS(e, "core 0 dma_in pc 0 (dma.load): token 64 out of range");
   e = launchError(".kernel t\n.program ring cores=0\n    ring.send core=1, src=0, dst=0, "
                   "bytes=128, token=99\n.end\n");
   EXPECT_CONTAINS(e, "core 0 ring pc 0 (ring.send): token 99 out of range");
