@@ -11,12 +11,31 @@ namespace chipless::sim::spyre {
 
 using namespace spyrecode;
 
+namespace {
+/// The PT array's work for one stick of A (eps values of one row): accRow[j] += a[kk] *
+/// w[kk * n + j] for every kk whose a[kk] is not zero, in kk order, so every sum is formed
+/// as the array forms it. Compiled for AVX2 and for baseline x86-64 (chosen when the
+/// program loads); never with FMA, which would round a*w+acc once instead of twice.
+__attribute__((target_clones("avx2", "default"))) void
+macStick(float* accRow, const float* a, const float* w, int64_t eps, int64_t n) {
+  for (int64_t kk = 0; kk < eps; ++kk) {
+    const float av = a[kk];
+    if (av == 0.0f) continue;
+    const float* wr = w + kk * n;
+    for (int64_t j = 0; j < n; ++j) accRow[j] += av * wr[j];
+  }
+}
+} // namespace
+
 ComputeUnit::ComputeUnit(sc_core::sc_module_name name, Chip& chip, Core& core, int corelet)
     : CoreletEngine(name, chip, core, Unit::Compute, corelet),
       lanesMax_(chip.arch().elementsPerStick(static_cast<int>(dtypeSize(DType::F16)))) {
   regs_.assign(static_cast<size_t>(chip.arch().sfu.registers),
                std::vector<uint32_t>(static_cast<size_t>(lanesMax_), 0));
-  for (auto& s : scratch_) s.assign(static_cast<size_t>(lanesMax_), 0);
+  regResult_.assign(static_cast<size_t>(lanesMax_), 0);
+  for (auto& s : runSrc_) s.assign(static_cast<size_t>(kSfuRun * lanesMax_), 0);
+  runDst_.assign(static_cast<size_t>(kSfuRun * lanesMax_), 0);
+  activation_.assign(static_cast<size_t>(lanesMax_), 0.0f);
 }
 
 void ComputeUnit::resetUnit() {
@@ -108,29 +127,50 @@ void ComputeUnit::sfu(const Instruction& ins) {
                                                   : chip_.arch().sfu.latency_cycles;
   const int64_t stick = stickBytes();
   auto work = [&](int64_t, int64_t count, uint8_t* const* in, uint8_t* const* out) {
-    const uint32_t* src[3] = {nullptr, nullptr, nullptr};
-    for (int64_t it = 0; it < count; ++it) {
+    // Runs of up to kSfuRun sticks: each stream source decoded in bulk, the op applied to
+    // the whole run, the results encoded in bulk. Registers are read as the same stick for
+    // every item.
+    for (int64_t first = 0; first < count; first += kSfuRun) {
+      const int64_t m = std::min<int64_t>(kSfuRun, count - first);
+      const size_t runLanes = static_cast<size_t>(m) * static_cast<size_t>(lanes);
+      const uint32_t* src[3] = {nullptr, nullptr, nullptr};
+      int64_t stride[3] = {0, 0, 0};
       for (size_t k = 0; k < nsrc; ++k) {
         if (srcReg[k]) {
           src[k] = srcReg[k];
         } else {
-          decodeStick(dt, fmt, in[srcFifo[k]] + it * stick, scratch_[k].data(), lanes);
-          src[k] = scratch_[k].data();
+          decodeStick(dt, fmt, in[srcFifo[k]] + first * stick, runSrc_[k].data(), runLanes);
+          src[k] = runSrc_[k].data();
+          stride[k] = lanes;
         }
       }
-      uint32_t* res = scratch_[3].data();
       if (accumulate) {
-        applyAccumulate(ins.op, dt, lanes, src[0], dstReg);
+        for (int64_t it = 0; it < m; ++it)
+          applyAccumulate(ins.op, dt, lanes, src[0] + it * stride[0], dstReg);
         continue;
       }
-      if (laneReduce)
-        applyLaneReduce(ins.op, dt, lanes, src[0], res);
-      else
-        applyElementwise(ins.op, dt, lanes, src[0], src[1], src[2], res);
-      if (dstFifo)
-        encodeStick(dt, fmt, res, out[0] + it * stick, lanes);
-      else
+      if (dstFifo) {
+        // No register changes during the run: every item's result is independent.
+        uint32_t* res = runDst_.data();
+        if (laneReduce)
+          for (int64_t it = 0; it < m; ++it)
+            applyLaneReduce(ins.op, dt, lanes, src[0] + it * stride[0], res + it * lanes);
+        else
+          applyElementwiseRun(ins.op, dt, lanes, m, src[0], stride[0], src[1], stride[1], src[2],
+                              stride[2], res);
+        encodeStick(dt, fmt, res, out[0] + first * stick, runLanes);
+        continue;
+      }
+      // A register destination may also be a source: item by item, as the SFU does it.
+      uint32_t* res = regResult_.data();
+      for (int64_t it = 0; it < m; ++it) {
+        if (laneReduce)
+          applyLaneReduce(ins.op, dt, lanes, src[0] + it * stride[0], res);
+        else
+          applyElementwiseRun(ins.op, dt, lanes, 1, src[0] + it * stride[0], 0,
+                              src[1] + it * stride[1], 0, src[2] + it * stride[2], 0, res);
         std::memcpy(dstReg, res, static_cast<size_t>(lanes) * 4);
+      }
     }
   };
   Ports outPorts;
@@ -180,7 +220,7 @@ void ComputeUnit::matmul(const Instruction& ins) {
   }
   accM_ = m;
   accN_ = n;
-  std::vector<uint32_t>& lanes = scratch_[0];
+  float* act = activation_.data(); // one decoded stick of A
 
   // 1. Weights (B, k x n) enter the array's idle weight buffer and stay; this may overlap
   //    the previous tile's streaming.
@@ -188,16 +228,15 @@ void ComputeUnit::matmul(const Instruction& ins) {
   const int buffer = tile_++ % 2;
   const Cycles issued = local_;
   local_ = std::min(issued, std::max({weightsPortFree_, streamEnd_[buffer], lastStreamStart_}));
-  Cycles start =
-      stream(k * rowSticks, 1.0, 0, {{&b, 1}}, {},
-             [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
-               for (int64_t s = 0; s < count; ++s) {
-                 int64_t idx = first + s, r = idx / rowSticks, c = idx % rowSticks;
-                 decodeStick(inType, fmt, in[0] + s * stick, lanes.data(), static_cast<int>(eps));
-                 float* w = weights_.data() + r * n + c * eps;
-                 std::memcpy(w, lanes.data(), static_cast<size_t>(eps) * 4);
-               }
-             });
+  Cycles start = stream(k * rowSticks, 1.0, 0, {{&b, 1}}, {},
+                        [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
+                          for (int64_t s = 0; s < count; ++s) {
+                            int64_t idx = first + s, r = idx / rowSticks, c = idx % rowSticks;
+                            float* w = weights_.data() + r * n + c * eps;
+                            decodeStick(inType, fmt, in[0] + s * stick,
+                                        reinterpret_cast<uint32_t*>(w), static_cast<size_t>(eps));
+                          }
+                        });
   // 2. Activations (A, m x k) stream through; the array does rows*cols*macs MACs a cycle.
   const int64_t kSticks = k / eps;
   const double macs = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
@@ -212,15 +251,9 @@ void ComputeUnit::matmul(const Instruction& ins) {
          [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
            for (int64_t s = 0; s < count; ++s) {
              int64_t idx = first + s, row = idx / kSticks, chunk = idx % kSticks;
-             decodeStick(inType, fmt, in[0] + s * stick, lanes.data(), static_cast<int>(eps));
-             float* accRow = acc_.data() + row * n;
-             for (int64_t kk = 0; kk < eps; ++kk) {
-               float av;
-               std::memcpy(&av, &lanes[static_cast<size_t>(kk)], 4);
-               if (av == 0.0f) continue;
-               const float* w = weights_.data() + (chunk * eps + kk) * n;
-               for (int64_t j = 0; j < n; ++j) accRow[j] += av * w[j];
-             }
+             decodeStick(inType, fmt, in[0] + s * stick, reinterpret_cast<uint32_t*>(act),
+                         static_cast<size_t>(eps));
+             macStick(acc_.data() + row * n, act, weights_.data() + chunk * eps * n, eps, n);
            }
          });
   ptBusy_ += computeCycles;
@@ -234,8 +267,8 @@ void ComputeUnit::matmul(const Instruction& ins) {
              for (int64_t s = 0; s < count; ++s) {
                int64_t idx = first + s, row = idx / outRowSticks, c = idx % outRowSticks;
                const float* src = acc_.data() + row * n + c * epsOut;
-               std::memcpy(lanes.data(), src, static_cast<size_t>(epsOut) * 4);
-               encodeStick(outType, fmt, lanes.data(), o[0] + s * stick, static_cast<int>(epsOut));
+               encodeStick(outType, fmt, reinterpret_cast<const uint32_t*>(src), o[0] + s * stick,
+                           static_cast<size_t>(epsOut));
              }
            });
   }
