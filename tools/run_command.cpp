@@ -133,7 +133,10 @@ void writeResults(const char* tool, const RunOptions& o, const RunBindings& b,
       auto it = outputs.find(name);
       if (it == outputs.end())
         throw Error("--output " + name + ": the job produced no such output");
-      out.add(file, encodeNpy(it->second, file));
+      const std::string header = npyHeader(it->second, file); // checks the array first
+      StagedFile& staged = out.stage(file);
+      staged.append(header);
+      staged.append(npyData(it->second)); // straight from the array: no copy of the tensor
     }
   if (!o.stats.empty()) out.add(o.stats, stats.jsonText());
   if (trace) trace->write(out.stage(o.trace));
@@ -171,7 +174,8 @@ int run(const char* tool, ChipKind kind, const RunOptions& o) {
   checkOutputs(info, bindings, o.timingOnly);
   spdlog::info("prepared {} on {}", info.kernel, device->name());
 
-  runtime::LaunchArgs args{bindings.inputs, bindings.scalars, nullptr};
+  // The inputs move into the launch arguments: nothing reads them from the bindings again.
+  runtime::LaunchArgs args{std::move(bindings.inputs), bindings.scalars, nullptr};
   std::unique_ptr<TraceWriter> trace =
       o.trace.empty() ? nullptr : std::make_unique<TraceWriter>(o.traceLimit);
   std::vector<double> cycles;

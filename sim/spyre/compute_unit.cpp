@@ -126,7 +126,7 @@ void ComputeUnit::sfu(const Instruction& ins) {
   const Cycles latency = isTranscendental(ins.op) ? chip_.arch().sfu.transcendental_latency_cycles
                                                   : chip_.arch().sfu.latency_cycles;
   const int64_t stick = stickBytes();
-  auto work = [&](int64_t, int64_t count, uint8_t* const* in, uint8_t* const* out) {
+  auto work = [&](int64_t, int64_t count, const uint8_t* const* in, uint8_t* const* out) {
     // Runs of up to kSfuRun sticks: each stream source decoded in bulk, the op applied to
     // the whole run, the results encoded in bulk. Registers are read as the same stick for
     // every item.
@@ -228,15 +228,16 @@ void ComputeUnit::matmul(const Instruction& ins) {
   const int buffer = tile_++ % 2;
   const Cycles issued = local_;
   local_ = std::min(issued, std::max({weightsPortFree_, streamEnd_[buffer], lastStreamStart_}));
-  Cycles start = stream(k * rowSticks, 1.0, 0, {{&b, 1}}, {},
-                        [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
-                          for (int64_t s = 0; s < count; ++s) {
-                            int64_t idx = first + s, r = idx / rowSticks, c = idx % rowSticks;
-                            float* w = weights_.data() + r * n + c * eps;
-                            decodeStick(inType, fmt, in[0] + s * stick,
-                                        reinterpret_cast<uint32_t*>(w), static_cast<size_t>(eps));
-                          }
-                        });
+  Cycles start =
+      stream(k * rowSticks, 1.0, 0, {{&b, 1}}, {},
+             [&](int64_t first, int64_t count, const uint8_t* const* in, uint8_t* const*) {
+               for (int64_t s = 0; s < count; ++s) {
+                 int64_t idx = first + s, r = idx / rowSticks, c = idx % rowSticks;
+                 float* w = weights_.data() + r * n + c * eps;
+                 decodeStick(inType, fmt, in[0] + s * stick, reinterpret_cast<uint32_t*>(w),
+                             static_cast<size_t>(eps));
+               }
+             });
   // 2. Activations (A, m x k) stream through; the array does rows*cols*macs MACs a cycle.
   const int64_t kSticks = k / eps;
   const double macs = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
@@ -248,7 +249,7 @@ void ComputeUnit::matmul(const Instruction& ins) {
   local_ = std::max(local_, issued);
   lastStreamStart_ = local_;
   stream(m * kSticks, interval, 0, {{&a, 1}}, {},
-         [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
+         [&](int64_t first, int64_t count, const uint8_t* const* in, uint8_t* const*) {
            for (int64_t s = 0; s < count; ++s) {
              int64_t idx = first + s, row = idx / kSticks, chunk = idx % kSticks;
              decodeStick(inType, fmt, in[0] + s * stick, reinterpret_cast<uint32_t*>(act),
@@ -263,7 +264,7 @@ void ComputeUnit::matmul(const Instruction& ins) {
   if (emit) {
     const int64_t outRowSticks = n / epsOut;
     stream(m * outRowSticks, 1.0, arch.pt.latency_cycles, {}, {{out, 1}},
-           [&](int64_t first, int64_t count, uint8_t* const*, uint8_t* const* o) {
+           [&](int64_t first, int64_t count, const uint8_t* const*, uint8_t* const* o) {
              for (int64_t s = 0; s < count; ++s) {
                int64_t idx = first + s, row = idx / outRowSticks, c = idx % outRowSticks;
                const float* src = acc_.data() + row * n + c * epsOut;

@@ -66,10 +66,9 @@ void CoreletEngine::checkStickBox(const char* what, int64_t addr, const int64_t 
 Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency, const Ports& ins,
                              const Ports& outs, const Work& work) {
   const bool fn = functional();
-  const int64_t stick = stickBytes();
   Cycles firstStart = -1;
   int64_t done = 0;
-  uint8_t* inPtr[4] = {};
+  const uint8_t* inPtr[4] = {};
   uint8_t* outPtr[4] = {};
   while (done < items) {
     int64_t k = items - done;
@@ -108,18 +107,15 @@ Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency, con
     stallUntil(first);
     if (firstStart < 0) firstStart = first;
 
+    // The work reads its inputs where they lie in the FIFOs and writes its outputs in place
+    // (the engine's FIFOs are its own: no other engine runs until it yields).
     for (size_t i = 0; i < ins.size(); ++i) {
       const Port& p = ins[i];
-      size_t bytes = static_cast<size_t>(k * p.sticksPerItem * stick);
-      if (fn && inBuf_[i].size() < bytes) inBuf_[i].resize(bytes);
-      inPtr[i] = fn ? inBuf_[i].data() : nullptr;
-      p.fifo->pop(static_cast<uint64_t>(k * p.sticksPerItem), first, last, inPtr[i]);
+      inPtr[i] = p.fifo->front();
+      p.fifo->pop(static_cast<uint64_t>(k * p.sticksPerItem), first, last, nullptr);
     }
-    for (size_t j = 0; j < outs.size(); ++j) {
-      size_t bytes = static_cast<size_t>(k * outs[j].sticksPerItem * stick);
-      if (fn && outBuf_[j].size() < bytes) outBuf_[j].resize(bytes);
-      outPtr[j] = fn ? outBuf_[j].data() : nullptr;
-    }
+    for (size_t j = 0; j < outs.size(); ++j)
+      outPtr[j] = outs[j].fifo->reserve(static_cast<uint64_t>(k * outs[j].sticksPerItem));
     if (fn) work(done, k, inPtr, outPtr);
     for (size_t j = 0; j < outs.size(); ++j) {
       const Port& p = outs[j];

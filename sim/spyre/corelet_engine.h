@@ -45,8 +45,8 @@ protected:
   };
   /// Functional part of a piece of a stream: items [first, first+count); in[i] / out[j]
   /// hold count*sticksPerItem sticks of the i-th input / j-th output port.
-  using Work =
-      std::function<void(int64_t first, int64_t count, uint8_t* const* in, uint8_t* const* out)>;
+  using Work = std::function<void(int64_t first, int64_t count, const uint8_t* const* in,
+                                  uint8_t* const* out)>;
 
   /// Streams `items` items through this engine: one item every `interval` cycles, each
   /// taking `latency` cycles from input to output. Inputs are popped as data arrives;
@@ -66,9 +66,6 @@ protected:
   uint8_t* scratchpad();
   int64_t stickBytes() const;
   bool functional() const;
-
-private:
-  std::vector<uint8_t> inBuf_[4], outBuf_[4];
 };
 
 } // namespace chipless::sim::spyre

@@ -29,7 +29,7 @@ void LoadUnit::executeUnitOp(const Instruction& ins) {
   const Cycles interval = static_cast<Cycles>((twoLanes ? 2 : 1) * stick) /
                           static_cast<Cycles>(chip_.arch().scratchpad.port_bytes_per_cycle);
   const uint8_t* pad = scratchpad();
-  auto work = [&](int64_t first, int64_t count, uint8_t* const*, uint8_t* const* out) {
+  auto work = [&](int64_t first, int64_t count, const uint8_t* const*, uint8_t* const* out) {
     for (int64_t k = 0; k < count; ++k) {
       std::memcpy(out[0] + k * stick, pad + boxAddress(addr, first + k, n, s), stick);
       if (twoLanes)

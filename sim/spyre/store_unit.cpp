@@ -26,7 +26,7 @@ void StoreUnit::executeUnitOp(const Instruction& ins) {
   uint8_t* pad = scratchpad();
   Cycles start =
       stream(items, interval, 0, {{&f, 1}}, {},
-             [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
+             [&](int64_t first, int64_t count, const uint8_t* const* in, uint8_t* const*) {
                for (int64_t k = 0; k < count; ++k)
                  std::memcpy(pad + boxAddress(addr, first + k, n, s), in[0] + k * stick, stick);
              });
