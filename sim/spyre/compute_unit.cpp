@@ -1,6 +1,7 @@
 #include "sim/spyre/compute_unit.h"
 
 #include "sim/spyre/chip.h"
+#include "sim/spyre/pt_math.h"
 #include "sim/spyre/sfu_math.h"
 
 #include <algorithm>
@@ -10,22 +11,6 @@
 namespace chipless::sim::spyre {
 
 using namespace spyrecode;
-
-namespace {
-/// The PT array's work for one stick of A (eps values of one row): accRow[j] += a[kk] *
-/// w[kk * n + j] for every kk whose a[kk] is not zero, in kk order, so every sum is formed
-/// as the array forms it. Compiled for AVX2 and for baseline x86-64 (chosen when the
-/// program loads); never with FMA, which would round a*w+acc once instead of twice.
-__attribute__((target_clones("avx2", "default"))) void
-macStick(float* accRow, const float* a, const float* w, int64_t eps, int64_t n) {
-  for (int64_t kk = 0; kk < eps; ++kk) {
-    const float av = a[kk];
-    if (av == 0.0f) continue;
-    const float* wr = w + kk * n;
-    for (int64_t j = 0; j < n; ++j) accRow[j] += av * wr[j];
-  }
-}
-} // namespace
 
 ComputeUnit::ComputeUnit(sc_core::sc_module_name name, Chip& chip, Core& core, int corelet)
     : CoreletEngine(name, chip, core, Unit::Compute, corelet),
@@ -176,8 +161,7 @@ void ComputeUnit::sfu(const Instruction& ins) {
   Ports outPorts;
   if (dstFifo) outPorts.add({dstFifo, 1});
   const Cycles start = stream(items, interval, latency, inPorts, outPorts, work);
-  std::string name = std::string(info.mnemonic) + "." + dtypeName(dt);
-  traceSpan(name, start, local_);
+  if (chip_.tracing()) traceSpan(std::string(info.mnemonic) + "." + dtypeName(dt), start, local_);
   sfuBusy_ += static_cast<Cycles>(items) * interval;
   sfuSticks_ += static_cast<uint64_t>(items);
 }
@@ -273,7 +257,7 @@ void ComputeUnit::matmul(const Instruction& ins) {
              }
            });
   }
-  traceSpan(std::string("pt.mm.") + dtypeName(inType), start, local_);
+  if (chip_.tracing()) traceSpan(std::string("pt.mm.") + dtypeName(inType), start, local_);
 }
 
 } // namespace chipless::sim::spyre

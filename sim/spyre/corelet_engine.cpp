@@ -4,6 +4,7 @@
 #include "sim/spyre/core.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace chipless::sim::spyre {
@@ -14,6 +15,42 @@ namespace {
 /// Largest piece handled at once in functional mode (bounds the staging buffers).
 constexpr int64_t kMaxFunctionalPiece = 2048;
 } // namespace
+
+namespace {
+/// Calls copy(address, index, sticks) for runs of sticks with consecutive addresses among
+/// sticks [first, first + count) of a box (index: of the run's first stick, from `first`), in
+/// order. Sticks of the innermost dimensions whose strides continue one another (ignoring
+/// dimensions of one) form blocks of `block` consecutive addresses.
+template <class Copy>
+void forBoxRuns(int64_t base, const int64_t n[3], const int64_t s[3], int64_t first, int64_t count,
+                int64_t stick, Copy&& copy) {
+  int64_t block = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (n[d] == 1) continue;
+    if (s[d] != block * stick) break;
+    block *= n[d];
+  }
+  for (int64_t item = first, end = first + count; item < end;) {
+    const int64_t run = std::min(block - item % block, end - item);
+    copy(boxAddress(base, item, n, s), item - first, run);
+    item += run;
+  }
+}
+} // namespace
+
+void gatherBox(const uint8_t* pad, int64_t base, const int64_t n[3], const int64_t s[3],
+               int64_t first, int64_t count, int64_t stick, uint8_t* stream) {
+  forBoxRuns(base, n, s, first, count, stick, [&](int64_t address, int64_t at, int64_t run) {
+    std::memcpy(stream + at * stick, pad + address, static_cast<size_t>(run * stick));
+  });
+}
+
+void scatterBox(uint8_t* pad, int64_t base, const int64_t n[3], const int64_t s[3], int64_t first,
+                int64_t count, int64_t stick, const uint8_t* stream) {
+  forBoxRuns(base, n, s, first, count, stick, [&](int64_t address, int64_t at, int64_t run) {
+    std::memcpy(pad + address, stream + at * stick, static_cast<size_t>(run * stick));
+  });
+}
 
 bool CoreletEngine::functional() const {
   return !chip_.timingOnly();
@@ -80,10 +117,11 @@ Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency, con
       if (can == 0 && !starved) starved = &p;
     }
     if (k == 0) {
-      block(starved->fifo->changed(), "data in " + starved->fifo->name() + " (needs " +
-                                          std::to_string(starved->sticksPerItem) +
-                                          " stick(s), has " +
-                                          std::to_string(starved->fifo->available()) + ")");
+      blockWith(starved->fifo->changed(), [starved] {
+        return "data in " + starved->fifo->name() + " (needs " +
+               std::to_string(starved->sticksPerItem) + " stick(s), has " +
+               std::to_string(starved->fifo->available()) + ")";
+      });
       continue;
     }
     // When the piece could run: inputs ready, engine free, consumers not too far behind.
@@ -129,9 +167,11 @@ Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency, con
       uint64_t g = p.fifo->pushed() - 1;
       if (g < depth) continue;
       while (p.fifo->popped() <= g - depth)
-        block(p.fifo->changed(), "space in " + p.fifo->name() + " (consumer has popped " +
-                                     std::to_string(p.fifo->popped()) + " of " +
-                                     std::to_string(p.fifo->pushed()) + " sticks)");
+        blockWith(p.fifo->changed(), [&p] {
+          return "space in " + p.fifo->name() + " (consumer has popped " +
+                 std::to_string(p.fifo->popped()) + " of " + std::to_string(p.fifo->pushed()) +
+                 " sticks)";
+        });
       last = std::max(last, p.fifo->popTime(g - depth) - latency);
     }
     Cycles work_ = static_cast<Cycles>(k) * interval;

@@ -2,8 +2,6 @@
 
 #include "sim/spyre/chip.h"
 
-#include <cstring>
-
 namespace chipless::sim::spyre {
 
 using namespace spyrecode;
@@ -30,11 +28,8 @@ void LoadUnit::executeUnitOp(const Instruction& ins) {
                           static_cast<Cycles>(chip_.arch().scratchpad.port_bytes_per_cycle);
   const uint8_t* pad = scratchpad();
   auto work = [&](int64_t first, int64_t count, const uint8_t* const*, uint8_t* const* out) {
-    for (int64_t k = 0; k < count; ++k) {
-      std::memcpy(out[0] + k * stick, pad + boxAddress(addr, first + k, n, s), stick);
-      if (twoLanes)
-        std::memcpy(out[1] + k * stick, pad + boxAddress(addrB, first + k, n, sb), stick);
-    }
+    gatherBox(pad, addr, n, s, first, count, stick, out[0]);
+    if (twoLanes) gatherBox(pad, addrB, n, sb, first, count, stick, out[1]);
   };
   Cycles start = twoLanes ? stream(items, interval, 0, {}, {{&a, 1}, {b, 1}}, work)
                           : stream(items, interval, 0, {}, {{&a, 1}}, work);

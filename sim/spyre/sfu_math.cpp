@@ -265,9 +265,12 @@ int32_t sfuIntOp(Opcode op, int32_t a, int32_t b, int32_t c) {
   return withIntOp(op, [&](auto k) { return intOpT<decltype(k)::value>(a, b, c); });
 }
 
-void applyElementwiseRun(Opcode op, DType dt, int n, int64_t items, const uint32_t* a,
-                         int64_t aStride, const uint32_t* b, int64_t bStride, const uint32_t* c,
-                         int64_t cStride, uint32_t* out) {
+// Compiled for AVX2 and for baseline x86-64, chosen when the program loads; flatten inlines
+// the op's loop into each. Never with FMA: a*b+c must round twice, as the per-lane ops do.
+__attribute__((target_clones("avx2", "default"), flatten)) void
+applyElementwiseRun(Opcode op, DType dt, int n, int64_t items, const uint32_t* a, int64_t aStride,
+                    const uint32_t* b, int64_t bStride, const uint32_t* c, int64_t cStride,
+                    uint32_t* out) {
   if (!b) b = zeroLanes(), bStride = 0;
   if (!c) c = zeroLanes(), cStride = 0;
   if (dt == DType::I32)
