@@ -18,8 +18,6 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, Chip& chip, Core& core, i
   regs_.assign(static_cast<size_t>(chip.arch().sfu.registers),
                std::vector<uint32_t>(static_cast<size_t>(lanesMax_), 0));
   regResult_.assign(static_cast<size_t>(lanesMax_), 0);
-  for (auto& s : runSrc_) s.assign(static_cast<size_t>(kSfuRun * lanesMax_), 0);
-  runDst_.assign(static_cast<size_t>(kSfuRun * lanesMax_), 0);
   activation_.assign(static_cast<size_t>(lanesMax_), 0.0f);
 }
 
@@ -115,6 +113,12 @@ void ComputeUnit::sfu(const Instruction& ins) {
     // Runs of up to kSfuRun sticks: each stream source decoded in bulk, the op applied to
     // the whole run, the results encoded in bulk. Registers are read as the same stick for
     // every item.
+    // One set of run buffers serves every SFU of the process: the work of a piece never
+    // yields to another engine (SystemC threads are coroutines on one OS thread).
+    static thread_local std::vector<uint32_t> runSrc[3], runDst;
+    const size_t runCapacity = static_cast<size_t>(kSfuRun * lanes);
+    for (auto* b : {&runSrc[0], &runSrc[1], &runSrc[2], &runDst})
+      if (b->size() < runCapacity) b->resize(runCapacity);
     for (int64_t first = 0; first < count; first += kSfuRun) {
       const int64_t m = std::min<int64_t>(kSfuRun, count - first);
       const size_t runLanes = static_cast<size_t>(m) * static_cast<size_t>(lanes);
@@ -124,8 +128,8 @@ void ComputeUnit::sfu(const Instruction& ins) {
         if (srcReg[k]) {
           src[k] = srcReg[k];
         } else {
-          decodeStick(dt, fmt, in[srcFifo[k]] + first * stick, runSrc_[k].data(), runLanes);
-          src[k] = runSrc_[k].data();
+          decodeStick(dt, fmt, in[srcFifo[k]] + first * stick, runSrc[k].data(), runLanes);
+          src[k] = runSrc[k].data();
           stride[k] = lanes;
         }
       }
@@ -136,7 +140,7 @@ void ComputeUnit::sfu(const Instruction& ins) {
       }
       if (dstFifo) {
         // No register changes during the run: every item's result is independent.
-        uint32_t* res = runDst_.data();
+        uint32_t* res = runDst.data();
         if (laneReduce)
           for (int64_t it = 0; it < m; ++it)
             applyLaneReduce(ins.op, dt, lanes, src[0] + it * stride[0], res + it * lanes);

@@ -33,8 +33,7 @@ private:
 
   int lanesMax_;
   std::vector<std::vector<uint32_t>> regs_;
-  std::vector<uint32_t> regResult_;          ///< one result stick on its way to a register
-  std::vector<uint32_t> runSrc_[3], runDst_; ///< decoded sources and results of a run
+  std::vector<uint32_t> regResult_; ///< one result stick on its way to a register
   // PT array state: stationary weights and fp32 accumulators of the current tile.
   std::vector<float> weights_, acc_;
   std::vector<float> activation_; ///< one decoded stick of A

@@ -13,21 +13,27 @@ StreamFifo::StreamFifo(std::string name, int depth, Cycles latency, int stickByt
 uint8_t* StreamFifo::reserve(uint64_t count) {
   if (!storeBytes_) return nullptr;
   const size_t need = count * static_cast<size_t>(stickBytes_);
-  if (tail_ + need > bytes_.size()) {
+  if (tail_ + need > capacity_) {
     // Move the sticks in flight to the start, then grow if that is not enough: the storage
     // stays about as large as the most sticks ever in flight.
     if (head_ > 0) {
-      std::memmove(bytes_.data(), bytes_.data() + head_, tail_ - head_);
+      std::memmove(bytes_.get(), bytes_.get() + head_, tail_ - head_);
       tail_ -= head_;
       head_ = 0;
     }
-    if (tail_ + need > bytes_.size()) bytes_.resize(std::max(2 * bytes_.size(), tail_ + need));
+    if (tail_ + need > capacity_) {
+      const size_t capacity = std::max(2 * capacity_, tail_ + need);
+      std::unique_ptr<uint8_t[]> grown(new uint8_t[capacity]);
+      if (tail_ > 0) std::memcpy(grown.get(), bytes_.get(), tail_);
+      bytes_ = std::move(grown);
+      capacity_ = capacity;
+    }
   }
-  return bytes_.data() + tail_;
+  return bytes_.get() + tail_;
 }
 
 const uint8_t* StreamFifo::front() const {
-  return storeBytes_ ? bytes_.data() + head_ : nullptr;
+  return storeBytes_ ? bytes_.get() + head_ : nullptr;
 }
 
 void StreamFifo::push(uint64_t count, Cycles first, Cycles last, const uint8_t* data) {
@@ -48,7 +54,7 @@ void StreamFifo::pop(uint64_t count, Cycles first, Cycles last, uint8_t* out) {
   if (count == 0) return;
   if (storeBytes_) {
     size_t n = count * stickBytes_;
-    if (out) std::memcpy(out, bytes_.data() + head_, n);
+    if (out) std::memcpy(out, bytes_.get() + head_, n);
     head_ += n;
     if (head_ == tail_) head_ = tail_ = 0;
   }

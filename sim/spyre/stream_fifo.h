@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -78,9 +79,12 @@ private:
   int stickBytes_;
   bool storeBytes_;
   uint64_t pushed_ = 0, popped_ = 0;
-  std::deque<Run> pushRuns_;   ///< push times of sticks not yet popped
-  std::deque<Run> popRuns_;    ///< pop times of recently popped sticks
-  std::vector<uint8_t> bytes_; ///< storage: the payloads of sticks in flight are [head_, tail_)
+  std::deque<Run> pushRuns_; ///< push times of sticks not yet popped
+  std::deque<Run> popRuns_;  ///< pop times of recently popped sticks
+  /// Storage (uninitialised: growing it writes only the sticks in flight); their payloads
+  /// are [head_, tail_).
+  std::unique_ptr<uint8_t[]> bytes_;
+  size_t capacity_ = 0;
   size_t head_ = 0, tail_ = 0;
   sc_core::sc_event changed_;
 };
