@@ -66,14 +66,15 @@ protected:
   Cycles local_ = 0;
   State state_ = State::Idle;
   std::string blockedOn_;
-  /// While blocked in blockWith(): its describe callable and how to call it.
-  const void* describeContext_ = nullptr;
-  std::string (*describe_)(const void*) = nullptr;
 
 private:
   void syncToLocal();
   /// Waits for `event` or an abort, then forgets what it was blocked on.
   void waitForEvent(sc_core::sc_event& event);
+
+  /// While blocked in blockWith(): its describe callable and how to call it.
+  const void* describeContext_ = nullptr;
+  std::string (*describe_)(const void*) = nullptr;
 
   LaunchHost& host_;
   std::string label_;

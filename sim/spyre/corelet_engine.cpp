@@ -14,9 +14,7 @@ using namespace spyrecode;
 namespace {
 /// Largest piece handled at once in functional mode (bounds the staging buffers).
 constexpr int64_t kMaxFunctionalPiece = 2048;
-} // namespace
 
-namespace {
 /// Calls copy(address, index, sticks) for runs of sticks with consecutive addresses among
 /// sticks [first, first + count) of a box (index: of the run's first stick, from `first`), in
 /// order. Sticks of the innermost dimensions whose strides continue one another (ignoring
