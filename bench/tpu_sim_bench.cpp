@@ -8,6 +8,7 @@
 // Each simulation benchmark prepares its jobs once and launches them repeatedly. The compiler
 // runs as the tool users run (build/bin/tpu-compile, next to this program), into a temporary
 // directory that is removed afterwards.
+#include "bench/compiled_program.h"
 #include "runtime/tpu/tpu_device.h"
 #include "runtime/tpu/tpu_job.h"
 #include "support/atomic_file.h"
@@ -112,45 +113,14 @@ void BM_Mlp(benchmark::State& state) {
   runSequence(state, *device, steps);
 }
 
-/// A program compiled by tpu-compile: its directory (removed with this object) and how long
-/// the compile took.
-struct Compiled {
-  std::string dir;
-  double seconds = 0;
-  std::string error; ///< tpu-compile's messages when it failed
-  Compiled() = default;
-  Compiled(const Compiled&) = delete;
-  ~Compiled() {
-    if (!dir.empty()) std::filesystem::remove_all(dir);
-  }
-};
+using bench::Compiled;
 
 /// tpu-compile models/graphs/<graph>.mlir -o <a fresh temporary directory> FLAGS (the tool
 /// next to this benchmark's executable).
 std::unique_ptr<Compiled> compileGraph(const std::string& graph,
                                        const std::vector<std::string>& flags = {}) {
-  namespace fs = std::filesystem;
-  static int counter = 0;
-  auto c = std::make_unique<Compiled>();
-  c->dir = (fs::temp_directory_path() / ("chipless-tpu-bench-" + std::to_string(getpid()) + "-" +
-                                         std::to_string(counter++) + "-" + graph))
-               .string();
-  fs::remove_all(c->dir);
-  const std::string tool =
-      (fs::read_symlink("/proc/self/exe").parent_path() / "tpu-compile").string();
-  std::string cmd = "'" + tool + "' '" + std::string(CHIPLESS_SOURCE_DIR) + "/models/graphs/" +
-                    graph + ".mlir' -o '" + c->dir + "'";
-  for (const std::string& f : flags) cmd += " '" + f + "'";
-  const auto start = std::chrono::steady_clock::now();
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  std::string log;
-  char buf[4096];
-  size_t n;
-  while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) log.append(buf, n);
-  const int raw = p ? pclose(p) : -1;
-  c->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (raw == -1 || !WIFEXITED(raw) || WEXITSTATUS(raw) != 0) c->error = cmd + " failed:\n" + log;
-  return c;
+  return bench::compileWith(
+      "tpu-compile", std::string(CHIPLESS_SOURCE_DIR) + "/models/graphs/" + graph + ".mlir", flags);
 }
 
 /// A compiled graph on v5e in timing-only mode: models/graphs/<graph>.mlir compiled once,

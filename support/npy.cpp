@@ -2,6 +2,7 @@
 
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/host_buffer.h"
 
 #include <algorithm>
 #include <cctype>
@@ -397,7 +398,7 @@ NpyArray makeNpy(DType dtype, std::vector<int64_t> shape) {
   if (!byteCount(shape, dtype, bytes) || bytes > std::numeric_limits<size_t>::max())
     throw Error("makeNpy: shape " + shapeRepr(shape) + " is too large");
   array.shape = std::move(shape);
-  array.data.assign(static_cast<size_t>(bytes), 0);
+  resizeHuge(array.data, static_cast<size_t>(bytes));
   return array;
 }
 
@@ -479,16 +480,30 @@ NpyArray readNpy(const std::string& path) {
                          " needs " + std::to_string(expected) +
                          " bytes of data, but the file has " + std::to_string(actual) +
                          (actual < expected ? " (file is truncated)" : " (trailing bytes)"));
-  array.data.resize(static_cast<size_t>(expected));
+  resizeHuge(array.data, static_cast<size_t>(expected));
   readExactly(path, "data", fd, array.data.data(), array.data.size());
   return array;
 }
 
 void writeNpy(const std::string& path, const NpyArray& array) {
-  writeFileAtomically(path, encodeNpy(array, path));
+  const std::string header = npyHeader(array, path); // checks the array before any file exists
+  StagedFile file(path);
+  file.append(header);
+  file.append(npyData(array));
+  file.commit();
+}
+
+std::string_view npyData(const NpyArray& array) {
+  return std::string_view(reinterpret_cast<const char*>(array.data.data()), array.data.size());
 }
 
 std::string encodeNpy(const NpyArray& array, const std::string& path) {
+  std::string bytes = npyHeader(array, path);
+  bytes.append(reinterpret_cast<const char*>(array.data.data()), array.data.size());
+  return bytes;
+}
+
+std::string npyHeader(const NpyArray& array, const std::string& path) {
   const char* descr = npyDescr(array.dtype);
   if (descr == nullptr)
     throw Error(located(path, 0,
@@ -531,7 +546,6 @@ std::string encodeNpy(const NpyArray& array, const std::string& path) {
   bytes += dict;
   bytes.append(padding, ' ');
   bytes += '\n';
-  bytes.append(reinterpret_cast<const char*>(array.data.data()), array.data.size());
   return bytes;
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace chipless {
@@ -39,6 +40,12 @@ NpyArray readNpy(const std::string& path);
 void writeNpy(const std::string& path, const NpyArray& array);
 /// The bytes writeNpy writes; errors name `path` (the file they are meant for).
 std::string encodeNpy(const NpyArray& array, const std::string& path);
+/// The header of those bytes (magic, version, dict, padding): what comes before the data.
+/// Checks the array as encodeNpy does. Header then npyData(array) is encodeNpy's output
+/// without copying a large tensor into one string.
+std::string npyHeader(const NpyArray& array, const std::string& path);
+/// The data bytes of `array`, as they follow the header in a .npy file.
+std::string_view npyData(const NpyArray& array);
 
 /// A zero-filled array of the given type and shape, ready to be filled and written.
 NpyArray makeNpy(DType dtype, std::vector<int64_t> shape);

@@ -1,6 +1,7 @@
 #include "support/numerics.h"
 
 #include "support/error.h"
+#include "support/numerics_bulk.h"
 
 #include <vector>
 
@@ -64,15 +65,6 @@ const float* halfTable() {
   return table.data();
 }
 
-/// Little-endian 16-bit load and store, independent of the host's byte order.
-inline uint16_t load16(const uint8_t* p) {
-  return static_cast<uint16_t>(p[0] | (p[1] << 8));
-}
-inline void store16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v);
-  p[1] = static_cast<uint8_t>(v >> 8);
-}
-
 /// Little-endian 32-bit load and store.
 inline uint32_t load32(const uint8_t* p) {
   return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
@@ -115,6 +107,10 @@ uint16_t floatToHalf(float value) {
 
 float halfToFloat(uint16_t bits) {
   return halfTable()[bits];
+}
+
+const float* halfToFloatTable() {
+  return halfTable();
 }
 
 uint16_t floatToBf16(float value) {
@@ -167,15 +163,10 @@ const char* fp16FormatName(Fp16Format format) {
 void decodeToFloat(DType type, const uint8_t* src, float* dst, size_t n, Fp16Format format) {
   switch (type) {
   case DType::F16:
-    if (format == Fp16Format::DLFloat16) {
-      for (size_t i = 0; i < n; ++i) dst[i] = dlf16ToFloat(load16(src + 2 * i));
-    } else {
-      const float* table = halfTable();
-      for (size_t i = 0; i < n; ++i) dst[i] = table[load16(src + 2 * i)];
-    }
+    decodeF16Bulk(src, dst, n, format);
     return;
   case DType::BF16:
-    for (size_t i = 0; i < n; ++i) dst[i] = bf16ToFloat(load16(src + 2 * i));
+    decodeBf16Bulk(src, dst, n);
     return;
   case DType::F32:
     for (size_t i = 0; i < n; ++i) dst[i] = floatOf(load32(src + 4 * i));
@@ -191,14 +182,10 @@ void decodeToFloat(DType type, const uint8_t* src, float* dst, size_t n, Fp16For
 void encodeFromFloat(DType type, const float* src, uint8_t* dst, size_t n, Fp16Format format) {
   switch (type) {
   case DType::F16:
-    if (format == Fp16Format::DLFloat16) {
-      for (size_t i = 0; i < n; ++i) store16(dst + 2 * i, floatToDlf16(src[i]));
-    } else {
-      for (size_t i = 0; i < n; ++i) store16(dst + 2 * i, floatToHalf(src[i]));
-    }
+    encodeF16Bulk(src, dst, n, format);
     return;
   case DType::BF16:
-    for (size_t i = 0; i < n; ++i) store16(dst + 2 * i, floatToBf16(src[i]));
+    encodeBf16Bulk(src, dst, n);
     return;
   case DType::F32:
     for (size_t i = 0; i < n; ++i) store32(dst + 4 * i, bitsOf(src[i]));

@@ -34,6 +34,9 @@ uint16_t floatToHalf(float value);
 /// Decodes IEEE binary16 exactly (table lookup). Signalling NaNs come back quiet.
 float halfToFloat(uint16_t bits);
 
+/// The table halfToFloat reads: all 65536 binary16 patterns as floats (for bulk decoders).
+const float* halfToFloatTable();
+
 /// Encodes a float as bfloat16 with round-to-nearest-even; NaN stays a (quiet) NaN with its sign.
 uint16_t floatToBf16(float value);
 

@@ -18,9 +18,10 @@ first), the script
   3. times ktir-cpu's execute_function on them (best of --repeat);
   4. times chipless through the tools, as subprocesses: `spyre-compile K -o DIR --timing`, then
      `spyre-sim run DIR/job.plan --input ... --output ... --scalar ...` (functional) and the same
-     run with --timing-only (best of --repeat each). A kernel that only compiles with integer
-     arguments fixed gets a second compile with `--const NAME=V` for each integer scalar, and the
-     status column says so;
+     run with --timing-only (best of --repeat each). A kernel that only compiles with its integer
+     arguments bounded gets a second compile with `--bound NAME=V` for each integer scalar (the
+     program stays symbolic, planned for values up to V), and failing that one with
+     `--const NAME=V`; the status column says which.
   5. compares chipless's outputs with ktir-cpu's (max abs error; fp16 tolerance 1e-2 relative
      to the output's magnitude) and prints one table row per kernel.
 
@@ -184,37 +185,41 @@ def chipless(kernel_path, stem, args, scalars, arrays, build, work, repeat, time
     compile_bin = os.path.join(build, "bin", "spyre-compile")
     sim_bin = os.path.join(build, "bin", "spyre-sim")
     r = {"compile": None, "run": None, "timing_only": None, "status": "", "outputs": {},
-         "consts": [], "detail": {}}
+         "flags": [], "detail": {}}
     out_dir = os.path.join(work, stem + ".prog")
     shutil.rmtree(out_dir, ignore_errors=True)
     dt, rc, text = run_tool([compile_bin, kernel_path, "-o", out_dir, "--timing"], timeout)
     if rc != 0:
+        # A view sized by a plain integer argument needs its bounds (`--bound NAME=MAX`, the
+        # program stays symbolic); failing that, the integers are fixed (`--const`).
         first_error = short_error(text)
         int_scalars = {n: v for n, v in scalars.items()
                        if isinstance(v, int) and any(a == n and t.split()[0] in ("index", "i32", "i64")
                                                      for a, t in args if t.split())}
-        if int_scalars:
+        if not int_scalars:
+            r["status"] = "chipless compile: " + first_error
+            return r
+        errors = []
+        for option in ("--bound", "--const"):
             flags = []
             for n, v in int_scalars.items():
-                flags += ["--const", "%s=%d" % (n, v)]
+                flags += [option, "%s=%d" % (n, v)]
             shutil.rmtree(out_dir, ignore_errors=True)
             dt2, rc2, text2 = run_tool([compile_bin, kernel_path, "-o", out_dir, "--timing"] + flags,
                                        timeout)
             if rc2 == 0:
-                r["consts"] = ["%s=%d" % kv for kv in int_scalars.items()]
-                r["detail"]["error without --const"] = first_error
+                r["flags"] = flags
+                r["detail"]["error without " + option] = first_error
                 dt, rc, text = dt2, rc2, text2
-            else:
-                r["status"] = "chipless compile: %s (with --const too: %s)" % (
-                    first_error, short_error(text2, 100))
-                return r
-        else:
-            r["status"] = "chipless compile: " + first_error
+                break
+            errors.append("with %s: %s" % (option, short_error(text2, 100)))
+        if rc != 0:
+            r["status"] = "chipless compile: %s (%s)" % (first_error, "; ".join(errors))
             return r
     best = dt
     for _ in range(repeat - 1):
         d, rc_, t_ = run_tool([compile_bin, kernel_path, "-o", out_dir + ".rep", "--timing"] +
-                              sum((["--const", c] for c in r["consts"]), []), timeout)
+                              r.get("flags", []), timeout)
         shutil.rmtree(out_dir + ".rep", ignore_errors=True)
         if rc_ == 0:
             best = min(best, d)
@@ -397,8 +402,8 @@ def main():
             status = ("ok" if ok else "MISMATCH") + (" (%s)" % why if why else "")
         elif not status and peer_out is None and c["run"] is not None:
             status = "chipless ran; no peer result to compare"
-        if c["consts"]:
-            status += " [--const %s]" % " ".join(c["consts"])
+        if c["flags"]:
+            status += " [%s]" % " ".join(c["flags"])
         row["status"] = (row["status"] + "; " if row["status"] else "") + status
 
     hdr = ("kernel", "peer s", "compile s", "run s", "t-only s", "speed-up", "func/t-only",

@@ -26,11 +26,11 @@ void toDevice(const NpyArray& host, const StickLayout& layout, Fp16Format fmt, u
   const int64_t last = layout.shape.empty() ? 1 : layout.shape.back();
   const int64_t eps = layout.elementsPerStick(), spr = layout.sticksPerRow(), rows = layout.rows();
   const size_t hsize = dtypeSize(hd), dsize = dtypeSize(dd);
-  std::memset(device, 0, layout.deviceBytes());
+  const bool sameBits = hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee);
   if (layout.rowMajor) {
-    // Row-major: the elements as they are, converted in place.
+    // Row-major: the elements as they are, converted in place; the rest of the last stick zero.
     const size_t n = static_cast<size_t>(layout.elements());
-    if (hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee)) {
+    if (sameBits) {
       std::memcpy(device, host.data.data(), n * dsize);
     } else if (!isFloatType(dd)) {
       narrowIntegers(hd, host.data.data(), dd, device, static_cast<int64_t>(n), 0, what);
@@ -39,15 +39,18 @@ void toDevice(const NpyArray& host, const StickLayout& layout, Fp16Format fmt, u
       decodeToFloat(hd, host.data.data(), tmp.data(), n, Fp16Format::Ieee);
       encodeFromFloat(dd, tmp.data(), device, n, fmt);
     }
+    std::memset(device + n * dsize, 0, layout.deviceBytes() - n * dsize);
     return;
   }
+  // Each row's elements (converted unless the bits are the same) go to its sticks, one per
+  // stick row; the padding after the last element of a row's last stick is zero.
   std::vector<float> row(static_cast<size_t>(spr * eps), 0.0f);
   std::vector<uint8_t> encoded(static_cast<size_t>(spr * layout.stickBytes));
-  const bool sameBits = hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee);
   for (int64_t r = 0; r < rows; ++r) {
     const uint8_t* src = host.data.data() + static_cast<size_t>(r * last) * hsize;
+    const uint8_t* elements = encoded.data();
     if (sameBits) {
-      std::memcpy(encoded.data(), src, static_cast<size_t>(last) * dsize);
+      elements = src;
     } else if (!isFloatType(dd)) {
       narrowIntegers(hd, src, dd, encoded.data(), last, r * last, what);
     } else {
@@ -57,10 +60,10 @@ void toDevice(const NpyArray& host, const StickLayout& layout, Fp16Format fmt, u
       encodeFromFloat(dd, row.data(), encoded.data(), static_cast<size_t>(last), fmt);
     }
     for (int64_t s = 0; s < spr; ++s) {
-      int64_t count = std::min(eps, last - s * eps);
+      const size_t count = static_cast<size_t>(std::min(eps, last - s * eps)) * dsize;
       uint8_t* dst = device + static_cast<size_t>((s * rows + r) * layout.stickBytes);
-      std::memcpy(dst, encoded.data() + static_cast<size_t>(s * eps) * dsize,
-                  static_cast<size_t>(count) * dsize);
+      std::memcpy(dst, elements + static_cast<size_t>(s * eps) * dsize, count);
+      std::memset(dst + count, 0, static_cast<size_t>(layout.stickBytes) - count);
     }
   }
 }
@@ -70,9 +73,10 @@ NpyArray fromDevice(const uint8_t* device, const StickLayout& layout, Fp16Format
   const DType hd = dd == DType::BF16 ? DType::F32 : dd;
   std::vector<int64_t> shape = layout.shape;
   NpyArray out = makeNpy(hd, shape);
+  const bool sameBits = hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee);
   if (layout.rowMajor) {
     const size_t n = static_cast<size_t>(layout.elements());
-    if (hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee)) {
+    if (sameBits) {
       std::memcpy(out.data.data(), device, n * dtypeSize(dd));
     } else {
       std::vector<float> tmp(n);
@@ -86,16 +90,15 @@ NpyArray fromDevice(const uint8_t* device, const StickLayout& layout, Fp16Format
   const size_t dsize = dtypeSize(dd), hsize = dtypeSize(hd);
   std::vector<uint8_t> gathered(static_cast<size_t>(spr * eps) * dsize);
   std::vector<float> tmp(static_cast<size_t>(last));
-  const bool sameBits = hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee);
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t s = 0; s < spr; ++s)
-      std::memcpy(gathered.data() + static_cast<size_t>(s * eps) * dsize,
-                  device + static_cast<size_t>((s * rows + r) * layout.stickBytes),
-                  static_cast<size_t>(eps) * dsize);
+    // The row's elements from its sticks: straight into the array when the bits are the same.
     uint8_t* dst = out.data.data() + static_cast<size_t>(r * last) * hsize;
-    if (sameBits) {
-      std::memcpy(dst, gathered.data(), static_cast<size_t>(last) * dsize);
-    } else {
+    uint8_t* row = sameBits ? dst : gathered.data();
+    for (int64_t s = 0; s < spr; ++s)
+      std::memcpy(row + static_cast<size_t>(s * eps) * dsize,
+                  device + static_cast<size_t>((s * rows + r) * layout.stickBytes),
+                  static_cast<size_t>(std::min(eps, last - s * eps)) * dsize);
+    if (!sameBits) {
       decodeToFloat(dd, gathered.data(), tmp.data(), static_cast<size_t>(last), fmt);
       encodeFromFloat(hd, tmp.data(), dst, static_cast<size_t>(last), Fp16Format::Ieee);
     }

@@ -8,6 +8,13 @@
 
 namespace chipless::sim {
 
+namespace {
+/// Released buffers at least this large are kept for reuse (smaller ones are cheap to get).
+constexpr uint64_t kMinSpareBytes = uint64_t(1) << 20;
+/// At most this many bytes of released buffers are kept.
+constexpr uint64_t kMaxSpareBytes = uint64_t(1) << 30;
+} // namespace
+
 void DeviceMemory::allocate(uint64_t base, uint64_t size, const std::string& name) {
   if (size == 0) size = 1;
   auto next = regions_.lower_bound(base);
@@ -23,12 +30,35 @@ void DeviceMemory::allocate(uint64_t base, uint64_t size, const std::string& nam
                   spyrecode::formatDevPtr(prev->first));
   }
   Region r{size, name, {}};
-  if (storeBytes_) r.bytes.assign(size, 0);
+  if (storeBytes_) r.bytes = takeBuffer(size);
   regions_.emplace(base, std::move(r));
 }
 
 void DeviceMemory::release(uint64_t base) {
-  regions_.erase(base);
+  auto it = regions_.find(base);
+  if (it == regions_.end()) return;
+  ZeroedBuffer bytes = std::move(it->second.bytes);
+  regions_.erase(it);
+  // Large buffers are kept for the next launch, up to kMaxSpareBytes (oldest dropped first).
+  if (bytes.size() < kMinSpareBytes || bytes.size() > kMaxSpareBytes) return;
+  spareBytes_ += bytes.size();
+  spare_.push_back(std::move(bytes));
+  while (spareBytes_ > kMaxSpareBytes) {
+    spareBytes_ -= spare_.front().size();
+    spare_.erase(spare_.begin());
+  }
+}
+
+ZeroedBuffer DeviceMemory::takeBuffer(uint64_t size) {
+  for (size_t i = spare_.size(); i-- > 0;)
+    if (spare_[i].size() == size) {
+      ZeroedBuffer bytes = std::move(spare_[i]);
+      spare_.erase(spare_.begin() + static_cast<std::ptrdiff_t>(i));
+      spareBytes_ -= size;
+      std::memset(bytes.data(), 0, bytes.size());
+      return bytes;
+    }
+  return ZeroedBuffer(size);
 }
 
 const DeviceMemory::Region* DeviceMemory::find(uint64_t addr, uint64_t size, uint64_t& base) const {

@@ -2,6 +2,8 @@
 /// A device memory as the simulator sees it (a Spyre card's DRAM, a TPU chip's HBM): the
 /// regions the runtime allocated, holding real bytes. An access outside every region is a
 /// program error.
+#include "support/host_buffer.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -36,11 +38,18 @@ private:
   struct Region {
     uint64_t size;
     std::string name;
-    std::vector<uint8_t> bytes;
+    ZeroedBuffer bytes; ///< zero until written: untouched bytes cost no host memory
   };
   const Region* find(uint64_t addr, uint64_t size, uint64_t& base) const;
+  /// Zero bytes for a new region: a released buffer of the same size cleared again (a launch
+  /// allocates the same tensors as the one before it; clearing memory already mapped is many
+  /// times cheaper than faulting fresh pages in), or a new buffer.
+  ZeroedBuffer takeBuffer(uint64_t size);
+
   bool storeBytes_;
   std::map<uint64_t, Region> regions_;
+  std::vector<ZeroedBuffer> spare_; ///< released large buffers, newest last
+  uint64_t spareBytes_ = 0;
   uint8_t dummy_[1] = {0};
 };
 

@@ -16,6 +16,8 @@ void LaunchThread::armThread(bool hasProgram, Cycles start) {
   state_ = hasProgram ? State::Running : State::Idle;
   local_ = start;
   blockedOn_.clear();
+  describe_ = nullptr;
+  describeContext_ = nullptr;
 }
 
 void LaunchThread::serveLaunches() {
@@ -44,8 +46,14 @@ void LaunchThread::serveLaunches() {
 
 void LaunchThread::block(sc_core::sc_event& event, const std::string& what) {
   blockedOn_ = what;
+  waitForEvent(event);
+}
+
+void LaunchThread::waitForEvent(sc_core::sc_event& event) {
   wait(event | host_.abortEvent());
   blockedOn_.clear();
+  describe_ = nullptr;
+  describeContext_ = nullptr;
   if (host_.aborting()) throw LaunchAborted{};
 }
 

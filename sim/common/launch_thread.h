@@ -34,7 +34,7 @@ public:
   /// the program counter for a thread that runs a program.
   virtual std::string where() const { return label_; }
   /// What the thread is blocked on (for deadlock reports); empty when not blocked.
-  const std::string& blockedOn() const { return blockedOn_; }
+  std::string blockedOn() const { return describe_ ? describe_(describeContext_) : blockedOn_; }
   Cycles localTime() const { return local_; }
 
 protected:
@@ -49,6 +49,15 @@ protected:
   virtual void runProgram() {}
   /// Blocks until `event` (or an abort); records `what` for deadlock reports.
   void block(sc_core::sc_event& event, const std::string& what);
+  /// Blocks like block(), with `describe()` (a callable returning std::string) saying what is
+  /// awaited, called only if a deadlock report asks: engines that block often do not build a
+  /// message they almost never need.
+  template <class Describe>
+  void blockWith(sc_core::sc_event& event, const Describe& describe) {
+    describeContext_ = &describe;
+    describe_ = [](const void* context) { return (*static_cast<const Describe*>(context))(); };
+    waitForEvent(event);
+  }
   /// Waits in SystemC time until it reaches local_, then runs `reserve` through the host's
   /// arbiter: shared resources are reserved in simulated-time order, and requests made at
   /// the same time in a fixed thread order.
@@ -60,6 +69,12 @@ protected:
 
 private:
   void syncToLocal();
+  /// Waits for `event` or an abort, then forgets what it was blocked on.
+  void waitForEvent(sc_core::sc_event& event);
+
+  /// While blocked in blockWith(): its describe callable and how to call it.
+  const void* describeContext_ = nullptr;
+  std::string (*describe_)(const void*) = nullptr;
 
   LaunchHost& host_;
   std::string label_;

@@ -1,6 +1,7 @@
 #include "sim/spyre/compute_unit.h"
 
 #include "sim/spyre/chip.h"
+#include "sim/spyre/pt_math.h"
 #include "sim/spyre/sfu_math.h"
 
 #include <algorithm>
@@ -16,7 +17,8 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, Chip& chip, Core& core, i
       lanesMax_(chip.arch().elementsPerStick(static_cast<int>(dtypeSize(DType::F16)))) {
   regs_.assign(static_cast<size_t>(chip.arch().sfu.registers),
                std::vector<uint32_t>(static_cast<size_t>(lanesMax_), 0));
-  for (auto& s : scratch_) s.assign(static_cast<size_t>(lanesMax_), 0);
+  regResult_.assign(static_cast<size_t>(lanesMax_), 0);
+  activation_.assign(static_cast<size_t>(lanesMax_), 0.0f);
 }
 
 void ComputeUnit::resetUnit() {
@@ -126,39 +128,72 @@ void ComputeUnit::sfu(const Instruction& ins) {
                                                   : chip_.arch().sfu.latency_cycles;
   const int64_t stick = stickBytes();
   const bool laneBroadcast = ins.op == Opcode::SfuLaneBcast;
-  auto work = [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const* out) {
-    const uint32_t* src[3] = {nullptr, nullptr, nullptr};
-    for (int64_t it = 0; it < count; ++it) {
+  // sfu.lane.bcast: result stick i (of the instruction) is lane i mod lanes of a.
+  auto broadcastLane = [&](int64_t item, const uint32_t* a, uint32_t* res) {
+    std::fill(res, res + lanes, a[item % lanes]);
+  };
+  auto work = [&](int64_t piece, int64_t count, const uint8_t* const* in, uint8_t* const* out) {
+    // Runs of up to kSfuRun sticks: each stream source decoded in bulk, the op applied to
+    // the whole run, the results encoded in bulk. Registers are read as the same stick for
+    // every item.
+    // One set of run buffers serves every SFU of the process: the work of a piece never
+    // yields to another engine (SystemC threads are coroutines on one OS thread).
+    static thread_local std::vector<uint32_t> runSrc[3], runDst;
+    const size_t runCapacity = static_cast<size_t>(kSfuRun * lanes);
+    for (auto* b : {&runSrc[0], &runSrc[1], &runSrc[2], &runDst})
+      if (b->size() < runCapacity) b->resize(runCapacity);
+    for (int64_t first = 0; first < count; first += kSfuRun) {
+      const int64_t m = std::min<int64_t>(kSfuRun, count - first);
+      const size_t runLanes = static_cast<size_t>(m) * static_cast<size_t>(lanes);
+      const uint32_t* src[3] = {nullptr, nullptr, nullptr};
+      int64_t stride[3] = {0, 0, 0};
       for (size_t k = 0; k < nsrc; ++k) {
         if (srcReg[k]) {
           src[k] = srcReg[k];
         } else {
-          decodeStick(dt, fmt, in[srcFifo[k]] + it * stick, scratch_[k].data(), lanes);
-          src[k] = scratch_[k].data();
+          decodeStick(dt, fmt, in[srcFifo[k]] + first * stick, runSrc[k].data(), runLanes);
+          src[k] = runSrc[k].data();
+          stride[k] = lanes;
         }
       }
-      uint32_t* res = scratch_[3].data();
       if (accumulate) {
-        applyAccumulate(ins.op, dt, lanes, src[0], dstReg);
+        for (int64_t it = 0; it < m; ++it)
+          applyAccumulate(ins.op, dt, lanes, src[0] + it * stride[0], dstReg);
         continue;
       }
-      if (laneBroadcast)
-        std::fill(res, res + lanes, src[0][(first + it) % lanes]);
-      else if (laneReduce)
-        applyLaneReduce(ins.op, dt, lanes, src[0], res);
-      else
-        applyElementwise(ins.op, dt, lanes, src[0], src[1], src[2], res);
-      if (dstFifo)
-        encodeStick(dt, fmt, res, out[0] + it * stick, lanes);
-      else
+      if (dstFifo) {
+        // No register changes during the run: every item's result is independent.
+        uint32_t* res = runDst.data();
+        if (laneBroadcast)
+          for (int64_t it = 0; it < m; ++it)
+            broadcastLane(piece + first + it, src[0] + it * stride[0], res + it * lanes);
+        else if (laneReduce)
+          for (int64_t it = 0; it < m; ++it)
+            applyLaneReduce(ins.op, dt, lanes, src[0] + it * stride[0], res + it * lanes);
+        else
+          applyElementwiseRun(ins.op, dt, lanes, m, src[0], stride[0], src[1], stride[1], src[2],
+                              stride[2], res);
+        encodeStick(dt, fmt, res, out[0] + first * stick, runLanes);
+        continue;
+      }
+      // A register destination may also be a source: item by item, as the SFU does it.
+      uint32_t* res = regResult_.data();
+      for (int64_t it = 0; it < m; ++it) {
+        if (laneBroadcast)
+          broadcastLane(piece + first + it, src[0] + it * stride[0], res);
+        else if (laneReduce)
+          applyLaneReduce(ins.op, dt, lanes, src[0] + it * stride[0], res);
+        else
+          applyElementwiseRun(ins.op, dt, lanes, 1, src[0] + it * stride[0], 0,
+                              src[1] + it * stride[1], 0, src[2] + it * stride[2], 0, res);
         std::memcpy(dstReg, res, static_cast<size_t>(lanes) * 4);
+      }
     }
   };
   Ports outPorts;
   if (dstFifo) outPorts.add({dstFifo, 1});
   const Cycles start = stream(items, interval, latency, inPorts, outPorts, work);
-  std::string name = std::string(info.mnemonic) + "." + dtypeName(dt);
-  traceSpan(name, start, local_);
+  if (chip_.tracing()) traceSpan(std::string(info.mnemonic) + "." + dtypeName(dt), start, local_);
   sfuBusy_ += static_cast<Cycles>(items) * interval;
   sfuSticks_ += static_cast<uint64_t>(items);
 }
@@ -202,7 +237,7 @@ void ComputeUnit::matmul(const Instruction& ins) {
   }
   accM_ = m;
   accN_ = n;
-  std::vector<uint32_t>& lanes = scratch_[0];
+  float* act = activation_.data(); // one decoded stick of A
 
   // 1. Weights (B, k x n) enter the array's idle weight buffer and stay; this may overlap
   //    the previous tile's streaming.
@@ -211,12 +246,12 @@ void ComputeUnit::matmul(const Instruction& ins) {
   local_ = std::min(issued, std::max({weightsPortFree_, streamEnd_[buffer], lastStreamStart_}));
   Cycles start =
       stream(k * rowSticks, 1.0, 0, {{&b, 1}}, {},
-             [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
+             [&](int64_t first, int64_t count, const uint8_t* const* in, uint8_t* const*) {
                for (int64_t s = 0; s < count; ++s) {
                  int64_t idx = first + s, r = idx / rowSticks, c = idx % rowSticks;
-                 decodeStick(inType, fmt, in[0] + s * stick, lanes.data(), static_cast<int>(eps));
                  float* w = weights_.data() + r * np + c * eps;
-                 std::memcpy(w, lanes.data(), static_cast<size_t>(eps) * 4);
+                 decodeStick(inType, fmt, in[0] + s * stick, reinterpret_cast<uint32_t*>(w),
+                             static_cast<size_t>(eps));
                }
              });
   // 2. Activations (A, m x k) stream through; the array does rows*cols*macs MACs a cycle.
@@ -231,19 +266,14 @@ void ComputeUnit::matmul(const Instruction& ins) {
   local_ = std::max(local_, issued);
   lastStreamStart_ = local_;
   stream(m * kSticks, interval, 0, {{&a, 1}}, {},
-         [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
+         [&](int64_t first, int64_t count, const uint8_t* const* in, uint8_t* const*) {
            for (int64_t s = 0; s < count; ++s) {
              int64_t idx = first + s, row = idx / kSticks, chunk = idx % kSticks;
-             decodeStick(inType, fmt, in[0] + s * stick, lanes.data(), static_cast<int>(eps));
-             float* accRow = acc_.data() + row * np;
+             decodeStick(inType, fmt, in[0] + s * stick, reinterpret_cast<uint32_t*>(act),
+                         static_cast<size_t>(eps));
              const int64_t valid = std::min(eps, k - chunk * eps); // lanes past k: ignored
-             for (int64_t kk = 0; kk < valid; ++kk) {
-               float av;
-               std::memcpy(&av, &lanes[static_cast<size_t>(kk)], 4);
-               if (av == 0.0f) continue;
-               const float* w = weights_.data() + (chunk * eps + kk) * np;
-               for (int64_t j = 0; j < n; ++j) accRow[j] += av * w[j];
-             }
+             macStick(acc_.data() + row * np, act, weights_.data() + chunk * eps * np, valid, n,
+                      np);
            }
          });
   ptBusy_ += computeCycles;
@@ -253,19 +283,17 @@ void ComputeUnit::matmul(const Instruction& ins) {
   if (emit) {
     const int64_t outRowSticks = (n + epsOut - 1) / epsOut;
     stream(m * outRowSticks, 1.0, arch.pt.latency_cycles, {}, {{out, 1}},
-           [&](int64_t first, int64_t count, uint8_t* const*, uint8_t* const* o) {
+           [&](int64_t first, int64_t count, const uint8_t* const*, uint8_t* const* o) {
              for (int64_t s = 0; s < count; ++s) {
                int64_t idx = first + s, row = idx / outRowSticks, c = idx % outRowSticks;
+               // The accumulators' lanes past n stay zero (only the first n are added to).
                const float* src = acc_.data() + row * np + c * epsOut;
-               // Lanes past n: zero (np >= n; the accumulators' lanes past np do not exist).
-               const int64_t have = std::max<int64_t>(0, std::min(epsOut, np - c * epsOut));
-               std::memcpy(lanes.data(), src, static_cast<size_t>(have) * 4);
-               std::fill(lanes.begin() + have, lanes.begin() + epsOut, 0u);
-               encodeStick(outType, fmt, lanes.data(), o[0] + s * stick, static_cast<int>(epsOut));
+               encodeStick(outType, fmt, reinterpret_cast<const uint32_t*>(src), o[0] + s * stick,
+                           static_cast<size_t>(epsOut));
              }
            });
   }
-  traceSpan(std::string("pt.mm.") + dtypeName(inType), start, local_);
+  if (chip_.tracing()) traceSpan(std::string("pt.mm.") + dtypeName(inType), start, local_);
 }
 
 } // namespace chipless::sim::spyre

@@ -29,11 +29,16 @@ private:
   /// SFU register `port` (a v<N> port value), or a fault.
   uint32_t* reg(int64_t port);
 
+  /// Sticks an SFU instruction decodes, computes and encodes at a time (16 KB of lanes per
+  /// buffer: the run stays in the L1/L2 cache).
+  static constexpr int64_t kSfuRun = 64;
+
   int lanesMax_;
   std::vector<std::vector<uint32_t>> regs_;
-  std::vector<uint32_t> scratch_[4];
+  std::vector<uint32_t> regResult_; ///< one result stick on its way to a register
   // PT array state: stationary weights and fp32 accumulators of the current tile.
   std::vector<float> weights_, acc_;
+  std::vector<float> activation_; ///< one decoded stick of A
   int64_t accM_ = 0, accN_ = 0;
   // Weights are double-buffered: the next tile's weights load while the current streams.
   Cycles weightsPortFree_ = 0;   ///< when the weight-load path finished the last tile

@@ -13,7 +13,7 @@ using spyrecode::Unit;
 
 Core::Core(Chip& chip, int index) : index_(index), tokens_(chip.arch().sync.tokens_per_core) {
   const SpyreArch& arch = chip.arch();
-  if (!chip.timingOnly()) scratchpad_.assign(static_cast<size_t>(arch.scratchpad.bytes), 0);
+  if (!chip.timingOnly()) scratchpad_ = ZeroedBuffer(static_cast<size_t>(arch.scratchpad.bytes));
   const int stick = static_cast<int>(arch.chip.stick_bytes);
   const int corelets = arch.chip.corelets_per_core;
   std::string prefix = "core " + std::to_string(index) + " corelet ";

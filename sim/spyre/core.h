@@ -4,6 +4,7 @@
 #include "sim/common/token_bank.h"
 #include "sim/spyre/engine.h"
 #include "sim/spyre/stream_fifo.h"
+#include "support/host_buffer.h"
 
 #include <memory>
 #include <vector>
@@ -29,7 +30,7 @@ public:
 
 private:
   int index_;
-  std::vector<uint8_t> scratchpad_;
+  ZeroedBuffer scratchpad_; ///< zero until written (a 2 MB huge page each where it can)
   TokenBank tokens_;
   std::vector<std::vector<std::unique_ptr<StreamFifo>>> inputs_, outputs_;
   std::vector<Engine*> engines_; ///< owned by SystemC's module hierarchy (deleted in ~Core)

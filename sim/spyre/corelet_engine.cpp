@@ -4,6 +4,7 @@
 #include "sim/spyre/core.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace chipless::sim::spyre {
@@ -13,7 +14,41 @@ using namespace spyrecode;
 namespace {
 /// Largest piece handled at once in functional mode (bounds the staging buffers).
 constexpr int64_t kMaxFunctionalPiece = 2048;
+
+/// Calls copy(address, index, sticks) for runs of sticks with consecutive addresses among
+/// sticks [first, first + count) of a box (index: of the run's first stick, from `first`), in
+/// order. Sticks of the innermost dimensions whose strides continue one another (ignoring
+/// dimensions of one) form blocks of `block` consecutive addresses.
+template <class Copy>
+void forBoxRuns(int64_t base, const int64_t n[3], const int64_t s[3], int64_t first, int64_t count,
+                int64_t stick, Copy&& copy) {
+  int64_t block = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (n[d] == 1) continue;
+    if (s[d] != block * stick) break;
+    block *= n[d];
+  }
+  for (int64_t item = first, end = first + count; item < end;) {
+    const int64_t run = std::min(block - item % block, end - item);
+    copy(boxAddress(base, item, n, s), item - first, run);
+    item += run;
+  }
+}
 } // namespace
+
+void gatherBox(const uint8_t* pad, int64_t base, const int64_t n[3], const int64_t s[3],
+               int64_t first, int64_t count, int64_t stick, uint8_t* stream) {
+  forBoxRuns(base, n, s, first, count, stick, [&](int64_t address, int64_t at, int64_t run) {
+    std::memcpy(stream + at * stick, pad + address, static_cast<size_t>(run * stick));
+  });
+}
+
+void scatterBox(uint8_t* pad, int64_t base, const int64_t n[3], const int64_t s[3], int64_t first,
+                int64_t count, int64_t stick, const uint8_t* stream) {
+  forBoxRuns(base, n, s, first, count, stick, [&](int64_t address, int64_t at, int64_t run) {
+    std::memcpy(pad + address, stream + at * stick, static_cast<size_t>(run * stick));
+  });
+}
 
 bool CoreletEngine::functional() const {
   return !chip_.timingOnly();
@@ -66,10 +101,9 @@ void CoreletEngine::checkStickBox(const char* what, int64_t addr, const int64_t 
 Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency, const Ports& ins,
                              const Ports& outs, const Work& work) {
   const bool fn = functional();
-  const int64_t stick = stickBytes();
   Cycles firstStart = -1;
   int64_t done = 0;
-  uint8_t* inPtr[4] = {};
+  const uint8_t* inPtr[4] = {};
   uint8_t* outPtr[4] = {};
   while (done < items) {
     int64_t k = items - done;
@@ -81,10 +115,11 @@ Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency, con
       if (can == 0 && !starved) starved = &p;
     }
     if (k == 0) {
-      block(starved->fifo->changed(), "data in " + starved->fifo->name() + " (needs " +
-                                          std::to_string(starved->sticksPerItem) +
-                                          " stick(s), has " +
-                                          std::to_string(starved->fifo->available()) + ")");
+      blockWith(starved->fifo->changed(), [starved] {
+        return "data in " + starved->fifo->name() + " (needs " +
+               std::to_string(starved->sticksPerItem) + " stick(s), has " +
+               std::to_string(starved->fifo->available()) + ")";
+      });
       continue;
     }
     // When the piece could run: inputs ready, engine free, consumers not too far behind.
@@ -108,18 +143,15 @@ Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency, con
     stallUntil(first);
     if (firstStart < 0) firstStart = first;
 
+    // The work reads its inputs where they lie in the FIFOs and writes its outputs in place
+    // (the engine's FIFOs are its own: no other engine runs until it yields).
     for (size_t i = 0; i < ins.size(); ++i) {
       const Port& p = ins[i];
-      size_t bytes = static_cast<size_t>(k * p.sticksPerItem * stick);
-      if (fn && inBuf_[i].size() < bytes) inBuf_[i].resize(bytes);
-      inPtr[i] = fn ? inBuf_[i].data() : nullptr;
-      p.fifo->pop(static_cast<uint64_t>(k * p.sticksPerItem), first, last, inPtr[i]);
+      inPtr[i] = p.fifo->front();
+      p.fifo->pop(static_cast<uint64_t>(k * p.sticksPerItem), first, last, nullptr);
     }
-    for (size_t j = 0; j < outs.size(); ++j) {
-      size_t bytes = static_cast<size_t>(k * outs[j].sticksPerItem * stick);
-      if (fn && outBuf_[j].size() < bytes) outBuf_[j].resize(bytes);
-      outPtr[j] = fn ? outBuf_[j].data() : nullptr;
-    }
+    for (size_t j = 0; j < outs.size(); ++j)
+      outPtr[j] = outs[j].fifo->reserve(static_cast<uint64_t>(k * outs[j].sticksPerItem));
     if (fn) work(done, k, inPtr, outPtr);
     for (size_t j = 0; j < outs.size(); ++j) {
       const Port& p = outs[j];
@@ -133,9 +165,11 @@ Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency, con
       uint64_t g = p.fifo->pushed() - 1;
       if (g < depth) continue;
       while (p.fifo->popped() <= g - depth)
-        block(p.fifo->changed(), "space in " + p.fifo->name() + " (consumer has popped " +
-                                     std::to_string(p.fifo->popped()) + " of " +
-                                     std::to_string(p.fifo->pushed()) + " sticks)");
+        blockWith(p.fifo->changed(), [&p] {
+          return "space in " + p.fifo->name() + " (consumer has popped " +
+                 std::to_string(p.fifo->popped()) + " of " + std::to_string(p.fifo->pushed()) +
+                 " sticks)";
+        });
       last = std::max(last, p.fifo->popTime(g - depth) - latency);
     }
     Cycles work_ = static_cast<Cycles>(k) * interval;

@@ -16,6 +16,16 @@ inline int64_t boxAddress(int64_t base, int64_t item, const int64_t n[3], const 
   return base + i0 * s[0] + (rest % n[1]) * s[1] + (rest / n[1]) * s[2];
 }
 
+/// Copies sticks [first, first + count) of the box at `base` (counts n, strides s) from the
+/// scratchpad `pad` to `stream`, back to back: a whole run of contiguous sticks (s[0] equal to
+/// the stick) at a time.
+void gatherBox(const uint8_t* pad, int64_t base, const int64_t n[3], const int64_t s[3],
+               int64_t first, int64_t count, int64_t stick, uint8_t* stream);
+/// The reverse: sticks back to back in `stream` to the box's addresses in `pad`, in order (a
+/// stick written twice keeps the later one).
+void scatterBox(uint8_t* pad, int64_t base, const int64_t n[3], const int64_t s[3], int64_t first,
+                int64_t count, int64_t stick, const uint8_t* stream);
+
 class CoreletEngine : public Engine {
 public:
   using Engine::Engine;
@@ -45,8 +55,8 @@ protected:
   };
   /// Functional part of a piece of a stream: items [first, first+count); in[i] / out[j]
   /// hold count*sticksPerItem sticks of the i-th input / j-th output port.
-  using Work =
-      std::function<void(int64_t first, int64_t count, uint8_t* const* in, uint8_t* const* out)>;
+  using Work = std::function<void(int64_t first, int64_t count, const uint8_t* const* in,
+                                  uint8_t* const* out)>;
 
   /// Streams `items` items through this engine: one item every `interval` cycles, each
   /// taking `latency` cycles from input to output. Inputs are popped as data arrives;
@@ -66,9 +76,6 @@ protected:
   uint8_t* scratchpad();
   int64_t stickBytes() const;
   bool functional() const;
-
-private:
-  std::vector<uint8_t> inBuf_[4], outBuf_[4];
 };
 
 } // namespace chipless::sim::spyre

@@ -67,13 +67,23 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
   DeviceMemory& memory = chip_.memory();
   uint8_t* pad = core_.scratchpad();
   const bool fn = !chip_.timingOnly();
+  // When every run lies in one allocation (the usual case), look it up once: a run's bytes
+  // are then at a fixed offset from the first. Otherwise each run is looked up, and the
+  // first one outside every allocation faults.
+  uint64_t memLo = mem, memHi = mem + static_cast<uint64_t>(bytes);
+  for (int d = 0; d < 3; ++d) {
+    const int64_t span = (n[d] > 0 ? n[d] - 1 : 0) * ms[d];
+    (span < 0 ? memLo : memHi) += static_cast<uint64_t>(span);
+  }
+  uint8_t* whole = memLo <= mem && memHi >= memLo ? memory.span(memLo, memHi - memLo) : nullptr;
   int64_t total = 0;
   for (int64_t i3 = 0; i3 < n[2]; ++i3)
     for (int64_t i2 = 0; i2 < n[1]; ++i2)
       for (int64_t i1 = 0; i1 < n[0]; ++i1) {
         uint64_t m = mem + static_cast<uint64_t>(i1 * ms[0] + i2 * ms[1] + i3 * ms[2]);
         int64_t s = sp + i1 * ss[0] + i2 * ss[1] + i3 * ss[2];
-        uint8_t* p = memory.span(m, static_cast<uint64_t>(bytes));
+        uint8_t* p = whole ? (fn ? whole + (m - memLo) : whole)
+                           : memory.span(m, static_cast<uint64_t>(bytes));
         if (!p)
           fault("device address " + spyrecode::formatDevPtr(m) + " (" + std::to_string(bytes) +
                 " bytes, run " + std::to_string(i1) + "," + std::to_string(i2) + "," +

@@ -165,9 +165,10 @@ bool Engine::scalarOp(const Instruction& ins) {
       fault("token " + std::to_string(token) + " out of range (0.." +
             std::to_string(bank.size() - 1) + ")");
     while (bank.pending(static_cast<int>(token)) == 0)
-      block(bank.changed(), "token " + std::to_string(token) + " (none sent)");
+      blockWith(bank.changed(),
+                [token] { return "token " + std::to_string(token) + " (none sent)"; });
     Cycles t = bank.take(static_cast<int>(token));
-    if (t > local_)
+    if (t > local_ && chip_.tracing())
       chip_.traceInstant(core_.index(), track_, "twait " + std::to_string(token), t, t - local_);
     stallUntil(t);
     break;

@@ -2,8 +2,6 @@
 
 #include "sim/spyre/chip.h"
 
-#include <cstring>
-
 namespace chipless::sim::spyre {
 
 using namespace spyrecode;
@@ -29,12 +27,9 @@ void LoadUnit::executeUnitOp(const Instruction& ins) {
   const Cycles interval = static_cast<Cycles>((twoLanes ? 2 : 1) * stick) /
                           static_cast<Cycles>(chip_.arch().scratchpad.port_bytes_per_cycle);
   const uint8_t* pad = scratchpad();
-  auto work = [&](int64_t first, int64_t count, uint8_t* const*, uint8_t* const* out) {
-    for (int64_t k = 0; k < count; ++k) {
-      std::memcpy(out[0] + k * stick, pad + boxAddress(addr, first + k, n, s), stick);
-      if (twoLanes)
-        std::memcpy(out[1] + k * stick, pad + boxAddress(addrB, first + k, n, sb), stick);
-    }
+  auto work = [&](int64_t first, int64_t count, const uint8_t* const*, uint8_t* const* out) {
+    gatherBox(pad, addr, n, s, first, count, stick, out[0]);
+    if (twoLanes) gatherBox(pad, addrB, n, sb, first, count, stick, out[1]);
   };
   Cycles start = twoLanes ? stream(items, interval, 0, {}, {{&a, 1}, {b, 1}}, work)
                           : stream(items, interval, 0, {}, {{&a, 1}}, work);

@@ -18,16 +18,30 @@ inline int lanesOf(DType dt, int64_t stickBytes) {
   return static_cast<int>(elementsInStick(stickBytes, static_cast<int64_t>(dtypeSize(dt))));
 }
 
-/// Decodes the n elements of a stick into 32-bit lanes.
-void decodeStick(DType dt, Fp16Format fmt, const uint8_t* stick, uint32_t* lanes, int n);
-/// Encodes n lanes into a stick, rounding to nearest even.
-void encodeStick(DType dt, Fp16Format fmt, const uint32_t* lanes, uint8_t* stick, int n);
+/// Decodes n elements (one stick, or several back to back) into 32-bit lanes, in bulk
+/// (support/numerics_bulk.h).
+void decodeStick(DType dt, Fp16Format fmt, const uint8_t* stick, uint32_t* lanes, size_t n);
+/// Encodes n lanes into elements (one stick or several), rounding to nearest even.
+void encodeStick(DType dt, Fp16Format fmt, const uint32_t* lanes, uint8_t* stick, size_t n);
 
 /// True for ops that use the SFU's transcendental latency.
 bool isTranscendental(spyrecode::Opcode op);
 /// Elementwise SFU op on n lanes; b and c are only read by ops that take them.
 void applyElementwise(spyrecode::Opcode op, DType dt, int n, const uint32_t* a, const uint32_t* b,
                       const uint32_t* c, uint32_t* out);
+/// applyElementwise over `items` sticks of n lanes, with the op chosen once for the whole
+/// run: stick `it` of out (back to back) = op of a + it*aStride, b + it*bStride and
+/// c + it*cStride, where a stride is 0 for a register (the same stick every item) or n for
+/// a stream. out may be a source of stride n (the same stick is read, then written) but
+/// must not otherwise overlap the sources. b and c may be null for ops that do not read them.
+void applyElementwiseRun(spyrecode::Opcode op, DType dt, int n, int64_t items, const uint32_t* a,
+                         int64_t aStride, const uint32_t* b, int64_t bStride, const uint32_t* c,
+                         int64_t cStride, uint32_t* out);
+/// One lane of an elementwise float op, dispatched per call: the reference the bulk runs are
+/// tested against.
+float sfuFloatOp(spyrecode::Opcode op, float a, float b, float c);
+/// One lane of an elementwise i32 op (wrapping), dispatched per call.
+int32_t sfuIntOp(spyrecode::Opcode op, int32_t a, int32_t b, int32_t c);
 /// acc = acc (+|max|min) a, lane by lane (sfu.acc.*).
 void applyAccumulate(spyrecode::Opcode op, DType dt, int n, const uint32_t* a, uint32_t* acc);
 /// out[every lane] = reduction of a's n lanes (sfu.lane.*).

@@ -2,8 +2,6 @@
 
 #include "sim/spyre/chip.h"
 
-#include <cstring>
-
 namespace chipless::sim::spyre {
 
 using namespace spyrecode;
@@ -26,9 +24,8 @@ void StoreUnit::executeUnitOp(const Instruction& ins) {
   uint8_t* pad = scratchpad();
   Cycles start =
       stream(items, interval, 0, {{&f, 1}}, {},
-             [&](int64_t first, int64_t count, uint8_t* const* in, uint8_t* const*) {
-               for (int64_t k = 0; k < count; ++k)
-                 std::memcpy(pad + boxAddress(addr, first + k, n, s), in[0] + k * stick, stick);
+             [&](int64_t first, int64_t count, const uint8_t* const* in, uint8_t* const*) {
+               scatterBox(pad, addr, n, s, first, count, stick, in[0]);
              });
   traceSpan("st.stream", start, local_);
   sticks_ += static_cast<uint64_t>(items);

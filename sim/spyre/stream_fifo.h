@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -33,11 +34,21 @@ public:
   uint64_t available() const { return pushed_ - popped_; }
 
   /// Appends `count` sticks pushed at times evenly spread over [first, last]. `data`
-  /// holds count sticks (ignored without stored bytes).
+  /// holds count sticks (ignored without stored bytes); when it is the space reserve(count)
+  /// returned, the bytes are already in place and nothing is copied.
   void push(uint64_t count, Cycles first, Cycles last, const uint8_t* data);
   /// Removes `count` sticks popped at times spread over [first, last], copying their
   /// bytes to `out` (if not null).
   void pop(uint64_t count, Cycles first, Cycles last, uint8_t* out);
+
+  /// Space for the bytes of the next `count` sticks, for a producer to write them in place
+  /// and then push(count, ..., this pointer): no copy. Valid until the next push. Null
+  /// without stored bytes.
+  uint8_t* reserve(uint64_t count);
+  /// The bytes of the sticks not yet popped, oldest first and contiguous, for a consumer
+  /// to read in place (then pop without copying). Valid until the next reserve or push.
+  /// Null without stored bytes.
+  const uint8_t* front() const;
 
   /// When stick `index` (not yet popped) can be popped: its push time plus the latency.
   Cycles readyTime(uint64_t index) const;
@@ -68,10 +79,13 @@ private:
   int stickBytes_;
   bool storeBytes_;
   uint64_t pushed_ = 0, popped_ = 0;
-  std::deque<Run> pushRuns_;   ///< push times of sticks not yet popped
-  std::deque<Run> popRuns_;    ///< pop times of recently popped sticks
-  std::vector<uint8_t> bytes_; ///< stick payloads, oldest at head_
-  size_t head_ = 0;
+  std::deque<Run> pushRuns_; ///< push times of sticks not yet popped
+  std::deque<Run> popRuns_;  ///< pop times of recently popped sticks
+  /// Storage (uninitialised: growing it writes only the sticks in flight); their payloads
+  /// are [head_, tail_).
+  std::unique_ptr<uint8_t[]> bytes_;
+  size_t capacity_ = 0;
+  size_t head_ = 0, tail_ = 0;
   sc_core::sc_event changed_;
 };
 

@@ -101,6 +101,27 @@ TEST(DeviceMemory, WritesAndReadsRoundTrip) {
   EXPECT_EQ(after, 0);
 }
 
+TEST(DeviceMemory, ReleasedLargeRegionsComeBackZero) {
+  // A released large region's buffer serves the next allocation of its size: cleared again.
+  DeviceMemory m;
+  const uint64_t size = 4u << 20, base = 0x1000000;
+  for (int launch = 0; launch < 3; ++launch) {
+    m.allocate(base, size, "A");
+    m.allocate(base + size, size, "B");
+    for (uint64_t at : {base, base + size}) {
+      const uint8_t* p = m.span(at, size);
+      ASSERT_NE(p, nullptr);
+      for (uint64_t i = 0; i < size; i += 4093) ASSERT_EQ(p[i], 0) << launch << " " << i;
+      ASSERT_EQ(p[size - 1], 0);
+    }
+    std::vector<uint8_t> ones(size, 0xFF);
+    m.write(base, ones.data(), size);
+    m.write(base + size, ones.data(), size);
+    m.release(base);
+    m.release(base + size);
+  }
+}
+
 TEST(DeviceMemory, AccessesOutsideEveryRegionNameTheAddressAndTheNeighbours) {
   DeviceMemory m;
   std::vector<uint8_t> buf(64);

@@ -5,6 +5,7 @@
 #include "sim/spyre/sfu_math.h"
 #include "support/numerics.h"
 #include "support/spyrecode/isa.h"
+#include "tests/unit/util/float_bits.h"
 
 #include <climits>
 #include <cmath>
@@ -22,16 +23,8 @@ using spyrecode::Opcode;
 
 constexpr int kStick = 128;
 
-uint32_t bitsOf(float v) {
-  uint32_t b;
-  std::memcpy(&b, &v, 4);
-  return b;
-}
-float floatOf(uint32_t b) {
-  float v;
-  std::memcpy(&v, &b, 4);
-  return v;
-}
+using testing::bitsOf;
+using testing::floatOf;
 uint32_t bitsOfInt(int32_t v) {
   return static_cast<uint32_t>(v);
 }
