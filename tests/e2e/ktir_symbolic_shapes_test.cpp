@@ -11,6 +11,8 @@
 #include "tests/e2e/kernel_harness.h"
 #include "tests/e2e/ktir_harness.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -108,6 +110,34 @@ TEST(KtirSymbolicShapes, ALengthOutsideTheBoundsIsRefusedBeforeAnythingRuns) {
                                          "minimum 1"),
               std::string::npos)
         << e.what();
+  }
+}
+
+TEST(KtirSymbolicShapes, TilesPastTheEndOfAViewSizedAtLaunchAreMasked) {
+  // Four 1024-element tiles over a vector of n elements: the tile that holds the end is
+  // clamped to it, those after it move nothing; loads leave 0 where they reach past n (the
+  // sum over the tile sees only the vector), stores write nothing there.
+  const fs::path work = testWorkDir();
+  ASSERT_TRUE(compileKtir(
+      kKernels, KtirCase{"masked_tail.mlir", {"--bound n_elements=4096"}, nullptr, nullptr}, work));
+  auto device = runtime::SpyreDevice::open(archWith(), {-1, false});
+  runtime::SpyreJob prepared(*device, (work / "job" / "job.plan").string());
+  for (int64_t n : {int64_t{1}, int64_t{1500}, int64_t{3000}, int64_t{4096}}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    NpyArray x = randomArray(DType::F32, {n}, static_cast<uint64_t>(n) + 3);
+    runtime::LaunchArgs args;
+    args.inputs = {{"x", x}};
+    args.scalars = {{"n_elements", n}};
+    runtime::LaunchReport r = prepared.launch(args);
+    std::vector<float> xs = floats(x), y = floats(r.outputs.at("y")),
+                       sums = floats(r.outputs.at("s"));
+    ASSERT_EQ(y.size(), xs.size());
+    for (size_t i = 0; i < xs.size(); ++i) ASSERT_EQ(y[i], 2 * xs[i]) << i;
+    for (size_t t = 0; t < 4; ++t) {
+      double want = 0;
+      for (size_t i = t * 1024; i < std::min<size_t>(xs.size(), (t + 1) * 1024); ++i) want += xs[i];
+      EXPECT_NEAR(sums[t], want, 1e-3 * (1 + std::abs(want))) << "tile " << t;
+    }
   }
 }
 

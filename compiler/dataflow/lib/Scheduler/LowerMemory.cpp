@@ -139,6 +139,17 @@ LogicalResult MemoryLowering::transfer(Operation* op, bool load, const std::vect
 
 namespace {
 
+/// A load cut into chunks cannot leave out the elements past a view sized at launch (the
+/// chunk buffer is reused, so nothing would fill them): an error at the op.
+LogicalResult refuseMaskedChunk(Operation* op, const std::vector<Piece>& pieces) {
+  for (const Piece& p : pieces)
+    if (p.masked)
+      return op->emitOpError("loads, in chunks, a tile that may reach past the end of a view "
+                             "sized at launch; not supported (bound the size to a multiple of "
+                             "the tile, --bound NAME=MAX/TILE)");
+  return success();
+}
+
 /// The value padding lanes of a loaded tile should hold for what reads it: the identity
 /// of a reduction over it, 0 otherwise.
 std::optional<double> padFor(Value loaded) {
@@ -233,6 +244,7 @@ FailureOr<bool> Lowering::copyInChunks(Operation* op) {
       return m.indirect(o, isLoad, ind, chunk, start);
     auto ps = m.pieces(o, tile, chunk, start);
     if (failed(ps)) return failure();
+    if (isLoad && failed(refuseMaskedChunk(o, *ps))) return failure();
     return m.transfer(o, isLoad, *ps, chunk);
   };
   if (failed(move(op, load.getAccessTile(), true)) ||
@@ -268,9 +280,11 @@ LogicalResult Lowering::loadWhole(Operation* op, TVal& t) {
   auto ps = m.pieces(op, load.getAccessTile(), t);
   if (failed(ps)) return failure();
   // Rows that end inside a stick: the rest of the stick holds a known value, so that
-  // reductions and lane broadcasts over the row stay exact.
+  // reductions and lane broadcasts over the row stay exact. A tile clamped to a view sized
+  // at launch (masked) holds that value where it reaches past the view, too.
   int64_t last = type.getRank() == 0 ? 1 : type.getShape().back();
-  if (last % lanes(t.elem) != 0) {
+  const bool masked = llvm::any_of(*ps, [](const Piece& p) { return p.masked; });
+  if (last % lanes(t.elem) != 0 || masked) {
     std::optional<double> pad = padFor(load.getResult());
     Scalar s;
     s.value = *pad;
@@ -290,6 +304,7 @@ LogicalResult Lowering::moveChunk(Operation* op, bool load, const TVal& chunk,
     return m.indirect(op, load, ind, chunk, start);
   auto ps = m.pieces(op, tile, chunk, start);
   if (failed(ps)) return failure();
+  if (load && failed(refuseMaskedChunk(op, *ps))) return failure();
   return m.transfer(op, load, *ps, chunk);
 }
 

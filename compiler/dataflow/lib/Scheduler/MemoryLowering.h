@@ -15,6 +15,7 @@
 #include "Lowering.h"
 #include "ktir/Dialect/Ktdp/KtdpOps.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct ViewPart {
   std::vector<Expr> strides;
   std::vector<int64_t> coordLo, coordHi; ///< coordinate box (global coordinates), if any
   bool hasBox = false;
+  /// Per dimension, the view's size when it is only known at launch (a scalar), else
+  /// nullopt: an access tile that may reach past it is clamped to it (masked).
+  std::vector<std::optional<Expr>> launchSizes;
   mlir::Type elem;
 };
 
@@ -51,6 +55,7 @@ struct Piece {
   Expr run;                   ///< bytes per run
   std::vector<DmaDim> dims;   ///< innermost first
   bool dynamic = false;       ///< routed at run time: counts may be 0
+  bool masked = false;        ///< clamped to a view sized at launch: elements may be left out
   int64_t spLo = 0, spHi = 0; ///< the buffer bytes it may touch
 };
 
@@ -76,6 +81,7 @@ public:
                                const TVal& value);
 
 private:
+  bool mayReachPast(const Expr& size, const Expr& start, int64_t extent) const;
   Lowering& l_;
 };
 

@@ -71,6 +71,17 @@ FailureOr<ViewDesc> MemoryLowering::view(Value v, bool partition) {
   }
   r.arg = arg->name;
   r.base = rest;
+  // Sizes known only at launch. A tile may reach past one unless the size is a multiple of
+  // every tile extent at an aligned start (checked per access in pieces()).
+  for (OpFoldResult s : mv.getMixedSizes()) {
+    std::optional<Expr> size;
+    if (auto v = dyn_cast<Value>(s)) {
+      auto e = l_.index(v);
+      if (failed(e)) return failure();
+      if (!e->isConst()) size = *e;
+    }
+    r.launchSizes.push_back(size);
+  }
   for (OpFoldResult s : mv.getMixedStrides()) {
     if (auto a = dyn_cast<Attribute>(s)) {
       r.strides.push_back(Expr(cast<IntegerAttr>(a).getInt()));
@@ -127,6 +138,31 @@ FailureOr<ViewDesc> MemoryLowering::view(Value v, bool partition) {
   ViewDesc d;
   d.parts.push_back(r);
   return d;
+}
+
+/// Whether a tile of `extent` elements from `start` may reach past `size`, a view size only
+/// known at launch: unless the size is a multiple of the extent (a launch scalar's
+/// multiple_of, or a multiple of it) and the start a multiple of it too, so that a tile is
+/// either wholly inside or wholly outside (outside, its addresses fail at run time, naming
+/// the engine and the address).
+bool MemoryLowering::mayReachPast(const Expr& size, const Expr& start, int64_t extent) const {
+  if (extent <= 1) return false;
+  int64_t multiple = 0; // what the size is known to be a multiple of
+  if (size.constant() == 0 && size.terms().size() == 1 &&
+      size.terms()[0].first->kind == Atom::Kind::Sym) {
+    for (const ScalarArgument& s : l_.args().scalars)
+      if (s.name == size.terms()[0].first->sym)
+        multiple = s.multipleOf * std::abs(size.terms()[0].second);
+  }
+  if (multiple == 0 || multiple % extent != 0) return true;
+  for (const auto& [atom, coef] : start.terms()) {
+    bool aligned = coef % extent == 0;
+    if (!aligned && atom->kind == Atom::Kind::Sym)
+      for (const ScalarArgument& s : l_.args().scalars)
+        if (s.name == atom->sym && (s.multipleOf * coef) % extent == 0) aligned = true;
+    if (!aligned) return true;
+  }
+  return start.constant() % extent != 0;
 }
 
 FailureOr<std::vector<Piece>> MemoryLowering::pieces(Operation* op, Value tileValue,
@@ -196,7 +232,7 @@ FailureOr<std::vector<Piece>> MemoryLowering::pieces(Operation* op, Value tileVa
     // The tile's box in view coordinates, intersected with the partition: [a, a + count)
     // in tensor coordinates, from view coordinate `first` of the partition.
     std::vector<Expr> a(rank), count(rank), first(rank);
-    bool empty = false, dynamic = false;
+    bool empty = false, dynamic = false, masked = false;
     for (unsigned j = 0; j < rank; ++j) {
       unsigned v = perm[j];
       Expr start = base[v] + Expr(lo[v]);
@@ -204,6 +240,15 @@ FailureOr<std::vector<Piece>> MemoryLowering::pieces(Operation* op, Value tileVa
         a[j] = Expr(0);
         count[j] = Expr(ext[v]);
         first[v] = start;
+        if (v < r.launchSizes.size() && r.launchSizes[v] &&
+            mayReachPast(*r.launchSizes[v], start, ext[v])) {
+          // The view's size is a launch value the tile may reach past: the elements from
+          // it on are left out (a load leaves the tile's padding value there, a store does
+          // not write them), as ktir-cpu and Triton's masked accesses do.
+          const Expr& size = *r.launchSizes[v];
+          count[j] = max(min(Expr(ext[v]), size - start), Expr(0));
+          dynamic = masked = true;
+        }
         continue;
       }
       Expr end = start + Expr(ext[v] - 1);
@@ -225,6 +270,7 @@ FailureOr<std::vector<Piece>> MemoryLowering::pieces(Operation* op, Value tileVa
     Piece p;
     p.arg = r.arg;
     p.dynamic = dynamic;
+    p.masked = masked;
     Expr elem = r.base;
     for (unsigned v = 0; v < rank; ++v) elem = elem + first[v] * r.strides[v];
     p.mem = elem * Expr(es);
@@ -264,9 +310,15 @@ FailureOr<std::vector<Piece>> MemoryLowering::pieces(Operation* op, Value tileVa
       }
       merged.push_back(d);
     }
-    // A run whose length may be zero: keep it one element long and count it as a
-    // dimension of 0 or 1 instead (DMA runs are never empty).
-    if (!p.run.isConst()) {
+    // A run whose length may be zero (DMA runs are never empty). Masked: the run is the
+    // clamped length (at least one element) in a dimension of 0 or 1 runs, one descriptor
+    // whatever the length. Routed between partitions: one element a run, the length a
+    // dimension.
+    if (!p.run.isConst() && masked) {
+      Expr n = p.run;
+      p.run = max(n, Expr(es));
+      merged.insert(merged.begin(), DmaDim{min(floorDiv(n, Expr(es)), Expr(1)), es, es});
+    } else if (!p.run.isConst()) {
       Expr n = p.run;
       p.run = Expr(es);
       merged.insert(merged.begin(), DmaDim{floorDiv(n, Expr(es)), es, es});
