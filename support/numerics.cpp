@@ -1,26 +1,13 @@
 #include "support/numerics.h"
 
 #include "support/error.h"
+#include "support/float_bits.h"
 #include "support/numerics_bulk.h"
 
 #include <vector>
 
 namespace chipless {
 namespace {
-
-/// The bits of a float, without undefined behaviour.
-inline uint32_t bitsOf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
-/// The float with the given bits.
-inline float floatOf(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
 
 /// Shifts `value` right by `shift` (1..31) bits rounding to nearest, ties to even.
 inline uint32_t shiftRightRne(uint32_t value, unsigned shift) {

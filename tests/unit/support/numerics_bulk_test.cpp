@@ -1,9 +1,9 @@
 // Tests for support/numerics_bulk.h: every bulk converter, on both implementations this CPU
 // runs, gives the same bits as the scalar functions of support/numerics.h (decoders on all
 // 65536 patterns, encoders on samples of every float exponent, both 16-bit formats).
+#include "support/float_bits.h"
 #include "support/numerics.h"
 #include "support/numerics_bulk.h"
-#include "tests/unit/util/float_bits.h"
 
 #include <cstring>
 #include <gtest/gtest.h>
@@ -21,9 +21,6 @@ std::vector<BulkPath> paths() {
 }
 
 const Fp16Format kFormats[] = {Fp16Format::Ieee, Fp16Format::DLFloat16};
-
-using testing::bitsOf;
-using testing::floatOf;
 
 /// Float patterns covering every exponent and sign: a stride through all 2^32 patterns, the
 /// neighbourhoods of every power of two and of every rounding boundary of both 16-bit

@@ -54,6 +54,21 @@ inline AssembleOptions defaultOptions() {
   return options;
 }
 
+/// `text` assembled as the file t.s.
+inline Job as(const std::string& text, const AssembleOptions& options = defaultOptions()) {
+  return assemble(text, "t.s", options);
+}
+
+/// Expects assembling `text` to fail at `line` of t.s with a message containing `words`.
+inline void expectError(const std::string& text, int line,
+                        std::initializer_list<std::string> words) {
+  std::string msg = errorOf([&] { as(text); });
+  std::string where = "t.s:" + std::to_string(line) + ": ";
+  EXPECT_EQ(msg.rfind(where, 0), 0u) << "message: " << msg << "\nexpected to start with " << where;
+  for (const auto& w : words)
+    EXPECT_NE(msg.find(w), std::string::npos) << "message: " << msg << "\nexpected: " << w;
+}
+
 /// Every models/kernels/*.s, sorted.
 inline std::vector<std::string> kernelFiles() {
   std::string dir = std::string(CHIPLESS_SOURCE_DIR) + "/models/kernels";

@@ -143,8 +143,7 @@ FailureOr<TVal> Lowering::spreadAlongLanes(const TVal& t, Location loc) {
     return emitError(loc) << "broadcasts along the lanes a vector that does not start on a "
                              "stick; not supported",
            failure();
-  const int64_t lanesPerStick = lanes(t.elem);
-  const int64_t inSticks = (elements + lanesPerStick - 1) / lanesPerStick;
+  const int64_t lanesPerStick = lanes(t.elem), inSticks = sticksOf(elements, t.elem);
   TVal spread = newSparse({elements}, t.elem, "lane spread");
   const int group = newGroup();
   Type dtype = t.elem;
@@ -209,8 +208,7 @@ FailureOr<TVal> Lowering::spreadAlongLanes(const TVal& t, Location loc) {
 FailureOr<TVal> Lowering::padRows(const TVal& t, double value, Location loc) {
   std::vector<int64_t> shape = normShape(t);
   const size_t L = shape.size() - 1;
-  const int64_t lanesPerStick = lanes(t.elem), C = shape[L];
-  const int64_t spr = (C + lanesPerStick - 1) / lanesPerStick, last = C % lanesPerStick;
+  const int64_t C = shape[L], spr = sticksOf(C, t.elem), last = C % lanes(t.elem);
   if (t.kind != TVal::Kind::Buffer || t.sparse || last == 0 ||
       (!t.strides.empty() && t.strides.back() != esize(t.elem)) || t.offset % stick() != 0)
     return emitError(loc) << "internal error: padding rows of a value that is not dense", failure();

@@ -61,9 +61,6 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
   // K and N need not be whole sticks: rows are padded to whole sticks in the scratchpad,
   // and pt.mm ignores A's lanes past K and writes zeros past N.
   const int64_t lanesPerStick = lanes(dtype);
-  auto sticksOf = [lanesPerStick](int64_t elements) {
-    return (elements + lanesPerStick - 1) / lanesPerStick;
-  };
   auto resType = cast<RankedTensorType>(op.getResult(0).getType());
   Type outElem = resType.getElementType();
   const std::string outName = outElem.isF32() ? "f32" : outElem.isBF16() ? "bf16" : "f16";
@@ -90,7 +87,7 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
       std::min<int64_t>(N, std::max<int64_t>(lanesPerStick, accElems / std::max<int64_t>(rows, 1) /
                                                                 lanesPerStick * lanesPerStick));
   // The accumulators hold whole sticks of a tile's rows.
-  const int64_t mt = std::min<int64_t>(M, accElems / (sticksOf(nt) * lanesPerStick));
+  const int64_t mt = std::min<int64_t>(M, accElems / (sticksOf(nt, dtype) * lanesPerStick));
   if (mt <= 0) return op.emitOpError("internal error: empty matmul tile");
   std::vector<MatmulTile> tiles;
   for (int64_t m0 = 0; m0 < M; m0 += mt)
@@ -139,18 +136,19 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
       s.group = group;
       int64_t bStart = B.offset + tile.n0 * es, aStart = A.offset + tile.m0 * pitchA;
       // Whole sticks: a row that ends inside a stick is read to the stick's end.
+      const int64_t nSticks = sticksOf(tile.n, dtype), kSticks = sticksOf(K, dtype);
       s.accesses.push_back(
-          scratch(B.buffer, bStart, (K - 1) * pitchB + sticksOf(tile.n) * stickBytes, false));
+          scratch(B.buffer, bStart, (K - 1) * pitchB + nSticks * stickBytes, false));
       s.accesses.push_back(
-          scratch(A.buffer, aStart, (tile.m - 1) * pitchA + sticksOf(K) * stickBytes, false));
+          scratch(A.buffer, aStart, (tile.m - 1) * pitchA + kSticks * stickBytes, false));
       int bufA = A.buffer, bufB = B.buffer;
       s.emit = [=](ProgramWriter& pw, int) {
         // Weights first (the array loads them before it streams A).
         pw.b.create<dfir::LdStreamOp>(
-            pw.loc, pw.c(sticksOf(tile.n)), pw.str("in1"), pw.get(pw.addr(bufB, Expr(bStart))),
+            pw.loc, pw.c(nSticks), pw.str("in1"), pw.get(pw.addr(bufB, Expr(bStart))),
             pw.c(stickBytes), K > 1 ? pw.c(pitchB) : Value(), Value(), K > 1 ? pw.c(K) : Value(),
             Value(), StringAttr(), Value(), Value(), Value(), Value());
-        pw.b.create<dfir::LdStreamOp>(pw.loc, pw.c(sticksOf(K)), pw.str("in0"),
+        pw.b.create<dfir::LdStreamOp>(pw.loc, pw.c(kSticks), pw.str("in0"),
                                       pw.get(pw.addr(bufA, Expr(aStart))), pw.c(stickBytes),
                                       tile.m > 1 ? pw.c(pitchA) : Value(), Value(),
                                       tile.m > 1 ? pw.c(tile.m) : Value(), Value(), StringAttr(),
@@ -169,15 +167,13 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
     {
       Step& s = addStep(Engines::store(l), op.getLoc(), "st linalg.matmul" + where);
       s.group = group;
-      const int64_t outLanes = elementsInStick(stick(), esOut), pitch = dst.strides[0];
+      const int64_t outSticks = sticksOf(tile.n, C.elem), pitch = dst.strides[0];
       s.accesses.push_back(
-          scratch(dst.buffer, dst.offset,
-                  (tile.m - 1) * pitch + (tile.n + outLanes - 1) / outLanes * stickBytes, true));
+          scratch(dst.buffer, dst.offset, (tile.m - 1) * pitch + outSticks * stickBytes, true));
       const TVal direct = window(C, tile.m0, tile.n0, tile.m, tile.n, esOut);
       if (first)
         s.accesses.push_back(scratch(direct.buffer, direct.offset,
-                                     (tile.m - 1) * direct.strides[0] +
-                                         (tile.n + outLanes - 1) / outLanes * stickBytes,
+                                     (tile.m - 1) * direct.strides[0] + outSticks * stickBytes,
                                      true));
       const int buf = dst.buffer, bufC = direct.buffer;
       const int64_t start = dst.offset, startC = direct.offset, pitchC = direct.strides[0];
@@ -188,10 +184,9 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
           addr = addr + *f * (pw.addr(bufC, Expr(startC)) - addr);
           rowPitch = rowPitch + *f * Expr(pitchC - pitch);
         }
-        pw.b.create<dfir::StStreamOp>(pw.loc, pw.c((tile.n + outLanes - 1) / outLanes),
-                                      pw.str("out0"), pw.get(addr), pw.c(stickBytes),
-                                      tile.m > 1 ? pw.get(rowPitch) : Value(), Value(),
-                                      tile.m > 1 ? pw.c(tile.m) : Value(), Value());
+        pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(outSticks), pw.str("out0"), pw.get(addr),
+                                      pw.c(stickBytes), tile.m > 1 ? pw.get(rowPitch) : Value(),
+                                      Value(), tile.m > 1 ? pw.c(tile.m) : Value(), Value());
       };
     }
     // The corelet adds the product as soon as it is stored. (Adding it after the

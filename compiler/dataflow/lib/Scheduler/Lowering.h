@@ -20,6 +20,7 @@
 //   expand/collapse_shape,
 //   extract_slice, extract           views of a buffer
 //   scf.for / scf.if                 loop nodes; iter_args and results in buffers
+//                                    (LowerControlFlow.cpp)
 //   inter_tile_produce + reduce,
 //   reduce_scatter, consume          ring collectives (LowerCollective.cpp)
 //   inter_tile_gather, _scatter,     ring gather / all-gather, scatter, all-to-all
@@ -122,6 +123,10 @@ public:
   int64_t stick() const { return arch_.chip.stick_bytes; }
   int64_t esize(mlir::Type t) const;
   int64_t lanes(mlir::Type t) const { return elementsInStick(stick(), esize(t)); }
+  /// Sticks that `elements` elements of type `t` fill (a row padded to whole sticks).
+  int64_t sticksOf(int64_t elements, mlir::Type t) const {
+    return (elements + lanes(t) - 1) / lanes(t);
+  }
   /// A new buffer of `bytes`, for `what`.
   int newBuffer(int64_t bytes, const std::string& what);
   /// A dense value of `shape` in a new buffer (rows padded to whole sticks).

@@ -4,7 +4,7 @@
 /// multiple of its four-value blocks, and weight rows wider than the columns used (a tile
 /// whose n is not a whole number of sticks).
 #include "sim/spyre/pt_math.h"
-#include "tests/unit/util/float_bits.h"
+#include "support/float_bits.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -13,8 +13,6 @@
 
 namespace chipless::sim::spyre {
 namespace {
-
-using testing::bitsOf;
 
 /// The array's definition, one activation value at a time.
 void macReference(float* accRow, const float* a, const float* w, int64_t eps, int64_t n,

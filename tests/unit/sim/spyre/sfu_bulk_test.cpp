@@ -3,9 +3,9 @@
 /// (sfuFloatOp / sfuIntOp one lane at a time, the scalar encoders of support/numerics.h),
 /// bit for bit, for every elementwise opcode, register and stream operands, in place.
 #include "sim/spyre/sfu_math.h"
+#include "support/float_bits.h"
 #include "support/numerics.h"
 #include "support/spyrecode/isa.h"
-#include "tests/unit/util/float_bits.h"
 
 #include <cmath>
 #include <cstring>
@@ -19,9 +19,6 @@ namespace {
 using spyrecode::Opcode;
 
 constexpr int kStick = 128;
-
-using testing::bitsOf;
-using testing::floatOf;
 
 /// Every opcode with an elementwise meaning (the ones sfu_math_test checks formula by
 /// formula), plus sfu.mov.

@@ -3,9 +3,9 @@
 /// i32 ops with wrap-around, lane reductions, accumulation, select/fma, combineSticks and
 /// the DLFloat16 device format through decodeStick/encodeStick.
 #include "sim/spyre/sfu_math.h"
+#include "support/float_bits.h"
 #include "support/numerics.h"
 #include "support/spyrecode/isa.h"
-#include "tests/unit/util/float_bits.h"
 
 #include <climits>
 #include <cmath>
@@ -23,8 +23,6 @@ using spyrecode::Opcode;
 
 constexpr int kStick = 128;
 
-using testing::bitsOf;
-using testing::floatOf;
 uint32_t bitsOfInt(int32_t v) {
   return static_cast<uint32_t>(v);
 }

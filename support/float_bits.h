@@ -1,10 +1,11 @@
 #pragma once
-/// The bit pattern of a float and back, for tests that compare results bit for bit (NaN
-/// payloads, signed zeros) rather than by value.
+/// The bit pattern of a float and back, without undefined behaviour: for the numeric
+/// converters, and for tests that compare results bit for bit (NaN payloads, signed zeros)
+/// rather than by value.
 #include <cstdint>
 #include <cstring>
 
-namespace chipless::testing {
+namespace chipless {
 
 /// The 32 bits of `value`.
 inline uint32_t bitsOf(float value) {
@@ -20,4 +21,4 @@ inline float floatOf(uint32_t bits) {
   return value;
 }
 
-} // namespace chipless::testing
+} // namespace chipless
