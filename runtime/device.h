@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ struct LaunchReport {
   double cycles = 0;      ///< simulated cycles, summed over the plan's device steps
   double hostSeconds = 0; ///< wall-clock time of the simulation
   uint64_t issued = 0;    ///< instructions (Spyre) or bundles (TPU) issued by all engines
+  /// The device's statistics of a plan that runs several binaries (a multi-kernel job),
+  /// gathered after each and combined (Stats::sequential); absent for one binary, whose
+  /// statistics the device still holds.
+  std::optional<Stats> deviceStats;
 };
 
 /// A tensor argument of a prepared program, as the layers above see it.

@@ -23,6 +23,7 @@ public:
   using Job = typename Chip::Job;
   using Arg = typename Chip::Arg;
   using Layout = typename Chip::Layout;
+  using Binary = decltype(Job::binary);
 
   /// Reads the program directory `planPath` (DIR/job.plan) and prepares it on `device`.
   PreparedJob(DeviceType& device, const std::string& planPath);
@@ -47,8 +48,12 @@ private:
   void prepare();
   std::map<std::string, int64_t> bindScalars(const LaunchArgs& args) const;
   Layout layoutOf(const Arg& a, const std::map<std::string, int64_t>& scalars) const;
-  std::vector<int64_t> symbolValues(const Bound& bound,
+  std::vector<int64_t> symbolValues(const Binary& binary, const Bound& bound,
                                     const std::map<std::string, int64_t>& scalars) const;
+  /// -1 for the plan's binary, i for extraBinaries[i], -2 for a file the job does not have.
+  int binaryIndex(const std::string& file) const;
+  /// The binary binaryIndex() numbered `index` (-1 or an index of extraBinaries).
+  const Binary& binaryAt(int index) const;
   /// "NAME: prepare[3] (Allocate)", for errors.
   std::string where(const char* list, size_t i) const;
 
@@ -56,8 +61,8 @@ private:
   Job job_;
   std::string name_;
   ProgramInfo info_;
-  uint64_t binaryPtr_ = 0;
-  bool binaryLoaded_ = false;
+  /// Where each job binary was loaded → its binaryIndex(); ComputeOnDevice names one.
+  std::map<uint64_t, int> loadedBinaries_;
   /// Added to the plan's preparation addresses: another job may hold the region it asks for.
   int64_t relocation_ = 0;
   std::map<std::string, uint64_t> buffers_; ///< buffer name → device address

@@ -90,8 +90,10 @@ void PreparedJob<Chip>::prepare() {
           buffers_[c.name] = ptr;
         }
       } else {
-        // InitTransfer: the job binary goes into device memory where it was allocated.
-        std::string bytes = Chip::encodeBinary(job_.binary);
+        // InitTransfer: a job binary goes into device memory where it was allocated.
+        const int index = binaryIndex(c.filePath);
+        if (index < -1) throw Error(at + ": '" + c.filePath + "' is not a binary of the job");
+        std::string bytes = Chip::encodeBinary(binaryAt(index));
         if (static_cast<int64_t>(bytes.size()) != c.size)
           throw Error(at + ": size " + std::to_string(c.size) + " but the binary has " +
                       std::to_string(bytes.size()) + " bytes");
@@ -100,11 +102,11 @@ void PreparedJob<Chip>::prepare() {
         } catch (const Error& e) {
           throw Error(at + ": " + e.what());
         }
-        binaryPtr_ = ptr;
-        binaryLoaded_ = true;
+        loadedBinaries_[ptr] = index;
       }
     }
-    if (!binaryLoaded_) throw Error(name_ + ": the preparation plan never loads the job binary");
+    if (loadedBinaries_.empty())
+      throw Error(name_ + ": the preparation plan never loads the job binary");
     for (const auto& b : job_.plan.buffers)
       if (!buffers_.count(b.name))
         throw Error(name_ + ": buffer '" + b.name + "' is never allocated by the preparation plan");
@@ -175,11 +177,24 @@ PreparedJob<Chip>::layoutOf(const Arg& a, const std::map<std::string, int64_t>& 
 }
 
 template <typename Chip>
+int PreparedJob<Chip>::binaryIndex(const std::string& file) const {
+  if (file == job_.plan.binaryFile) return -1;
+  for (size_t i = 0; i < job_.extraBinaries.size(); ++i)
+    if (job_.extraBinaries[i].first == file) return static_cast<int>(i);
+  return -2;
+}
+
+template <typename Chip>
+const typename PreparedJob<Chip>::Binary& PreparedJob<Chip>::binaryAt(int index) const {
+  return index < 0 ? job_.binary : job_.extraBinaries[static_cast<size_t>(index)].second;
+}
+
+template <typename Chip>
 std::vector<int64_t>
-PreparedJob<Chip>::symbolValues(const Bound& bound,
+PreparedJob<Chip>::symbolValues(const Binary& binary, const Bound& bound,
                                 const std::map<std::string, int64_t>& scalars) const {
   std::vector<int64_t> values;
-  for (const auto& name : job_.binary.symbols) {
+  for (const auto& name : binary.symbols) {
     std::string why;
     auto ref = Chip::resolveSymbol(job_.plan, name, why);
     if (!ref) throw Error(name_ + ": symbol '@" + name + "': " + why);
@@ -246,7 +261,10 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
     launchAllocs.addresses.push_back(addr);
     bound.emplace(a.name, std::make_pair(addr, layout));
   }
-  const std::vector<int64_t> symbols = symbolValues(bound, scalars);
+  // The symbol values of every binary the job loaded (most jobs have one).
+  std::map<int, std::vector<int64_t>> symbols;
+  for (const auto& [ptr, index] : loadedBinaries_)
+    if (!symbols.count(index)) symbols[index] = symbolValues(binaryAt(index), bound, scalars);
 
   auto resolve = [&](const std::string& devPtr, const std::string& at) -> uint64_t {
     if (!devPtr.empty() && devPtr[0] == '@') {
@@ -266,6 +284,8 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
   };
 
   LaunchReport out;
+  std::vector<Stats> kernelStats;
+  std::vector<double> kernelCycles;
   for (size_t i = 0; i < job_.plan.execute.size(); ++i) {
     const PlanCommand& c = job_.plan.execute[i];
     const std::string at = where("execute", i);
@@ -288,13 +308,24 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
     case PlanCommand::Kind::ComputeOnDevice: {
       uint64_t ptr = progformat::parseDevPtr(c.devPtr, at + ".job_bin_ptr") +
                      static_cast<uint64_t>(relocation_);
-      if (ptr != binaryPtr_)
-        throw Error(at + ": job_bin_ptr " + c.devPtr + " is not where the job binary was loaded (" +
-                    progformat::formatDevPtr(binaryPtr_) + ")");
-      LaunchReport r = Chip::run(device_, job_, symbols, args.trace);
+      auto loaded = loadedBinaries_.find(ptr);
+      if (loaded == loadedBinaries_.end()) {
+        std::string where;
+        for (const auto& [p, _] : loadedBinaries_)
+          where += (where.empty() ? "" : ", ") + progformat::formatDevPtr(p);
+        throw Error(at + ": job_bin_ptr " + c.devPtr + " is not where a job binary was loaded (" +
+                    where + ")");
+      }
+      LaunchReport r = Chip::run(device_, job_, binaryAt(loaded->second),
+                                 symbols.at(loaded->second), args.trace);
       out.cycles += r.cycles;
       out.hostSeconds += r.hostSeconds;
       out.issued += r.issued;
+      // A multi-kernel job: the device's statistics of each binary, combined at the end.
+      if (job_.extraBinaries.size() > 0) {
+        kernelStats.push_back(device_.stats(r));
+        kernelCycles.push_back(r.cycles);
+      }
       break;
     }
     case PlanCommand::Kind::ComputeOnHost: {
@@ -313,6 +344,7 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
       throw Error(at + ": not an execution command");
     }
   }
+  if (!kernelStats.empty()) out.deviceStats = Stats::sequential(kernelStats, kernelCycles);
   return out;
 }
 

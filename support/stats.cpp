@@ -202,6 +202,24 @@ const std::string& Stats::unit(const std::string& path) const {
   return requireLeaf(path).unit;
 }
 
+const std::string& Stats::description(const std::string& path) const {
+  return requireLeaf(path).description;
+}
+
+Stats Stats::sequential(const std::vector<Stats>& runs, const std::vector<double>& weights) {
+  Stats out;
+  double total = 0;
+  for (double w : weights) total += w;
+  for (size_t r = 0; r < runs.size(); ++r)
+    for (const auto& [path, value] : runs[r].flatten()) {
+      const std::string& unit = runs[r].unit(path);
+      const bool averaged = unit == "fraction" || unit.find('/') != std::string::npos;
+      const double w = total > 0 && r < weights.size() ? weights[r] / total : 0;
+      out.add(path, averaged ? value * w : value, unit, runs[r].description(path));
+    }
+  return out;
+}
+
 bool Stats::has(const std::string& path) const {
   return findLeaf(path) != nullptr;
 }

@@ -40,6 +40,16 @@ public:
   /// The unit of the statistic at `path`; chipless::Error if `path` is not a statistic.
   const std::string& unit(const std::string& path) const;
 
+  /// The description of the statistic at `path` (may be empty); chipless::Error if `path`
+  /// is not a statistic.
+  const std::string& description(const std::string& path) const;
+
+  /// The statistics of several runs one after another on one device (the kernels of a
+  /// multi-kernel job): every statistic summed, except fractions and rates (units "fraction"
+  /// or with a '/'), which are averaged weighted by each run's `weights` (its cycles), so
+  /// a utilisation stays busy cycles over all cycles. Every run has the same statistics.
+  static Stats sequential(const std::vector<Stats>& runs, const std::vector<double>& weights);
+
   /// Whether `path` names a statistic (false for groups and unknown paths). A malformed
   /// path is still a chipless::Error, so typos do not silently read as "absent".
   bool has(const std::string& path) const;

@@ -50,9 +50,10 @@ struct SpyreChip {
   static void toDevice(Device& device, const Arg&, uint64_t addr, const Layout& l,
                        const NpyArray& host, const std::string& what);
   static NpyArray fromDevice(Device& device, const Arg&, uint64_t addr, const Layout& l);
-  /// Runs the job's programs on the chip with `symbols` bound.
-  static LaunchReport run(Device& device, const Job& job, const std::vector<int64_t>& symbols,
-                          TraceWriter* trace);
+  /// Runs one of the job's binaries (a multi-kernel job has several) on the chip with
+  /// `symbols`, that binary's symbol values, bound.
+  static LaunchReport run(Device& device, const Job& job, const spyrecode::JobBinary& binary,
+                          const std::vector<int64_t>& symbols, TraceWriter* trace);
 };
 
 } // namespace chipless::runtime

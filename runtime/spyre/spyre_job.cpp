@@ -58,9 +58,9 @@ NpyArray SpyreChip::fromDevice(Device& device, const Arg&, uint64_t addr, const 
                              *parseFp16Format(device.spyreArch().numerics.fp16_format));
 }
 
-LaunchReport SpyreChip::run(Device& device, const Job& job, const std::vector<int64_t>& symbols,
-                            TraceWriter* trace) {
-  sim::spyre::LaunchResult r = device.chip().launch(job.binary, symbols, trace);
+LaunchReport SpyreChip::run(Device& device, const Job&, const JobBinary& binary,
+                            const std::vector<int64_t>& symbols, TraceWriter* trace) {
+  sim::spyre::LaunchResult r = device.chip().launch(binary, symbols, trace);
   LaunchReport out;
   out.cycles = r.cycles;
   out.hostSeconds = r.hostSeconds;

@@ -18,7 +18,7 @@ namespace chipless::runtime {
 struct StickLayout {
   std::vector<int64_t> shape; ///< host shape (rank 0 is treated as (1))
   DType dtype = DType::F16;   ///< element type on the device
-  int64_t stickBytes = 0; ///< chip.stick_bytes of the device
+  int64_t stickBytes = 0;     ///< chip.stick_bytes of the device
   /// Row-major instead of sticks: the elements packed as on the host, the allocation
   /// rounded up to a whole stick (spyrecode::Layout::RowMajor).
   bool rowMajor = false;

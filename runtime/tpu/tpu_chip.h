@@ -51,14 +51,14 @@ struct TpuChip {
                        const NpyArray& host, const std::string& what);
   /// Replicated: chip 0's copy; split: the chips' blocks stacked.
   static NpyArray fromDevice(Device& device, const Arg& a, uint64_t addr, const Layout& l);
-  /// Runs the job's programs on the system; a trap's error says what the plan says its code
+  /// Runs one of the job's binaries on the system; a trap's error says what the plan says its code
   /// means.
-  static LaunchReport run(Device& device, const Job& job, const std::vector<int64_t>& symbols,
-                          TraceWriter* trace);
+  static LaunchReport run(Device& device, const Job& job, const tpuprog::JobBinary& binary,
+                          const std::vector<int64_t>& symbols, TraceWriter* trace);
   /// The trap's error with the plan's message for its code, `@NAME` replaced by the value
-  /// symbol NAME had at the launch.
-  static std::string explainTrap(const Job& job, const ProgramTrap& trap,
-                                 const std::vector<int64_t>& symbols);
+  /// symbol NAME had at the launch (in `binary`, the one that trapped).
+  static std::string explainTrap(const Job& job, const tpuprog::JobBinary& binary,
+                                 const ProgramTrap& trap, const std::vector<int64_t>& symbols);
 };
 
 } // namespace chipless::runtime

@@ -67,13 +67,13 @@ NpyArray TpuChip::fromDevice(Device& device, const Arg& a, uint64_t addr, const 
   return out;
 }
 
-LaunchReport TpuChip::run(Device& device, const Job& job, const std::vector<int64_t>& symbols,
-                          TraceWriter* trace) {
+LaunchReport TpuChip::run(Device& device, const Job& job, const JobBinary& binary,
+                          const std::vector<int64_t>& symbols, TraceWriter* trace) {
   sim::tpu::LaunchResult r;
   try {
-    r = device.system().launch(job.binary, symbols, trace);
+    r = device.system().launch(binary, symbols, trace);
   } catch (const ProgramTrap& trap) {
-    throw Error(explainTrap(job, trap, symbols));
+    throw Error(explainTrap(job, binary, trap, symbols));
   }
   LaunchReport out;
   out.cycles = r.cycles;
@@ -82,7 +82,7 @@ LaunchReport TpuChip::run(Device& device, const Job& job, const std::vector<int6
   return out;
 }
 
-std::string TpuChip::explainTrap(const Job& job, const ProgramTrap& trap,
+std::string TpuChip::explainTrap(const Job& job, const JobBinary& binary, const ProgramTrap& trap,
                                  const std::vector<int64_t>& symbols) {
   const std::string text = trap.what();
   auto isNameChar = [](char ch) {
@@ -98,7 +98,7 @@ std::string TpuChip::explainTrap(const Job& job, const ProgramTrap& trap,
              (isNameChar(t.message[end]) || (t.message[end] == '.' && end + 1 < t.message.size() &&
                                              isNameChar(t.message[end + 1]))))
         ++end;
-      const auto& names = job.binary.symbols;
+      const auto& names = binary.symbols;
       auto it = std::find(names.begin(), names.end(), t.message.substr(i + 1, end - i - 1));
       if (t.message[i] == '@' && it != names.end()) {
         message += std::to_string(symbols[static_cast<size_t>(it - names.begin())]);

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace chipless::progformat {
@@ -28,7 +29,12 @@ struct JobBinary {
 template <typename Plan, typename Binary>
 struct Job {
   Plan plan;     ///< job.plan
-  Binary binary; ///< the job binary
+  Binary binary; ///< the job binary (plan.binaryFile)
+  /// The further job binaries of a job that runs several kernels one after another (a
+  /// compiled tensor graph), as (file name in the directory, binary), in the order the
+  /// preparation plan loads them: each has its own InitTransfer, and each ComputeOnDevice
+  /// runs the binary loaded at its `job_bin_ptr`.
+  std::vector<std::pair<std::string, Binary>> extraBinaries;
   /// The resolved architecture the job was made for; writeJob records it in the directory
   /// (arch.yaml) and readJob reads it back.
   std::optional<ArchDescription> arch;

@@ -17,14 +17,14 @@
 
 namespace chipless::progformat {
 
-/// Checks every symbol of the job's binary against its plan, and how each is used: a
+/// Checks every symbol of one of the job's binaries against its plan, and how each is used: a
 /// float operand's symbol must be a real scalar (its value is the bits of a double) and an
 /// integer expression's must not be. `binaryName` and `planName` are used in messages.
 template <typename Chip>
-void checkSymbols(const typename Chip::Job& job, const std::string& binaryName,
-                  const std::string& planName) {
+void checkSymbols(const typename Chip::Job& job, const typename Chip::JobBinary& binary,
+                  const std::string& binaryName, const std::string& planName) {
   std::vector<bool> real;
-  for (const auto& name : job.binary.symbols) {
+  for (const auto& name : binary.symbols) {
     std::string why;
     auto ref = resolveSymbol(job.plan, name, Chip::kDimLetters, why);
     if (!ref)
@@ -34,8 +34,8 @@ void checkSymbols(const typename Chip::Job& job, const std::string& binaryName,
       for (const auto& sc : job.plan.scalars) isReal |= sc.name == name && sc.real.has_value();
     real.push_back(isReal);
   }
-  for (size_t pi = 0; pi < job.binary.programs.size(); ++pi) {
-    const auto& p = job.binary.programs[pi];
+  for (size_t pi = 0; pi < binary.programs.size(); ++pi) {
+    const auto& p = binary.programs[pi];
     const auto& steps = Chip::steps(p);
     for (size_t pc = 0; pc < steps.size(); ++pc)
       for (const auto& op : Chip::ops(steps[pc])) {
@@ -45,7 +45,7 @@ void checkSymbols(const typename Chip::Job& job, const std::string& binaryName,
           if (sym < 0 || static_cast<size_t>(sym) >= real.size()) continue;
           const bool wantReal = info.operands[k].kind == OperandKind::Float;
           if (wantReal == real[static_cast<size_t>(sym)]) continue;
-          const std::string name = job.binary.symbols[static_cast<size_t>(sym)];
+          const std::string name = binary.symbols[static_cast<size_t>(sym)];
           throw Error(Chip::location(binaryName + ": program " + std::to_string(pi), p, pc) + ": " +
                       info.mnemonic + " operand '" + info.operands[k].name + "' uses '@" + name +
                       "', which " +
@@ -57,8 +57,9 @@ void checkSymbols(const typename Chip::Job& job, const std::string& binaryName,
   }
 }
 
-/// Reads `planPath` (DIR/job.plan), the binary it names (relative to DIR) and the recorded
-/// architecture. Errors name the file and the field, line or step.
+/// Reads `planPath` (DIR/job.plan), the binary it names (relative to DIR), every further
+/// binary its preparation plan loads, and the recorded architecture. Errors name the file and the
+/// field, line or step.
 template <typename Chip>
 typename Chip::Job readJob(const std::string& planPath) {
   typename Chip::Job job;
@@ -66,12 +67,22 @@ typename Chip::Job readJob(const std::string& planPath) {
   std::string binPath = directoryOf(planPath) + "/" + job.plan.binaryFile;
   job.binary = decodeBinary<Chip>(readFile(binPath), binPath);
   if (job.plan.arch) job.arch = readArchRecord(planPath, *job.plan.arch, Chip::archSchema());
-  for (const auto& c : job.plan.prepare)
-    if (c.kind == PlanCommand::Kind::InitTransfer && c.filePath != job.plan.binaryFile)
+  // Every other file the preparation plan loads is a further binary (a multi-kernel job).
+  for (const auto& c : job.plan.prepare) {
+    if (c.kind != PlanCommand::Kind::InitTransfer || c.filePath == job.plan.binaryFile) continue;
+    bool seen = false;
+    for (const auto& [file, _] : job.extraBinaries) seen |= file == c.filePath;
+    if (seen) continue;
+    if (c.filePath.empty() || c.filePath.find('/') != std::string::npos || c.filePath[0] == '.')
       throw Error(located(planPath, 0,
-                          "prepare: InitTransfer of '" + c.filePath + "' but the job binary is '" +
-                              job.plan.binaryFile + "'"));
-  checkSymbols<Chip>(job, binPath, planPath);
+                          "prepare: InitTransfer of '" + c.filePath +
+                              "': a job binary is a file name in the plan's directory"));
+    const std::string path = directoryOf(planPath) + "/" + c.filePath;
+    job.extraBinaries.emplace_back(c.filePath, decodeBinary<Chip>(readFile(path), path));
+  }
+  checkSymbols<Chip>(job, job.binary, binPath, planPath);
+  for (const auto& [file, binary] : job.extraBinaries)
+    checkSymbols<Chip>(job, binary, directoryOf(planPath) + "/" + file, planPath);
   return job;
 }
 
@@ -87,6 +98,8 @@ void stageJob(OutputSet& out, const std::string& dir, const typename Chip::Job& 
     plan.arch = ArchRecord{kArchRecordFile, job.arch->fingerprint()};
   }
   out.add(dir + "/" + plan.binaryFile, encodeBinary<Chip>(job.binary));
+  for (const auto& [file, binary] : job.extraBinaries)
+    out.add(dir + "/" + file, encodeBinary<Chip>(binary));
   out.add(dir + "/job.plan", planToJson<Chip>(plan));
 }
 

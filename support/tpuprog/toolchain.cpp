@@ -54,7 +54,9 @@ std::optional<SymbolRef> resolveSymbol(const JobPlan& plan, const std::string& n
 }
 
 void checkSymbols(const Job& job, const std::string& binaryName, const std::string& planName) {
-  progformat::checkSymbols<Traits>(job, binaryName, planName);
+  progformat::checkSymbols<Traits>(job, job.binary, binaryName, planName);
+  for (const auto& [file, binary] : job.extraBinaries)
+    progformat::checkSymbols<Traits>(job, binary, file, planName);
 }
 
 CHIPLESS_PROGFORMAT_FUNCTIONS(Traits)

@@ -1,8 +1,8 @@
 /// Tests of preparing a SpyreCode job once and launching it: argument binding and its
 /// error messages, preparation and execution plan errors, job buffers that persist
 /// between steps, and plans with ComputeOnHost steps.
-#include "tests/unit/util/runtime_test_util.h"
 #include "support/spyrecode/plan.h"
+#include "tests/unit/util/runtime_test_util.h"
 
 namespace chipless::runtime {
 namespace {
@@ -293,7 +293,7 @@ TEST_F(PreparedJobTest, ExecutionPlanErrors) {
     e = errorOf([&] { p.launch({{{"A", input({4, 64})}}, {}, nullptr}); });
   }
   EXPECT_CONTAINS(e, "bad.plan: execute[1] (ComputeOnDevice)");
-  EXPECT_CONTAINS(e, "is not where the job binary was loaded (0x1C00000000)");
+  EXPECT_CONTAINS(e, "is not where a job binary was loaded (0x1C00000000)");
 
   Job job2 = assembleText(kCopy);
   ASSERT_EQ(job2.plan.execute[0].kind, PlanCommand::Kind::DataTransfer);

@@ -633,12 +633,18 @@ TEST_F(DirectoryErrors, DimensionSymbols) {
   }
 }
 
+// A plan may load further binaries (a multi-kernel job): each must exist beside the plan,
+// named by a plain file name.
 TEST_F(DirectoryErrors, InitTransferOfAnotherFile) {
   JobPlan plan = job_.plan;
   plan.prepare[1].filePath = "other.bin";
   writeFileAtomically(plan_, planToJson(plan));
+  EXPECT_ERROR_PARTS([&] { readJob(plan_); }, "other.bin: cannot open");
+  plan.prepare[1].filePath = "../init.bin";
+  writeFileAtomically(plan_, planToJson(plan));
   EXPECT_ERROR_PARTS([&] { readJob(plan_); }, plan_ + ": ",
-                     "prepare: InitTransfer of 'other.bin' but the job binary is 'init.bin'");
+                     "prepare: InitTransfer of '../init.bin': a job binary is a file name in the "
+                     "plan's directory");
 }
 
 } // namespace
