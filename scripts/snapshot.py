@@ -4,7 +4,8 @@
     /usr/bin/python3 scripts/snapshot.py BUILD_DIR OUT_DIR [--only SUBSTRING] [--jobs 1|2] [--full]
 
 For every workload (models/kernels/*.s and *.mlir, models/dataflow/*.mlir,
-models/tpu-kernels/*.s, models/graphs/*.mlir for v4, v5e and v6e, and the
+models/tpu-kernels/*.s, models/graphs/*.mlir for v4, v5e and v6e (spyre_*.mlir with
+spyre-compile), and the
 public KTIR samples in ../shared/ktir-examples) the script
 
   1. compiles / assembles it into OUT_DIR/<name>/prog (stage dumps in OUT_DIR/<name>/dump),
@@ -224,6 +225,12 @@ def workloads(build, full=False):
         out.append(Workload(n, n, "tpu-sim", [[b("tpu-as"), src, "-o", n + "/prog"]]))
     for src in files(os.path.join(MODELS, "graphs"), ".mlir"):
         base = "graph-" + stem(src)
+        if stem(src).startswith("spyre_"):
+            # f16 graphs for the Spyre front end (docs/frontend.md).
+            out.append(Workload(base, base, "spyre-sim", [[b("spyre-compile"), src, "-o",
+                                                           base + "/prog", "--dump-dir",
+                                                           base + "/dump"]]))
+            continue
         for gen in TPU_GENERATIONS + TPU_TIMING_ONLY_GENERATIONS:
             n = "%s-%s" % (base, gen)
             arch = os.path.join(MODELS, "hw", "tpu-%s.yaml" % gen)

@@ -6,6 +6,9 @@
 //                 [--const NAME=VALUE ...] [--bound NAME=[MIN..]MAX[/G] ...] [--grid N,...]
 //                 -o DIR [--dump-dir DIR]
 //
+// A tensor graph (docs/graph-ir.md; told apart from KTIR by its tensor arguments) goes
+// through the Spyre front end (compiler/frontend): one KTIR kernel per fused group of ops,
+// each compiled as below, linked into one job (docs/frontend.md).
 // Parses the KTIR kernel, runs the Dataflow Scheduler (dataflow/Scheduler/Scheduler.h)
 // and the SpyreCode emitter, and writes the SpyreCode directory (job.plan + init.bin) to
 // DIR for `spyre-sim run DIR/job.plan`, with the architecture it was compiled for
@@ -19,6 +22,7 @@
 #include "dataflow/DfirRegistration.h"
 #include "dataflow/Emit/EmitSpyreCode.h"
 #include "dataflow/Scheduler/Scheduler.h"
+#include "frontend/Frontend.h"
 #include "ktir/KtirRegistration.h"
 #include "ktir/ParseGuard.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -159,6 +163,27 @@ int main(int argc, char** argv) {
             chipless::ktir::parseModuleGuarded(sources, &context);
         if (!module) return mlir::failure();
         dumps.clear();
+        if (frontend::isTensorGraph(*module)) {
+          // A tensor graph: the front end divides it into KTIR kernels and links them.
+          if (!constants.empty() || !bounds.empty() || !grid.empty() || !entry.empty())
+            throw Error(inputFile + " is a tensor graph: --const, --bound, --grid and --entry "
+                                    "apply to KTIR kernels only");
+          frontend::FrontendOptions fo;
+          fo.dump = options.dump;
+          fo.timing = options.timing;
+          mlir::FailureOr<spyrecode::Job> job = frontend::compileGraph(*module, arch, fo);
+          if (mlir::failed(job)) return mlir::failure();
+          OutputSet out;
+          spyrecode::stageJob(out, outputDir, *job);
+          if (!dumpDir.empty()) out.makeDirectory(dumpDir);
+          for (const auto& [name, text] : dumps) {
+            const std::string path = std::string(dumpDir) + "/" + name;
+            out.makeDirectory(path.substr(0, path.rfind('/')));
+            out.add(path, text);
+          }
+          out.commit();
+          return mlir::success();
+        }
         if (!dumpDir.empty()) {
           std::string text;
           llvm::raw_string_ostream os(text);

@@ -92,11 +92,19 @@ struct PlanBase {
 /// The version written into and required from job.plan (both formats).
 constexpr int kPlanVersion = 1;
 
-/// Fills `plan.prepare` and `plan.execute` (replacing what they held) with the standard
-/// steps: allocate the program at `programPtr` and load the binary there; allocate each
-/// buffer after it (`alignment`-aligned); per launch copy inputs in, run, copy outputs out.
+/// A job binary the preparation plan loads: its file in the program directory and its size.
+struct BinaryFile {
+  std::string file;
+  int64_t size = 0;
+};
+
+/// Fills `plan.prepare` and `plan.execute` (replacing what they held) with the steps of a
+/// job that runs `binaries` one after another: allocate each binary from `programPtr` on
+/// and load it there, then each buffer (`alignment`-aligned); per launch copy inputs in,
+/// run each binary in order, copy outputs out.
 template <typename Plan>
-void addStandardSteps(Plan& plan, uint64_t programPtr, int64_t binarySize, uint64_t alignment) {
+void addSteps(Plan& plan, const std::vector<BinaryFile>& binaries, uint64_t programPtr,
+              uint64_t alignment) {
   auto align = [&](uint64_t v) { return (v + alignment - 1) / alignment * alignment; };
   plan.prepare.clear();
   plan.execute.clear();
@@ -108,14 +116,19 @@ void addStandardSteps(Plan& plan, uint64_t programPtr, int64_t binarySize, uint6
     a.devPtr = formatDevPtr(at);
     plan.prepare.push_back(a);
   };
-  allocate("program", binarySize, programPtr);
-  PlanCommand init;
-  init.kind = PlanCommand::Kind::InitTransfer;
-  init.filePath = plan.binaryFile;
-  init.size = binarySize;
-  init.devPtr = formatDevPtr(programPtr);
-  plan.prepare.push_back(init);
-  uint64_t next = align(programPtr + static_cast<uint64_t>(binarySize));
+  uint64_t next = programPtr;
+  std::vector<uint64_t> loadedAt;
+  for (const BinaryFile& b : binaries) {
+    allocate("program", b.size, next);
+    PlanCommand init;
+    init.kind = PlanCommand::Kind::InitTransfer;
+    init.filePath = b.file;
+    init.size = b.size;
+    init.devPtr = formatDevPtr(next);
+    plan.prepare.push_back(init);
+    loadedAt.push_back(next);
+    next = align(next + static_cast<uint64_t>(b.size));
+  }
   for (const auto& b : plan.buffers) {
     allocate(b.name, b.size, next);
     next = align(next + static_cast<uint64_t>(b.size));
@@ -130,12 +143,21 @@ void addStandardSteps(Plan& plan, uint64_t programPtr, int64_t binarySize, uint6
   };
   for (const auto& a : plan.args)
     if (a.role != ArgRole::Output) transfer(a.name, 0);
-  PlanCommand run;
-  run.kind = PlanCommand::Kind::ComputeOnDevice;
-  run.devPtr = formatDevPtr(programPtr);
-  plan.execute.push_back(run);
+  for (uint64_t at : loadedAt) {
+    PlanCommand run;
+    run.kind = PlanCommand::Kind::ComputeOnDevice;
+    run.devPtr = formatDevPtr(at);
+    plan.execute.push_back(run);
+  }
   for (const auto& a : plan.args)
     if (a.role != ArgRole::Input) transfer(a.name, 1);
+}
+
+/// addSteps for the plan's one binary (`plan.binaryFile`, `binarySize` bytes): the standard
+/// steps.
+template <typename Plan>
+void addStandardSteps(Plan& plan, uint64_t programPtr, int64_t binarySize, uint64_t alignment) {
+  addSteps(plan, {{plan.binaryFile, binarySize}}, programPtr, alignment);
 }
 
 } // namespace chipless::progformat

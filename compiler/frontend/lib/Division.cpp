@@ -1,0 +1,291 @@
+//===- Division.cpp - dividing a kernel's work over the cores -------------===//
+//
+// Part of chipless. See Division.h. The estimate of a division, per tile (all tiles run at
+// once, one per core):
+//   load   = bytes the tile reads / DMA bytes per cycle, and the whole kernel's bytes over
+//            DRAM bandwidth (every core shares DRAM), whichever is longer
+//   work   = SFU sticks / (corelets x SFU sticks per cycle) for element-wise work, PT time
+//            (2 M N K / the core's peak, on whole sticks) for a matmul
+//   store  = bytes the tile writes, as for loads
+// A tile that takes several steps overlaps its loads, work and stores (the scheduler's
+// load -> compute -> store pipeline): its time is the longest of the three plus the rest
+// of one step; a tile of one step runs them one after the other. Each step also pays the
+// DRAM latency and the DMA set-up once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Division.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+using namespace mlir;
+
+namespace chipless::frontend {
+
+int64_t elementBytes(Value v) {
+  Type t = cast<ShapedType>(v.getType()).getElementType();
+  return std::max<int64_t>(1, static_cast<int64_t>(t.getIntOrFloatBitWidth()) / 8);
+}
+
+std::string Division::describe() const {
+  std::ostringstream os;
+  os << gridRows << " x " << gridCols << " tiles of " << blockRows << " x " << blockCols;
+  if (stepDepth > 0)
+    os << ", " << stepDepth << " of the reduction dimension per step";
+  else
+    os << ", " << stepRows << " rows per step";
+  return os.str();
+}
+
+namespace {
+
+int64_t roundUp(int64_t v, int64_t m) {
+  return (v + m - 1) / m * m;
+}
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i * i <= n; ++i)
+    if (n % i == 0) {
+      d.push_back(i);
+      if (i != n / i) d.push_back(n / i);
+    }
+  std::sort(d.begin(), d.end());
+  return d;
+}
+
+/// The SFU passes an op makes over its sticks (a softmax: max, exp, sum, divide).
+int64_t sfuPasses(Operation* op) {
+  if (isa<linalg::SoftmaxOp>(op)) return 4;
+  if (auto g = dyn_cast<linalg::GenericOp>(op))
+    return std::max<int64_t>(1, static_cast<int64_t>(g.getBody()->getOperations().size()) - 1);
+  return 1;
+}
+
+struct Rates {
+  double dram, dma, sfu, latency, setup, ptPerCore;
+  int64_t stick, budget;
+  explicit Rates(const SpyreArch& a)
+      : dram(a.dramBytesPerCycle()), dma(static_cast<double>(a.dma.bytes_per_cycle)),
+        sfu(a.sfu.sticks_per_cycle * a.chip.corelets_per_core), latency(a.dramLatencyCycles()),
+        setup(static_cast<double>(a.dma.setup_cycles)),
+        ptPerCore(static_cast<double>(a.peakFp16FlopsPerCycle()) / a.chip.cores),
+        stick(a.chip.stick_bytes), budget(a.planningScratchpadBytes()) {}
+};
+
+/// Cycles of a tile that moves `in` and `out` bytes and works `work` cycles in `steps`
+/// steps, while all `tiles` tiles share DRAM.
+double tileCycles(const Rates& r, double in, double out, double work, int64_t steps,
+                  int64_t tiles) {
+  const double load = std::max(in / r.dma, in * tiles / r.dram);
+  const double store = std::max(out / r.dma, out * tiles / r.dram);
+  const double perStep = r.latency + 2 * r.setup;
+  if (steps <= 1) return load + work + store + perStep;
+  const double longest = std::max({load, work, store});
+  return longest + (load + work + store - longest) / static_cast<double>(steps) +
+         perStep * static_cast<double>(steps);
+}
+
+std::string boundOf(double load, double work, double store, double dramShare) {
+  if (work >= load && work >= store) return "compute";
+  return dramShare >= 1.0 ? "dram" : "dma";
+}
+
+std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, std::string& why) {
+  Rates r(arch);
+  // Bytes per row resident and moved; bytes resident once (vectors along the columns).
+  int64_t residentPerRow = 0, readPerRow = 0, writePerRow = 0, once = 0;
+  double sticksPerRow = 0;
+  llvm::DenseSet<Value> counted;
+  auto account = [&](Value v, Form f, int64_t* moved) {
+    if (!counted.insert(v).second && !moved) return;
+    const int64_t e = elementBytes(v);
+    const int64_t width = cast<RankedTensorType>(v.getType()).getShape().back();
+    switch (f) {
+    case Form::Matrix:
+      residentPerRow += roundUp(width * e, r.stick);
+      if (moved) *moved += width * e;
+      break;
+    case Form::PerRow:
+      residentPerRow += r.stick; // one element per stick
+      if (moved) *moved += e;
+      break;
+    case Form::PerCol:
+      once += roundUp(width * e, r.stick);
+      break;
+    }
+  };
+  for (const Operand& in : k.inputs) account(in.value, in.form, &readPerRow);
+  for (const Operand& out : k.outputs) account(out.value, out.form, &writePerRow);
+  for (Operation* op : k.ops) {
+    for (Value res : op->getResults()) {
+      account(res, k.formOf(res), nullptr);
+      const int64_t width = cast<RankedTensorType>(op->getOperand(0).getType()).getShape().back();
+      sticksPerRow += static_cast<double>(sfuPasses(op) *
+                                          ((width * elementBytes(res) + r.stick - 1) / r.stick));
+    }
+  }
+  std::vector<Division> out;
+  const int64_t half = r.budget / 2; // the rest: the scheduler's streams and double buffers
+  if (once + residentPerRow > half) {
+    why = "one row of the kernel keeps " + std::to_string(once + residentPerRow) +
+          " bytes in the scratchpad, over half its planning budget (" + std::to_string(half) +
+          " bytes)";
+    return out;
+  }
+  for (int64_t perTile : divisors(k.rows)) {
+    const int64_t tiles = k.rows / perTile;
+    if (tiles > arch.chip.cores) continue;
+    std::vector<int64_t> steps;
+    for (int64_t s : divisors(perTile))
+      if (once + s * residentPerRow <= half) steps.push_back(s);
+    // The largest step that fits, and smaller ones that pipeline better.
+    std::vector<int64_t> tried;
+    for (size_t i = steps.size(); i-- > 0 && tried.size() < 3;)
+      if (tried.empty() || steps[i] * 4 <= tried.back()) tried.push_back(steps[i]);
+    for (int64_t s : tried) {
+      Division d;
+      d.gridRows = tiles;
+      d.blockRows = perTile;
+      d.blockCols = k.cols;
+      d.stepRows = s;
+      d.stepDepth = 0;
+      d.residentBytes = once + s * residentPerRow;
+      const double in = static_cast<double>(perTile * readPerRow + once);
+      const double outBytes = static_cast<double>(perTile * writePerRow);
+      const double work = static_cast<double>(perTile) * sticksPerRow / r.sfu;
+      d.cycles = tileCycles(r, in, outBytes, work, perTile / s, tiles);
+      d.bound = boundOf(std::max(in / r.dma, in * tiles / r.dram), work,
+                        std::max(outBytes / r.dma, outBytes * tiles / r.dram),
+                        (in + outBytes) * tiles / r.dram / ((in + outBytes) / r.dma));
+      out.push_back(d);
+    }
+  }
+  if (out.empty()) why = "no division of " + std::to_string(k.rows) + " rows fits the scratchpad";
+  return out;
+}
+
+std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arch,
+                                      std::string& why) {
+  Rates r(arch);
+  Operation* mm = k.ops.front();
+  const int64_t e = elementBytes(mm->getOperand(0)), eo = elementBytes(mm->getResult(0));
+  const int64_t lanes = r.stick / e;
+  const int64_t M = k.rows, N = k.cols, K = k.depth;
+  // Epilogue operands read per output element / per output row / per output column.
+  int64_t epiMatrix = 0, epiRow = 0, epiCol = 0, epiPasses = 0;
+  for (const Operand& in : k.inputs) {
+    if (in.value == mm->getOperand(0) || in.value == mm->getOperand(1)) continue;
+    (in.form == Form::Matrix   ? epiMatrix
+     : in.form == Form::PerRow ? epiRow
+                               : epiCol) += elementBytes(in.value);
+  }
+  for (size_t i = 1; i < k.ops.size(); ++i) epiPasses += sfuPasses(k.ops[i]);
+  int64_t outPerElem = 0;
+  for (const Operand& o : k.outputs) outPerElem += elementBytes(o.value);
+  const int64_t half = r.budget / 2;
+  std::vector<Division> out;
+  for (int64_t gm : divisors(M))
+    for (int64_t gn : divisors(N)) {
+      if (gm * gn > arch.chip.cores) continue;
+      const int64_t bm = M / gm, bn = N / gn;
+      if (gn > 1 && bn % lanes != 0) continue; // column blocks of whole sticks
+      const int64_t bnPad = roundUp(bn * e, r.stick) / e;
+      const int64_t accBytes = bm * roundUp(bn * std::max<int64_t>(eo, 4), r.stick);
+      const int64_t epiBytes = static_cast<int64_t>(k.ops.size()) * bm * roundUp(bn * 2, r.stick);
+      int64_t depth = 0;
+      for (int64_t tk : divisors(K)) {
+        if (tk != K && tk % lanes != 0) continue;
+        const int64_t bytes =
+            bm * roundUp(tk * e, r.stick) + tk * roundUp(bn * e, r.stick) + accBytes + epiBytes;
+        if (bytes <= half) depth = std::max(depth, tk);
+      }
+      if (depth == 0) continue;
+      Division d;
+      d.gridRows = gm;
+      d.gridCols = gn;
+      d.blockRows = bm;
+      d.blockCols = bn;
+      d.stepRows = bm;
+      d.stepDepth = depth;
+      d.residentBytes =
+          bm * roundUp(depth * e, r.stick) + depth * roundUp(bn * e, r.stick) + accBytes + epiBytes;
+      const int64_t Kpad = roundUp(K * e, r.stick) / e;
+      const double in = static_cast<double>((bm * Kpad + K * bnPad) * e + bm * bn * epiMatrix +
+                                            bm * epiRow + bn * epiCol);
+      const double outBytes = static_cast<double>(bm * bn * outPerElem);
+      const double pt = 2.0 * static_cast<double>(bm) * static_cast<double>(bnPad) *
+                        static_cast<double>(Kpad) / r.ptPerCore;
+      const double epi = static_cast<double>(epiPasses * bm * (bnPad / lanes)) / r.sfu;
+      d.cycles = tileCycles(r, in, outBytes, pt + epi, K / depth, gm * gn);
+      d.bound = boundOf(std::max(in / r.dma, in * gm * gn / r.dram), pt + epi,
+                        std::max(outBytes / r.dma, outBytes * gm * gn / r.dram),
+                        static_cast<double>(gm * gn) * r.dma / r.dram);
+      out.push_back(d);
+    }
+  if (out.empty())
+    why = "no division of the " + std::to_string(M) + " x " + std::to_string(N) + " x " +
+          std::to_string(K) + " matmul fits the scratchpad";
+  return out;
+}
+
+std::vector<Division> transposeDivisions(const KernelGroup& k, const SpyreArch& arch,
+                                         std::string& why) {
+  Rates r(arch);
+  const int64_t e = elementBytes(k.inputs.front().value);
+  const int64_t half = r.budget / 2;
+  std::vector<Division> out;
+  for (int64_t perTile : divisors(k.rows)) {
+    const int64_t tiles = k.rows / perTile;
+    if (tiles > arch.chip.cores) continue;
+    // The tile and its transpose are resident; the transpose goes through device memory,
+    // one element per DMA run charged a whole stick.
+    const int64_t bytes =
+        perTile * roundUp(k.cols * e, r.stick) + k.cols * roundUp(perTile * e, r.stick);
+    if (bytes > half) continue;
+    Division d;
+    d.gridRows = tiles;
+    d.blockRows = perTile;
+    d.blockCols = k.cols;
+    d.stepRows = perTile;
+    d.stepDepth = 0;
+    d.residentBytes = bytes;
+    const double moved = static_cast<double>(perTile * k.cols * e);
+    const double readBack = static_cast<double>(perTile * k.cols) * static_cast<double>(r.stick);
+    d.cycles = tileCycles(r, moved + readBack, 2 * moved, 0, 1, tiles);
+    d.bound = "dma";
+    out.push_back(d);
+  }
+  if (out.empty()) why = "no division of the transpose fits the scratchpad";
+  return out;
+}
+
+} // namespace
+
+std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& arch,
+                                         std::string& why) {
+  switch (k.kind) {
+  case KernelGroup::Kind::Rows:
+    return rowDivisions(k, arch, why);
+  case KernelGroup::Kind::Matmul:
+    return matmulDivisions(k, arch, why);
+  case KernelGroup::Kind::Transpose:
+    return transposeDivisions(k, arch, why);
+  }
+  return {};
+}
+
+size_t chooseDivision(const std::vector<Division>& c) {
+  size_t best = 0;
+  for (size_t i = 1; i < c.size(); ++i)
+    if (c[i].cycles < c[best].cycles ||
+        (c[i].cycles == c[best].cycles && c[i].tiles() < c[best].tiles()))
+      best = i;
+  return best;
+}
+
+} // namespace chipless::frontend

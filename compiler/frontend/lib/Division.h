@@ -1,0 +1,52 @@
+//===- Division.h - dividing a kernel's work over the cores ----*- C++ -*-===//
+//
+// Part of chipless. A kernel's candidate divisions (how many cores, how many rows or which
+// output block each takes, how many rows or which slice of the reduction dimension is
+// resident in the scratchpad at a time) and the cost model that picks one. The model reads
+// the same architecture numbers the simulator runs on: DRAM bandwidth, DMA and SFU rates,
+// the PT array's peak, the scratchpad's planning budget.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FRONTEND_DIVISION_H
+#define FRONTEND_DIVISION_H
+
+#include "Kernels.h"
+#include "support/spyre_arch.h"
+
+#include <string>
+#include <vector>
+
+namespace chipless::frontend {
+
+/// One way to divide a kernel over the cores.
+struct Division {
+  int64_t gridRows = 1;      ///< tiles along the rows (M)
+  int64_t gridCols = 1;      ///< tiles along the columns (N; matmul only)
+  int64_t blockRows = 1;     ///< rows per tile
+  int64_t blockCols = 1;     ///< columns per tile (matmul; else the whole width)
+  int64_t stepRows = 1;      ///< rows resident per step of a tile's loop (rows kernels)
+  int64_t stepDepth = 1;     ///< reduction-dimension slice per step (matmul)
+  int64_t residentBytes = 0; ///< scratchpad bytes a step keeps live (estimate)
+  double cycles = 0;         ///< estimated cycles
+  std::string bound;         ///< what bounds the estimate: "dram", "pt", "sfu", "dma"
+  int64_t tiles() const { return gridRows * gridCols; }
+  /// "8 x 1 tiles of 32 x 1024, 16 rows per step".
+  std::string describe() const;
+};
+
+/// The element size of `v`'s type, in bytes.
+int64_t elementBytes(mlir::Value v);
+
+/// Every division the front end considers for `k`, each with its estimated cycles, and the
+/// index of the cheapest. Fails (with the reason in `why`) when no division fits the
+/// scratchpad.
+std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& arch,
+                                         std::string& why);
+
+/// The index of the division with the fewest estimated cycles (ties: fewer tiles).
+size_t chooseDivision(const std::vector<Division>& candidates);
+
+} // namespace chipless::frontend
+
+#endif // FRONTEND_DIVISION_H

@@ -1,0 +1,588 @@
+//===- KernelBuilder.cpp - one kernel of the graph as KTIR ----------------===//
+//
+// Part of chipless. See KernelBuilder.h. The scaffolding (views, tiles, loads, loops,
+// stores) is written as KTIR text and parsed; the kernel's ops are then rebuilt on the
+// block's tensors between the loads and the stores, where placeholders stand for their
+// results until they exist.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "ktir/Dialect/Ktdp/KtdpOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <sstream>
+
+using namespace mlir;
+
+namespace chipless::frontend {
+
+namespace {
+
+constexpr const char* kOutputAttr = "frontend.output";
+
+std::string typeText(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+std::string dimsText(const std::vector<int64_t>& shape, const char* sep = "x") {
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? sep : "") + std::to_string(shape[i]);
+  return s;
+}
+
+/// affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, ...)>: the box [0, shape).
+std::string boxSet(const std::vector<int64_t>& shape) {
+  std::string dims, cons;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    std::string d = "d" + std::to_string(i);
+    dims += (i ? ", " : "") + d;
+    cons += (i ? ", " : "") + d + " >= 0, -" + d + " + " + std::to_string(shape[i] - 1) + " >= 0";
+  }
+  return "affine_set<(" + dims + ") : (" + cons + ")>";
+}
+
+std::string identityMap(size_t rank) {
+  std::string dims;
+  for (size_t i = 0; i < rank; ++i) dims += (i ? ", " : "") + std::string("d") + std::to_string(i);
+  return "affine_map<(" + dims + ") -> (" + dims + ")>";
+}
+
+/// The kernel as text and what its parts mean, then the rebuilt ops.
+class Builder {
+public:
+  Builder(const KernelGroup& k, const Division& d, const KernelPlan& plan, const MemoryNames& names,
+          MLIRContext* ctx)
+      : k_(k), d_(d), plan_(plan), names_(names), ctx_(ctx) {}
+
+  FailureOr<OwningOpRef<ModuleOp>> build();
+
+private:
+  const KernelGroup& k_;
+  const Division& d_;
+  const KernelPlan& plan_;
+  const MemoryNames& names_;
+  MLIRContext* ctx_;
+  std::ostringstream text_;
+  std::vector<std::string> args_;            ///< memory names, in argument order
+  llvm::DenseMap<Value, std::string> views_; ///< graph tensor -> its view's SSA name
+  std::vector<Value> loaded_;                ///< graph tensors in the order of their loads
+  IRMapping map_;                            ///< graph values -> kernel values
+
+  bool matmul() const { return k_.kind == KernelGroup::Kind::Matmul; }
+  int64_t blockRows() const { return matmul() ? d_.blockRows : d_.stepRows; }
+
+  /// The view shape of a graph tensor in form `f`.
+  std::vector<int64_t> viewShape(Value v, Form f) const {
+    ArrayRef<int64_t> s = cast<RankedTensorType>(v.getType()).getShape();
+    if (f == Form::Matrix) return {rowsOf(s), s.back()};
+    int64_t n = 1;
+    for (int64_t x : s) n *= x;
+    return {n};
+  }
+  /// The block of a graph tensor one step of one tile holds.
+  std::vector<int64_t> blockShape(Value v, Form f) const {
+    ArrayRef<int64_t> s = cast<RankedTensorType>(v.getType()).getShape();
+    switch (f) {
+    case Form::Matrix:
+      return {blockRows(), matmul() ? d_.blockCols : s.back()};
+    case Form::PerRow:
+      return {blockRows()};
+    case Form::PerCol:
+      return {matmul() ? d_.blockCols : viewShape(v, f)[0]};
+    }
+    return {};
+  }
+  RankedTensorType blockType(Value v) const {
+    auto shape = blockShape(v, k_.formOf(v));
+    return RankedTensorType::get(shape, cast<ShapedType>(v.getType()).getElementType());
+  }
+  /// Where a step's block of `v` starts in its view.
+  std::string blockStart(Form f) const {
+    const std::string row = matmul() ? "%km0" : "%kr", col = matmul() ? "%kn0" : "%kc0";
+    switch (f) {
+    case Form::Matrix:
+      return row + ", " + col;
+    case Form::PerRow:
+      return row;
+    case Form::PerCol:
+      return col;
+    }
+    return "";
+  }
+
+  int argument(Value v) {
+    const std::string& name = names_.lookup(memoryRoot(plan_, v));
+    for (size_t i = 0; i < args_.size(); ++i)
+      if (args_[i] == name) return static_cast<int>(i);
+    args_.push_back(name);
+    return static_cast<int>(args_.size()) - 1;
+  }
+  std::string elem(Value v) const {
+    return typeText(cast<ShapedType>(v.getType()).getElementType());
+  }
+  /// Declares the view of graph tensor `v` (once).
+  void view(Value v, Form f) {
+    if (views_.count(v)) return;
+    const std::string name = "%kv" + std::to_string(views_.size());
+    views_[v] = name;
+    auto shape = viewShape(v, f);
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (size_t i = shape.size() - 1; i-- > 0;) strides[i] = strides[i + 1] * shape[i + 1];
+    text_ << "    " << name << " = ktdp.construct_memory_view %"
+          << names_.lookup(memoryRoot(plan_, v)) << "_ptr, sizes: [" << dimsText(shape, ", ")
+          << "], strides: [" << dimsText(strides, ", ")
+          << "] {\n      coordinate_set = " << boxSet(shape)
+          << ", memory_space = #ktdp.memory_space<global>\n    } : memref<" << dimsText(shape)
+          << "x" << elem(v) << ">\n";
+  }
+  std::string memrefOf(Value v, Form f) const {
+    return "memref<" + dimsText(viewShape(v, f)) + "x" + elem(v) + ">";
+  }
+  /// An access tile of `shape` at `start` in the view of `v`, and its load or store.
+  void tile(const std::string& name, Value v, Form f, const std::vector<int64_t>& shape,
+            const std::string& start) {
+    text_ << "    " << name << " = ktdp.construct_access_tile " << views_[v] << "[" << start
+          << "] {\n      access_tile_set = " << boxSet(shape)
+          << ", access_tile_order = " << identityMap(shape.size()) << "\n    } : " << memrefOf(v, f)
+          << " -> !ktdp.access_tile<" << dimsText(shape) << "xindex>\n";
+  }
+  void load(Value v, Form f, const std::vector<int64_t>& shape, const std::string& start) {
+    const std::string n = std::to_string(loaded_.size());
+    tile("%kt" + n, v, f, shape, start);
+    text_ << "    %kin" << n << " = ktdp.load %kt" << n << " : !ktdp.access_tile<"
+          << dimsText(shape) << "xindex> -> tensor<" << dimsText(shape) << "x" << elem(v) << ">\n";
+    loaded_.push_back(v);
+  }
+
+  void writeText();
+  LogicalResult rebuild(Operation* op, OpBuilder& b);
+  FailureOr<Value> fresh(Value graphInit, RankedTensorType t, OpBuilder& b, Location loc);
+  FailureOr<Value> mapped(Value v, Operation* user);
+  LogicalResult cloneBody(Operation* op, Block& from, OpBuilder& outer, IRMapping& m);
+};
+
+void Builder::writeText() {
+  // Arguments: every tensor the kernel reads or writes, by its memory.
+  for (const Operand& o : k_.inputs) argument(o.value);
+  for (const Operand& o : k_.outputs) argument(o.value);
+  text_ << "module {\n  func.func @" << k_.name << "(";
+  for (size_t i = 0; i < args_.size(); ++i)
+    text_ << (i ? ", " : "") << "%" << args_[i] << "_ptr: index";
+  if (matmul())
+    text_ << ") attributes {grid = [" << d_.gridRows << ", " << d_.gridCols << "]} {\n";
+  else
+    text_ << ") attributes {grid = [" << d_.gridRows << "]} {\n";
+  text_ << "    %kc0 = arith.constant 0 : index\n";
+  for (const Operand& o : k_.inputs) view(o.value, o.form);
+  for (const Operand& o : k_.outputs) view(o.value, o.form);
+
+  bool loop = false;
+  if (matmul()) {
+    text_ << "    %kti, %ktj = ktdp.get_compute_tile_id : index, index\n"
+          << "    %kbm = arith.constant " << d_.blockRows << " : index\n"
+          << "    %kbn = arith.constant " << d_.blockCols << " : index\n"
+          << "    %km0 = arith.muli %kti, %kbm : index\n"
+          << "    %kn0 = arith.muli %ktj, %kbn : index\n";
+  } else {
+    text_ << "    %kpid = ktdp.get_compute_tile_id : index\n"
+          << "    %krows = arith.constant " << d_.blockRows << " : index\n"
+          << "    %krow0 = arith.muli %kpid, %krows : index\n";
+  }
+  // Vectors along the columns: one load per tile, before any loop.
+  for (const Operand& o : k_.inputs)
+    if (o.form == Form::PerCol)
+      load(o.value, o.form, blockShape(o.value, o.form), blockStart(o.form));
+  if (k_.kind == KernelGroup::Kind::Matmul) {
+    Operation* mm = k_.ops.front();
+    Value A = mm->getOperand(0), B = mm->getOperand(1), C = mm->getResult(0);
+    const std::string acc = "tensor<" + std::to_string(d_.blockRows) + "x" +
+                            std::to_string(d_.blockCols) + "x" + elem(C) + ">";
+    const std::vector<int64_t> aShape{d_.blockRows, d_.stepDepth},
+        bShape{d_.stepDepth, d_.blockCols};
+    text_ << "    %kzero = arith.constant 0.0 : " << elem(C) << "\n"
+          << "    %kempty = tensor.empty() : " << acc << "\n"
+          << "    %kinit = linalg.fill ins(%kzero : " << elem(C) << ") outs(%kempty : " << acc
+          << ") -> " << acc << "\n";
+    const bool steps = d_.stepDepth != k_.depth;
+    std::string kk = "%kc0", part = "%kinit";
+    if (steps) {
+      text_
+          << "    %kdepth = arith.constant " << k_.depth << " : index\n"
+          << "    %kstep = arith.constant " << d_.stepDepth << " : index\n"
+          << "    %kacc = scf.for %kk = %kc0 to %kdepth step %kstep iter_args(%kpart = %kinit) -> ("
+          << acc << ") {\n";
+      kk = "%kk";
+      part = "%kpart";
+    }
+    tile("%kta", A, Form::Matrix, aShape, "%km0, " + kk);
+    tile("%ktb", B, Form::Matrix, bShape, kk + ", %kn0");
+    const std::string ta = "tensor<" + dimsText(aShape) + "x" + elem(A) + ">",
+                      tb = "tensor<" + dimsText(bShape) + "x" + elem(B) + ">";
+    text_ << "    %ka = ktdp.load %kta : !ktdp.access_tile<" << dimsText(aShape) << "xindex> -> "
+          << ta << "\n    %kb = ktdp.load %ktb : !ktdp.access_tile<" << dimsText(bShape)
+          << "xindex> -> " << tb << "\n    %kmm = linalg.matmul ins(%ka, %kb : " << ta << ", " << tb
+          << ") outs(" << part << " : " << acc << ") -> " << acc << "\n";
+    if (steps) text_ << "    scf.yield %kmm : " << acc << "\n    }\n";
+  } else if (d_.stepRows != d_.blockRows) {
+    loop = true;
+    text_ << "    %krowend = arith.addi %krow0, %krows : index\n"
+          << "    %kstep = arith.constant " << d_.stepRows << " : index\n"
+          << "    scf.for %kr = %krow0 to %krowend step %kstep {\n";
+  } else {
+    text_ << "    %kr = arith.addi %krow0, %kc0 : index\n";
+  }
+  for (const Operand& o : k_.inputs)
+    if (o.form != Form::PerCol && !(matmul() && (o.value == k_.ops.front()->getOperand(0) ||
+                                                 o.value == k_.ops.front()->getOperand(1))))
+      load(o.value, o.form, blockShape(o.value, o.form), blockStart(o.form));
+  for (size_t i = 0; i < k_.outputs.size(); ++i) {
+    Value v = k_.outputs[i].value;
+    std::vector<int64_t> shape = blockShape(v, k_.outputs[i].form);
+    std::string start = blockStart(k_.outputs[i].form);
+    if (k_.kind == KernelGroup::Kind::Transpose) {
+      shape = {k_.cols, d_.blockRows};
+      start = "%kc0, %kr";
+    }
+    const std::string t = "tensor<" + dimsText(shape) + "x" + elem(v) + ">";
+    text_ << "    %kout" << i << " = tensor.empty() {" << kOutputAttr << " = " << i << "} : " << t
+          << "\n";
+    tile("%kto" + std::to_string(i), v, k_.outputs[i].form, shape, start);
+    text_ << "    ktdp.store %kout" << i << ", %kto" << i << " : " << t << ", !ktdp.access_tile<"
+          << dimsText(shape) << "xindex>\n";
+  }
+  if (loop) text_ << "    }\n";
+  text_ << "    return\n  }\n}\n";
+}
+
+FailureOr<Value> Builder::mapped(Value v, Operation* user) {
+  if (Value m = map_.lookupOrNull(v)) return m;
+  return user->emitError("internal error: the Spyre front end lost an operand of this op"),
+         failure();
+}
+
+FailureOr<Value> Builder::fresh(Value graphInit, RankedTensorType t, OpBuilder& b, Location loc) {
+  Value empty = b.create<tensor::EmptyOp>(loc, t.getShape(), t.getElementType());
+  if (auto fill = graphInit ? graphInit.getDefiningOp<linalg::FillOp>() : nullptr) {
+    auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+    Value scalar = b.create<arith::ConstantOp>(loc, cast<TypedAttr>(c.getValue()));
+    return b.create<linalg::FillOp>(loc, scalar, empty).getResult(0);
+  }
+  return empty;
+}
+
+LogicalResult Builder::cloneBody(Operation* op, Block& from, OpBuilder& outer, IRMapping& m) {
+  // Constants the body captures from the graph are re-made in the kernel.
+  for (Operation& inner : from)
+    for (Value v : inner.getOperands()) {
+      if (m.contains(v) || v.getParentBlock() == &from) continue;
+      auto c = v.getDefiningOp<arith::ConstantOp>();
+      if (!c)
+        return op->emitError("its body uses a value from outside other than a constant"), failure();
+      m.map(v, outer.clone(*c)->getResult(0));
+    }
+  return success();
+}
+
+LogicalResult Builder::rebuild(Operation* op, OpBuilder& b) {
+  Location loc = op->getLoc();
+  MLIRContext* ctx = b.getContext();
+  auto mapOf = [&](Form f) {
+    AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+    switch (f) {
+    case Form::Matrix:
+      return AffineMap::get(2, 0, {d0, d1}, ctx);
+    case Form::PerRow:
+      return AffineMap::get(2, 0, {d0}, ctx);
+    case Form::PerCol:
+      return AffineMap::get(2, 0, {d1}, ctx);
+    }
+    return AffineMap();
+  };
+  auto par = utils::IteratorType::parallel;
+
+  if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+    Block& body = g.getRegion().front();
+    IRMapping outerConsts;
+    if (failed(cloneBody(op, body, b, outerConsts))) return failure();
+    const bool reduces = g.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+    SmallVector<Value> ins;
+    SmallVector<AffineMap> maps;
+    for (Value in : g.getDpsInputs()) {
+      auto m = mapped(in, op);
+      if (failed(m)) return failure();
+      ins.push_back(*m);
+      maps.push_back(mapOf(k_.formOf(in)));
+    }
+    if (!reduces) {
+      SmallVector<Value> outs;
+      SmallVector<Type> types;
+      for (OpOperand& init : g.getDpsInitsMutable()) {
+        RankedTensorType t = blockType(g.getTiedOpResult(&init));
+        types.push_back(t);
+        maps.push_back(mapOf(Form::Matrix));
+        if (g.payloadUsesValueFromOperand(&init)) {
+          auto m = mapped(init.get(), op);
+          if (failed(m)) return failure();
+          outs.push_back(*m);
+        } else {
+          outs.push_back(*fresh(Value(), t, b, loc));
+        }
+      }
+      auto n = b.create<linalg::GenericOp>(
+          loc, types, ins, outs, maps, SmallVector<utils::IteratorType>{par, par},
+          [&](OpBuilder& nb, Location, ValueRange args) {
+            IRMapping m = outerConsts;
+            for (auto [from, to] : llvm::zip(body.getArguments(), args)) m.map(from, to);
+            for (Operation& inner : body) nb.clone(inner, m);
+          });
+      for (auto [from, to] : llvm::zip(g->getResults(), n->getResults())) map_.map(from, to);
+      return success();
+    }
+    // A reduction along the rows: the element-wise part as a parallel generic, then a
+    // linalg.reduce with the combiner.
+    if (g.getNumDpsInits() != 1)
+      return g.emitError("the Spyre front end reduces into one output per linalg.generic");
+    OpOperand& init = g.getDpsInitsMutable()[0];
+    BlockArgument acc = g.getMatchingBlockArgument(&init);
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    Operation* combiner = yield.getOperand(0).getDefiningOp();
+    if (!combiner || combiner->getNumOperands() != 2 || combiner->getNumResults() != 1 ||
+        !isa<arith::AddFOp, arith::MaximumFOp, arith::MaxNumFOp, arith::MinimumFOp,
+             arith::MinNumFOp>(combiner) ||
+        (combiner->getOperand(0) != acc && combiner->getOperand(1) != acc))
+      return g.emitError("a reduction must yield add, max or min of a value and the "
+                         "accumulator");
+    Value value =
+        combiner->getOperand(0) == acc ? combiner->getOperand(1) : combiner->getOperand(0);
+    Value reduced;
+    if (auto arg = dyn_cast<BlockArgument>(value);
+        arg && arg.getOwner() == &body &&
+        k_.formOf(g.getDpsInputs()[arg.getArgNumber()]) == Form::Matrix) {
+      reduced = ins[arg.getArgNumber()];
+    } else {
+      Value in0 = g.getDpsInputs()[0];
+      auto matrixType =
+          RankedTensorType::get({blockRows(), blockShape(in0, Form::Matrix)[1]}, value.getType());
+      for (Value in : g.getDpsInputs())
+        if (k_.formOf(in) == Form::Matrix)
+          matrixType = RankedTensorType::get(blockType(in).getShape(), value.getType());
+      SmallVector<AffineMap> pmaps = maps;
+      pmaps.push_back(mapOf(Form::Matrix));
+      Value out = *fresh(Value(), matrixType, b, loc);
+      auto p =
+          b.create<linalg::GenericOp>(loc, TypeRange{matrixType}, ins, ValueRange{out}, pmaps,
+                                      SmallVector<utils::IteratorType>{par, par},
+                                      [&](OpBuilder& nb, Location l, ValueRange args) {
+                                        IRMapping m = outerConsts;
+                                        for (unsigned i = 0; i < g.getNumDpsInputs(); ++i)
+                                          m.map(body.getArgument(i), args[i]);
+                                        for (Operation& inner : body) {
+                                          if (&inner == combiner || &inner == yield.getOperation())
+                                            continue;
+                                          nb.clone(inner, m);
+                                        }
+                                        nb.create<linalg::YieldOp>(l, m.lookup(value));
+                                      });
+      reduced = p->getResult(0);
+    }
+    RankedTensorType rowType = blockType(g->getResult(0));
+    auto initValue = fresh(init.get(), rowType, b, loc);
+    auto r = b.create<linalg::ReduceOp>(loc, ValueRange{reduced}, ValueRange{*initValue},
+                                        ArrayRef<int64_t>{1},
+                                        [&](OpBuilder& nb, Location l, ValueRange args) {
+                                          IRMapping m;
+                                          m.map(value, args[0]);
+                                          m.map(acc, args[1]);
+                                          Operation* c = nb.clone(*combiner, m);
+                                          nb.create<linalg::YieldOp>(l, c->getResult(0));
+                                        });
+    map_.map(g->getResult(0), r->getResult(0));
+    return success();
+  }
+  if (isa<linalg::AddOp, linalg::SubOp, linalg::MulOp, linalg::DivOp>(op)) {
+    auto lin = cast<linalg::LinalgOp>(op);
+    auto a = mapped(lin.getDpsInputs()[0], op), c = mapped(lin.getDpsInputs()[1], op);
+    if (failed(a) || failed(c)) return failure();
+    if (!getElementTypeOrSelf(*a).isa<FloatType>())
+      return op->emitError("the Spyre front end computes element-wise ops on floats only");
+    Value r;
+    if (isa<linalg::AddOp>(op)) r = b.create<arith::AddFOp>(loc, *a, *c);
+    if (isa<linalg::SubOp>(op)) r = b.create<arith::SubFOp>(loc, *a, *c);
+    if (isa<linalg::MulOp>(op)) r = b.create<arith::MulFOp>(loc, *a, *c);
+    if (isa<linalg::DivOp>(op)) r = b.create<arith::DivFOp>(loc, *a, *c);
+    map_.map(op->getResult(0), r);
+    return success();
+  }
+  if (auto red = dyn_cast<linalg::ReduceOp>(op)) {
+    auto in = mapped(red.getInputs()[0], op);
+    if (failed(in)) return failure();
+    auto init = fresh(red.getInits()[0], blockType(red->getResult(0)), b, loc);
+    Block& body = red.getRegion().front();
+    IRMapping outerConsts;
+    if (failed(cloneBody(op, body, b, outerConsts))) return failure();
+    auto n =
+        b.create<linalg::ReduceOp>(loc, ValueRange{*in}, ValueRange{*init}, ArrayRef<int64_t>{1},
+                                   [&](OpBuilder& nb, Location, ValueRange args) {
+                                     IRMapping m = outerConsts;
+                                     for (auto [f, t] : llvm::zip(body.getArguments(), args))
+                                       m.map(f, t);
+                                     for (Operation& inner : body) nb.clone(inner, m);
+                                   });
+    map_.map(red->getResult(0), n->getResult(0));
+    return success();
+  }
+  if (auto bc = dyn_cast<linalg::BroadcastOp>(op)) {
+    auto in = mapped(bc.getInput(), op);
+    if (failed(in)) return failure();
+    Value out = *fresh(Value(), blockType(bc->getResult(0)), b, loc);
+    const int64_t dim = k_.formOf(bc.getInput()) == Form::PerRow ? 1 : 0;
+    auto n = b.create<linalg::BroadcastOp>(loc, *in, out, ArrayRef<int64_t>{dim});
+    map_.map(bc->getResult(0), n->getResult(0));
+    return success();
+  }
+  if (auto sm = dyn_cast<linalg::SoftmaxOp>(op)) {
+    auto x = mapped(sm.getInput(), op);
+    if (failed(x)) return failure();
+    auto t = cast<RankedTensorType>(x->getType());
+    auto et = cast<FloatType>(t.getElementType());
+    auto rowT = RankedTensorType::get({t.getShape()[0]}, et);
+    auto fillRow = [&](double v, bool negInf) {
+      APFloat f = negInf ? APFloat::getInf(et.getFloatSemantics(), true) : APFloat(v);
+      bool lost = false;
+      if (!negInf) f.convert(et.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      Value c = b.create<arith::ConstantOp>(loc, b.getFloatAttr(et, f));
+      Value e = b.create<tensor::EmptyOp>(loc, rowT.getShape(), et);
+      return b.create<linalg::FillOp>(loc, c, e).getResult(0);
+    };
+    auto reduce = [&](Value in, Value init, bool max) {
+      return b
+          .create<linalg::ReduceOp>(
+              loc, ValueRange{in}, ValueRange{init}, ArrayRef<int64_t>{1},
+              [&](OpBuilder& nb, Location l, ValueRange a) {
+                Value c = max ? nb.create<arith::MaxNumFOp>(l, a[0], a[1]).getResult()
+                              : nb.create<arith::AddFOp>(l, a[0], a[1]).getResult();
+                nb.create<linalg::YieldOp>(l, c);
+              })
+          ->getResult(0);
+    };
+    auto rowwise = [&](Value m, Value r, bool divide) {
+      Value out = b.create<tensor::EmptyOp>(loc, t.getShape(), et);
+      return b
+          .create<linalg::GenericOp>(
+              loc, TypeRange{t}, ValueRange{m, r}, ValueRange{out},
+              SmallVector<AffineMap>{mapOf(Form::Matrix), mapOf(Form::PerRow), mapOf(Form::Matrix)},
+              SmallVector<utils::IteratorType>{par, par},
+              [&](OpBuilder& nb, Location l, ValueRange a) {
+                Value v = divide ? nb.create<arith::DivFOp>(l, a[0], a[1]).getResult()
+                                 : nb.create<math::ExpOp>(
+                                         l, nb.create<arith::SubFOp>(l, a[0], a[1]).getResult())
+                                       .getResult();
+                nb.create<linalg::YieldOp>(l, v);
+              })
+          ->getResult(0);
+    };
+    Value mx = reduce(*x, fillRow(0, true), true);
+    Value e = rowwise(*x, mx, false);
+    Value sum = reduce(e, fillRow(0.0, false), false);
+    map_.map(sm->getResult(0), rowwise(e, sum, true));
+    return success();
+  }
+  if (auto tr = dyn_cast<linalg::TransposeOp>(op)) {
+    auto in = mapped(tr.getInput(), op);
+    if (failed(in)) return failure();
+    auto t = cast<RankedTensorType>(in->getType());
+    Value out = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{t.getShape()[1], t.getShape()[0]},
+                                          t.getElementType());
+    auto n = b.create<linalg::TransposeOp>(loc, *in, out, ArrayRef<int64_t>{1, 0});
+    map_.map(tr->getResult(0), n->getResult(0));
+    return success();
+  }
+  if (isa<linalg::MatmulOp>(op)) return success(); // written with the scaffolding
+  return op->emitError("internal error: the Spyre front end cannot rebuild this op"), failure();
+}
+
+FailureOr<OwningOpRef<ModuleOp>> Builder::build() {
+  writeText();
+  ParserConfig config(ctx_);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text_.str(), config, k_.name);
+  if (!module) {
+    k_.ops.front()->emitError("internal error: the Spyre front end wrote KTIR it cannot parse "
+                              "for this kernel:\n")
+        << text_.str();
+    return failure();
+  }
+  auto f = *module->getOps<func::FuncOp>().begin();
+  // Arguments are named by their locations (the KTIR compiler names the plan's arguments so).
+  for (size_t i = 0; i < args_.size(); ++i)
+    f.getArgument(static_cast<unsigned>(i))
+        .setLoc(NameLoc::get(StringAttr::get(ctx_, args_[i] + "_ptr")));
+  // The graph tensors the loads stand for, the matmul's accumulator, the placeholders.
+  size_t next = 0;
+  SmallVector<Operation*> placeholders;
+  Operation* firstUse = nullptr;
+  f.walk([&](Operation* op) {
+    if (auto l = dyn_cast<ktdp::LoadOp>(op)) {
+      // The matmul's own operands (%ka, %kb) feed the scaffolding's matmul only.
+      if (!l->getResult(0).hasOneUse() ||
+          !isa<linalg::MatmulOp>(*l->getResult(0).getUsers().begin())) {
+        if (next < loaded_.size()) map_.map(loaded_[next++], l->getResult(0));
+      }
+    }
+    if (auto m = dyn_cast<linalg::MatmulOp>(op)) {
+      Value acc = m->getResult(0);
+      if (auto loop = dyn_cast<scf::ForOp>(m->getParentOp())) acc = loop->getResult(0);
+      map_.map(k_.ops.front()->getResult(0), acc);
+    }
+    if (op->hasAttr(kOutputAttr)) {
+      placeholders.push_back(op);
+      if (!firstUse) firstUse = op;
+    }
+  });
+  if (next != loaded_.size() || placeholders.size() != k_.outputs.size()) {
+    k_.ops.front()->emitError("internal error: the Spyre front end lost track of its loads");
+    return failure();
+  }
+  // The kernel's ops, rebuilt on the blocks just before the first store.
+  OpBuilder b(firstUse);
+  for (Operation* op : k_.ops)
+    if (failed(rebuild(op, b))) return failure();
+  for (size_t i = 0; i < placeholders.size(); ++i) {
+    Value v = map_.lookupOrNull(k_.outputs[i].value);
+    if (!v || v.getType() != placeholders[i]->getResult(0).getType()) {
+      k_.outputs[i].value.getDefiningOp()->emitError(
+          "internal error: the Spyre front end built a block of the wrong type for this result");
+      return failure();
+    }
+    placeholders[i]->getResult(0).replaceAllUsesWith(v);
+    placeholders[i]->erase();
+  }
+  if (failed(verify(*module))) return failure();
+  return module;
+}
+
+} // namespace
+
+FailureOr<OwningOpRef<ModuleOp>> buildKernel(const KernelGroup& k, const Division& d,
+                                             const KernelPlan& plan, const MemoryNames& names,
+                                             MLIRContext* context) {
+  Builder b(k, d, plan, names, context);
+  return b.build();
+}
+
+} // namespace chipless::frontend

@@ -1,0 +1,87 @@
+//===- Kernels.h - grouping a graph's ops into Spyre kernels ----*- C++ -*-===//
+//
+// Part of chipless. Every compute op of a tensor graph is seen in *row form*: its tensors are
+// matrices of rows (all leading dimensions folded together, as the row-major layout lays
+// them out) by columns (the last dimension, the stick dimension), vectors with one value per
+// row (a reduction's result) or vectors with one value per column (a bias broadcast along
+// the rows). Ops whose rows are independent fuse into one kernel divided over the cores by
+// rows; a matmul fuses with the element-wise ops after it (its epilogue) into a kernel
+// divided by output blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FRONTEND_KERNELS_H
+#define FRONTEND_KERNELS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace chipless::frontend {
+
+/// How a kernel sees one tensor: a matrix (rows x cols), one value per row, or one value
+/// per column broadcast along the rows.
+enum class Form { Matrix, PerRow, PerCol };
+
+/// A tensor of the graph as a kernel reads or writes it.
+struct Operand {
+  mlir::Value value;
+  Form form = Form::Matrix;
+};
+
+/// One kernel: a group of graph ops run as one KTIR kernel.
+struct KernelGroup {
+  enum class Kind {
+    Rows,     ///< element-wise ops, reductions along the rows, normalisations
+    Matmul,   ///< one matmul [M, K] x [K, N] and its element-wise epilogue
+    Transpose ///< a 2-D transpose materialised (the stick dimension changes)
+  };
+  Kind kind = Kind::Rows;
+  std::string name;                  ///< k1_softmax, ...
+  std::vector<mlir::Operation*> ops; ///< the compute ops, in graph order
+  int64_t rows = 1;                  ///< rows of the domain (M for a matmul)
+  int64_t cols = 1;                  ///< columns of the domain (N for a matmul)
+  int64_t depth = 0;                 ///< K of a matmul
+  std::vector<Operand> inputs;       ///< read from device memory, in first-use order
+  std::vector<Operand> outputs;      ///< written to device memory
+  /// The form of every tensor value the kernel computes or reads.
+  llvm::DenseMap<mlir::Value, Form> forms;
+  /// The form of `v` in this kernel (Matrix when it has none).
+  Form formOf(mlir::Value v) const {
+    auto it = forms.find(v);
+    return it == forms.end() ? Form::Matrix : it->second;
+  }
+};
+
+/// The rows of a tensor of `shape` in row form (product of the leading dimensions; 1 for a
+/// vector).
+int64_t rowsOf(llvm::ArrayRef<int64_t> shape);
+
+/// The graph's kernels and the tensors they exchange through device memory.
+struct KernelPlan {
+  std::vector<KernelGroup> kernels;
+  /// A view (tensor.expand_shape / collapse_shape) reads the memory of its source: view
+  /// result -> the tensor whose memory it is.
+  llvm::DenseMap<mlir::Value, mlir::Value> memoryOf;
+};
+
+/// The tensor whose device memory holds `v` (itself unless it is a view).
+mlir::Value memoryRoot(const KernelPlan& plan, mlir::Value v);
+
+/// Groups the ops of `f` into kernels in graph order and records the form of every value.
+/// Emits an error at any op the front end cannot lower (naming the op and why) and fails.
+mlir::FailureOr<KernelPlan> formKernels(mlir::func::FuncOp f);
+
+/// Whether `op` only gives a kernel an initial value (tensor.empty, a constant, a fill of a
+/// constant): it is re-created in each kernel that needs it, never stored.
+bool isInitOp(mlir::Operation* op);
+
+} // namespace chipless::frontend
+
+#endif // FRONTEND_KERNELS_H

@@ -1,0 +1,272 @@
+"""The Spyre front end (compiler/frontend): tensor graphs compiled with spyre-compile into one
+linked SpyreCode job, run with spyre-sim, outputs compared with fp32 references computed
+here with numpy. Shapes that are not multiples of a stick, of the core count or of a tile;
+fused kernels; located errors; determinism; re-planning for another architecture.
+
+Run by ctest (tests/CMakeLists.txt) as
+    /usr/bin/python3 -m pytest tests/python/test_spyre_frontend.py
+with CHIPLESS_BIN pointing at build/bin.
+"""
+import os
+import re
+import subprocess
+import pathlib
+
+import numpy as np
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = pathlib.Path(os.environ.get("CHIPLESS_BIN", ROOT / "build" / "bin"))
+
+
+def run(*args, ok=True):
+    r = subprocess.run([str(a) for a in args], capture_output=True, text=True,
+                       env=dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1"))
+    if ok and r.returncode != 0:
+        raise AssertionError(f"{' '.join(map(str, args))} failed:\n{r.stdout}{r.stderr}")
+    return r
+
+
+def compile_graph(tmp, text_or_path, name="g", flags=()):
+    src = pathlib.Path(text_or_path) if isinstance(text_or_path, pathlib.Path) else tmp / f"{name}.mlir"
+    if not isinstance(text_or_path, pathlib.Path):
+        src.write_text(text_or_path)
+    out, dump = tmp / f"{name}-out", tmp / f"{name}-dump"
+    run(BIN / "spyre-compile", src, "-o", out, "--dump-dir", dump, *flags)
+    return out, dump
+
+
+def simulate(tmp, out, inputs, outputs, flags=()):
+    args = [BIN / "spyre-sim", "run", out / "job.plan"]
+    for name, value in inputs.items():
+        path = tmp / f"in-{name}.npy"
+        np.save(path, value)
+        args += ["--input", f"{name}={path}"]
+    for name in outputs:
+        args += ["--output", f"{name}={tmp / f'out-{name}.npy'}"]
+    args += ["--stats", tmp / "stats.json", *flags]
+    run(*args)
+    return {name: np.load(tmp / f"out-{name}.npy").astype(np.float32) for name in outputs}
+
+
+def f16(rng, *shape, scale=1.0):
+    return (rng.uniform(-1, 1, shape) * scale).astype(np.float16)
+
+
+def r16(x):
+    """What an f16 tensor holds."""
+    return np.asarray(x, dtype=np.float32).astype(np.float16).astype(np.float32)
+
+
+def close(got, ref, rtol=2e-2, atol=2e-3):
+    assert got.shape == ref.shape
+    err = np.abs(got - ref)
+    bad = err > atol + rtol * np.abs(ref)
+    assert not bad.any(), f"{bad.sum()} of {bad.size} differ; worst {err.max()} at {np.unravel_index(err.argmax(), err.shape)}"
+
+
+MAP2 = "#mat = affine_map<(d0, d1) -> (d0, d1)>\n#row = affine_map<(d0, d1) -> (d0)>\n#col = affine_map<(d0, d1) -> (d1)>\n"
+
+
+def layernorm_graph(r, c):
+    return MAP2 + f"""
+func.func @layernorm(%x: tensor<{r}x{c}xf16> {{graph.name = "x"}}, %g: tensor<{c}xf16> {{graph.name = "gamma"}},
+                     %b: tensor<{c}xf16> {{graph.name = "beta"}}) -> (tensor<{r}x{c}xf16> {{graph.name = "y"}}) {{
+  %zero = arith.constant 0.0 : f16
+  %invn = arith.constant {1.0 / c:.10e} : f16
+  %eps = arith.constant 1.0e-5 : f16
+  %ev = tensor.empty() : tensor<{r}xf16>
+  %zv = linalg.fill ins(%zero : f16) outs(%ev : tensor<{r}xf16>) -> tensor<{r}xf16>
+  %sum = linalg.reduce {{ arith.addf }} ins(%x : tensor<{r}x{c}xf16>) outs(%zv : tensor<{r}xf16>) dimensions = [1]
+  %e = tensor.empty() : tensor<{r}x{c}xf16>
+  %xc = linalg.generic {{indexing_maps = [#mat, #row, #mat], iterator_types = ["parallel", "parallel"]}}
+      ins(%x, %sum : tensor<{r}x{c}xf16>, tensor<{r}xf16>) outs(%e : tensor<{r}x{c}xf16>) {{
+    ^bb0(%v: f16, %s: f16, %o: f16):
+      %m = arith.mulf %s, %invn : f16
+      %d = arith.subf %v, %m : f16
+      linalg.yield %d : f16
+  }} -> tensor<{r}x{c}xf16>
+  %ssq = linalg.generic {{indexing_maps = [#mat, #row], iterator_types = ["parallel", "reduction"]}}
+      ins(%xc : tensor<{r}x{c}xf16>) outs(%zv : tensor<{r}xf16>) {{
+    ^bb0(%v: f16, %acc: f16):
+      %sq = arith.mulf %v, %v : f16
+      %a = arith.addf %sq, %acc : f16
+      linalg.yield %a : f16
+  }} -> tensor<{r}xf16>
+  %y = linalg.generic {{indexing_maps = [#mat, #row, #col, #col, #mat], iterator_types = ["parallel", "parallel"]}}
+      ins(%xc, %ssq, %g, %b : tensor<{r}x{c}xf16>, tensor<{r}xf16>, tensor<{c}xf16>, tensor<{c}xf16>)
+      outs(%e : tensor<{r}x{c}xf16>) {{
+    ^bb0(%v: f16, %q: f16, %gv: f16, %bv: f16, %o: f16):
+      %var = arith.mulf %q, %invn : f16
+      %ve = arith.addf %var, %eps : f16
+      %rs = math.rsqrt %ve : f16
+      %n = arith.mulf %v, %rs : f16
+      %s = arith.mulf %n, %gv : f16
+      %t = arith.addf %s, %bv : f16
+      linalg.yield %t : f16
+  }} -> tensor<{r}x{c}xf16>
+  return %y : tensor<{r}x{c}xf16>
+}}
+"""
+
+
+def softmax_graph(r, c):
+    return f"""
+func.func @softmax(%x: tensor<{r}x{c}xf16> {{graph.name = "X"}}) -> (tensor<{r}x{c}xf16> {{graph.name = "Y"}}) {{
+  %e = tensor.empty() : tensor<{r}x{c}xf16>
+  %y = linalg.softmax dimension(1) ins(%x : tensor<{r}x{c}xf16>) outs(%e : tensor<{r}x{c}xf16>) -> tensor<{r}x{c}xf16>
+  return %y : tensor<{r}x{c}xf16>
+}}
+"""
+
+
+def softmax_ref(x):
+    x = x.astype(np.float32)
+    e = np.exp(x - x.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
+def test_mlp_block(tmp_path):
+    out, dump = compile_graph(tmp_path, ROOT / "models" / "graphs" / "spyre_mlp.mlir", "mlp")
+    # Three kernels: each bias (and the ReLU) fused into its matmul, the softmax on its own.
+    kernels = sorted(p.name for p in dump.glob("k*.mlir"))
+    assert kernels == ["k1_matmul.mlir", "k2_matmul.mlir", "k3_rows_softmax.mlir"]
+    rng = np.random.default_rng(1)
+    x, w1, b1 = f16(rng, 128, 256), f16(rng, 256, 512, scale=1 / 16), f16(rng, 512)
+    w2, b2 = f16(rng, 512, 256, scale=1 / 16), f16(rng, 256)
+    y = simulate(tmp_path, out, {"x": x, "W1": w1, "b1": b1, "W2": w2, "b2": b2}, ["y"])["y"]
+    h = r16(np.maximum(r16(x.astype(np.float32) @ w1.astype(np.float32)) + b1, 0))
+    y0 = r16(r16(h @ w2.astype(np.float32)) + b2)
+    close(y, softmax_ref(y0), rtol=2e-2, atol=2e-4)
+    stats = __import__("json").loads((tmp_path / "stats.json").read_text())
+    # The PT arrays did both matmuls' MACs: the statistics of all three kernels are summed.
+    macs = sum(v["value"] for k, v in flatten(stats) if k.endswith("pt_macs") or k.endswith(".macs"))
+    assert macs == 0 or macs >= 2 * 128 * 256 * 512
+
+
+def flatten(tree, prefix=""):
+    if isinstance(tree, dict) and "value" in tree and "unit" in tree:
+        yield prefix, tree
+        return
+    if isinstance(tree, dict):
+        for k, v in tree.items():
+            yield from flatten(v, f"{prefix}.{k}" if prefix else k)
+    elif isinstance(tree, list):
+        for i, v in enumerate(tree):
+            yield from flatten(v, f"{prefix}[{i}]")
+
+
+@pytest.mark.parametrize("rows,cols", [(1000, 200), (7, 33), (64, 1024)])
+def test_layernorm(tmp_path, rows, cols):
+    out, _ = compile_graph(tmp_path, layernorm_graph(rows, cols), "ln")
+    rng = np.random.default_rng(rows + cols)
+    x, g, b = f16(rng, rows, cols), f16(rng, cols), f16(rng, cols)
+    y = simulate(tmp_path, out, {"x": x, "gamma": g, "beta": b}, ["y"])["y"]
+    xf = x.astype(np.float32)
+    xc = xf - xf.mean(1, keepdims=True)
+    ref = xc / np.sqrt((xc * xc).mean(1, keepdims=True) + 1e-5) * g.astype(np.float32) + b.astype(np.float32)
+    # f16 sums over a row and an f16 reciprocal square root: a few f16 ulps of the result.
+    close(y, ref, rtol=3e-2, atol=3e-2)
+
+
+@pytest.mark.parametrize("rows,cols", [(7, 33), (100, 300), (1, 1)])
+def test_softmax(tmp_path, rows, cols):
+    out, _ = compile_graph(tmp_path, softmax_graph(rows, cols), "sm")
+    x = f16(np.random.default_rng(3), rows, cols, scale=4)
+    y = simulate(tmp_path, out, {"X": x}, ["Y"])["Y"]
+    close(y, softmax_ref(x), rtol=2e-2, atol=1e-3)
+
+
+def test_elementwise_chain_and_transpose(tmp_path):
+    graph = MAP2 + """
+func.func @chain(%a: tensor<96x40xf16> {graph.name = "A"}, %b: tensor<96x40xf16> {graph.name = "B"})
+    -> (tensor<40x96xf16> {graph.name = "T"}, tensor<96x40xf16> {graph.name = "S"}) {
+  %e = tensor.empty() : tensor<96x40xf16>
+  %s = linalg.sub ins(%a, %b : tensor<96x40xf16>, tensor<96x40xf16>) outs(%e : tensor<96x40xf16>) -> tensor<96x40xf16>
+  %m = linalg.mul ins(%s, %a : tensor<96x40xf16>, tensor<96x40xf16>) outs(%e : tensor<96x40xf16>) -> tensor<96x40xf16>
+  %g = linalg.generic {indexing_maps = [#mat, #mat], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<96x40xf16>) outs(%e : tensor<96x40xf16>) {
+    ^bb0(%v: f16, %o: f16):
+      %t = math.tanh %v : f16
+      linalg.yield %t : f16
+  } -> tensor<96x40xf16>
+  %et = tensor.empty() : tensor<40x96xf16>
+  %t = linalg.transpose ins(%g : tensor<96x40xf16>) outs(%et : tensor<40x96xf16>) permutation = [1, 0]
+  return %t, %g : tensor<40x96xf16>, tensor<96x40xf16>
+}
+"""
+    out, dump = compile_graph(tmp_path, graph, "chain")
+    # sub, mul and tanh are one kernel; the transpose (a new stick dimension) another.
+    assert sorted(p.name for p in dump.glob("k*.mlir")) == ["k1_rows.mlir", "k2_transpose.mlir"]
+    rng = np.random.default_rng(5)
+    a, b = f16(rng, 96, 40), f16(rng, 96, 40)
+    got = simulate(tmp_path, out, {"A": a, "B": b}, ["T", "S"])
+    af, bf = a.astype(np.float32), b.astype(np.float32)
+    ref = np.tanh(r16(r16(af - bf) * af))
+    close(got["S"], ref, rtol=1e-2, atol=2e-3)
+    close(got["T"], got["S"].T, rtol=0, atol=0)
+
+
+def test_unsupported_op_is_a_located_error(tmp_path):
+    graph = """
+func.func @bmm(%a: tensor<2x8x64xf16>, %b: tensor<2x64x8xf16>) -> tensor<2x8x8xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<2x8x8xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<2x8x8xf16>) -> tensor<2x8x8xf16>
+  %c = linalg.batch_matmul ins(%a, %b : tensor<2x8x64xf16>, tensor<2x64x8xf16>) outs(%z : tensor<2x8x8xf16>) -> tensor<2x8x8xf16>
+  return %c : tensor<2x8x8xf16>
+}
+"""
+    src = tmp_path / "bmm.mlir"
+    src.write_text(graph)
+    existing = tmp_path / "out"
+    existing.mkdir()
+    (existing / "keep").write_text("x")
+    r = run(BIN / "spyre-compile", src, "-o", existing, ok=False)
+    assert r.returncode == 1
+    assert re.search(r"bmm\.mlir:6:\d+: error: linalg.batch_matmul is not supported", r.stderr), r.stderr
+    # Nothing written, nothing removed.
+    assert sorted(p.name for p in existing.iterdir()) == ["keep"]
+
+
+def test_bad_argument_type_names_the_argument(tmp_path):
+    src = tmp_path / "i8.mlir"
+    src.write_text("""
+func.func @f(%a: tensor<4x64xi8>) -> tensor<4x64xi8> {
+  return %a : tensor<4x64xi8>
+}
+""")
+    r = run(BIN / "spyre-compile", src, "-o", tmp_path / "o", ok=False)
+    assert r.returncode == 1
+    assert "i8.mlir:2:" in r.stderr and "argument 0 must be a tensor of f16, bf16 or f32" in r.stderr, r.stderr
+
+
+def test_compile_is_deterministic_and_dumps_parse(tmp_path):
+    out1, dump = compile_graph(tmp_path, ROOT / "models" / "graphs" / "spyre_mlp.mlir", "a")
+    out2, _ = compile_graph(tmp_path, ROOT / "models" / "graphs" / "spyre_mlp.mlir", "b")
+    files = sorted(p.name for p in out1.iterdir())
+    assert files == sorted(p.name for p in out2.iterdir())
+    for f in files:
+        assert (out1 / f).read_bytes() == (out2 / f).read_bytes(), f
+    # Every kernel's KTIR is valid KTIR a kernel engineer can compile by hand.
+    for k in sorted(dump.glob("k*.mlir")):
+        run(BIN / "ktir-opt", k)
+        run(BIN / "spyre-compile", k, "-o", tmp_path / ("hand-" + k.stem))
+    text = (dump / "divisions.txt").read_text()
+    assert text.count("  * ") == 3, text  # one choice per kernel, marked
+
+
+def test_architecture_changes_replan(tmp_path):
+    g = ROOT / "models" / "graphs" / "spyre_mlp.mlir"
+    out32, d32 = compile_graph(tmp_path, g, "c32")
+    out16, d16 = compile_graph(tmp_path, g, "c16", ["--set", "chip.cores=16"])
+    grid = lambda d: re.findall(r"grid = \[([0-9, ]+)\]", (d / "k3_rows_softmax.mlir").read_text())
+    assert grid(d32) != grid(d16)
+    tiles = [eval("*".join(g.split(","))) for g in grid(d16)]
+    assert all(t <= 16 for t in tiles)
+    rng = np.random.default_rng(9)
+    ins = {"x": f16(rng, 128, 256), "W1": f16(rng, 256, 512, scale=1 / 16), "b1": f16(rng, 512),
+           "W2": f16(rng, 512, 256, scale=1 / 16), "b2": f16(rng, 256)}
+    y32 = simulate(tmp_path, out32, ins, ["y"])["y"]
+    y16 = simulate(tmp_path, out16, ins, ["y"], ["--set", "chip.cores=16"])["y"]
+    close(y16, y32, rtol=1e-2, atol=1e-4)
