@@ -316,6 +316,8 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
         throw Error(at + ": job_bin_ptr " + c.devPtr + " is not where a job binary was loaded (" +
                     where + ")");
       }
+      // Each binary's run starts its clock at 0: its trace events follow the previous one's.
+      if (args.trace && !kernelStats.empty()) args.trace->continueAfterLatest();
       LaunchReport r = Chip::run(device_, job_, binaryAt(loaded->second),
                                  symbols.at(loaded->second), args.trace);
       out.cycles += r.cycles;

@@ -198,8 +198,9 @@ void TraceWriter::record(char phase, int pid, int tid, std::string_view name, in
     return;
   }
   Event event;
-  event.tsNs = tsNs;
+  event.tsNs = tsNs + offsetNs_;
   event.durNs = durNs;
+  endNs_ = std::max(endNs_, event.tsNs + durNs);
   event.pid = pid;
   event.tid = tid;
   event.name = intern(name);
@@ -208,6 +209,10 @@ void TraceWriter::record(char phase, int pid, int tid, std::string_view name, in
   event.phase = phase;
   for (size_t i = 0; i < args.size(); ++i) args_.push_back({intern(args[i].key), args[i].value});
   events_.push_back(event);
+}
+
+void TraceWriter::continueAfterLatest() {
+  offsetNs_ = endNs_;
 }
 
 void TraceWriter::processName(int pid, const std::string& name) {

@@ -89,6 +89,11 @@ public:
   void counter(int pid, const std::string& name, double tsUs, const std::string& series,
                double value);
 
+  /// Shifts every event recorded from now on by the end of the latest event so far, so a
+  /// run that follows another (the next kernel of a multi-kernel job, which starts its own
+  /// clock at 0) appears after it on the same tracks.
+  void continueAfterLatest();
+
   /// Whether any event was dropped because the cap was reached.
   bool capped() const { return dropped_ > 0; }
   /// Number of events dropped because of the cap.
@@ -139,11 +144,13 @@ private:
   void record(char phase, int pid, int tid, std::string_view name, int64_t tsNs, int64_t durNs,
               const TraceArgs& args);
 
-  size_t maxEvents_;                                       ///< Cap on events_.size().
-  size_t dropped_ = 0;                                     ///< Events refused because of the cap.
-  std::vector<Event> events_;                              ///< Events in recording order.
-  std::vector<Arg> args_;                                  ///< Arguments of all events.
-  std::deque<std::string> strings_;                        ///< String table; deque keeps addresses.
+  size_t maxEvents_;                ///< Cap on events_.size().
+  size_t dropped_ = 0;              ///< Events refused because of the cap.
+  int64_t offsetNs_ = 0;            ///< Added to every event's time (continueAfterLatest).
+  int64_t endNs_ = 0;               ///< The latest end of an event recorded (after the offset).
+  std::vector<Event> events_;       ///< Events in recording order.
+  std::vector<Arg> args_;           ///< Arguments of all events.
+  std::deque<std::string> strings_; ///< String table; deque keeps addresses.
   std::unordered_map<std::string_view, uint32_t> ids_;     ///< View into strings_ -> id.
   std::map<int, std::string> processNames_;                ///< pid -> name.
   std::map<int, int> processSortIndex_;                    ///< pid -> sort index.

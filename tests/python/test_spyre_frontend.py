@@ -138,7 +138,15 @@ def test_mlp_block(tmp_path):
     h = r16(np.maximum(r16(x.astype(np.float32) @ w1.astype(np.float32)) + b1, 0))
     y0 = r16(r16(h @ w2.astype(np.float32)) + b2)
     close(y, softmax_ref(y0), rtol=2e-2, atol=2e-4)
+    # The kernels follow one another on the timeline, which spans the whole launch.
+    simulate(tmp_path, out, {"x": x, "W1": w1, "b1": b1, "W2": w2, "b2": b2}, ["y"],
+             ["--trace", tmp_path / "trace.json"])
     stats = __import__("json").loads((tmp_path / "stats.json").read_text())
+    events = __import__("json").loads((tmp_path / "trace.json").read_text())["traceEvents"]
+    end = max(e["ts"] + e.get("dur", 0) for e in events if e.get("ph") == "X")
+    total = stats["chip"]["time_us"]["value"]
+    # (Each kernel's last few cycles, after its last traced operation, are not spans.)
+    assert 0.95 * total <= end <= total + 1e-3, (end, total)
     # The PT arrays did both matmuls' MACs: the statistics of all three kernels are summed.
     macs = sum(v["value"] for k, v in flatten(stats) if k.endswith("pt_macs") or k.endswith(".macs"))
     assert macs == 0 or macs >= 2 * 128 * 256 * 512

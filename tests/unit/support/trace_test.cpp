@@ -5,6 +5,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <unistd.h>
@@ -95,6 +96,23 @@ TEST(TraceTest, CompleteEventFields) {
   EXPECT_EQ(e["tid"], 7);
   EXPECT_EQ(e["args"], (json{{"bytes", 128}, {"util", 0.5}}));
   EXPECT_TRUE(e["args"]["bytes"].is_number_integer());
+}
+
+// The kernels of a multi-kernel job each start their clock at 0; their events follow on.
+TEST(TraceTest, ContinueAfterLatestShiftsLaterEvents) {
+  TraceWriter t;
+  t.complete(0, 1, "first", 1.0, 2.0);
+  t.instant(1, 1, "mark", 0.5);
+  t.continueAfterLatest();
+  t.complete(0, 1, "second", 0.0, 1.0);
+  t.counter(0, "dram", 0.25, "bytes", 4);
+  json j = json::parse(t.toString());
+  std::map<std::string, double> ts;
+  for (const json& e : eventsOf(j)) ts[e["name"].get<std::string>()] = e["ts"].get<double>();
+  EXPECT_DOUBLE_EQ(ts["first"], 1.0);
+  EXPECT_DOUBLE_EQ(ts["mark"], 0.5);
+  EXPECT_DOUBLE_EQ(ts["second"], 3.0); // after "first" ends at 3.0
+  EXPECT_DOUBLE_EQ(ts["dram"], 3.25);
 }
 
 TEST(TraceTest, EventsWithoutArgsHaveNoArgsField) {
