@@ -74,6 +74,11 @@ static cl::list<std::string>
 static cl::list<int64_t>
     grid("grid", cl::desc("override the kernel's grid (without one it runs on one tile)"),
          cl::value_desc("N[,M...]"), cl::CommaSeparated, cl::cat(category));
+static cl::list<std::string>
+    divisionChoices("division",
+                    cl::desc("tensor graphs: use candidate INDEX of divisions.txt for kernel NAME "
+                             "instead of the cost model's choice"),
+                    cl::value_desc("NAME=INDEX"), cl::cat(category));
 static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("check that the errors are those the file's expected-error comments name"),
@@ -170,6 +175,20 @@ int main(int argc, char** argv) {
                                     "apply to KTIR kernels only");
           frontend::FrontendOptions fo;
           fo.dump = options.dump;
+          for (const std::string& d : divisionChoices) {
+            const size_t eq = d.find('=');
+            size_t used = 0;
+            long index = -1;
+            try {
+              index = eq == std::string::npos ? -1 : std::stol(d.substr(eq + 1), &used);
+            } catch (const std::exception&) {
+            }
+            if (eq == std::string::npos || eq == 0 || index < 0 || used != d.size() - eq - 1)
+              throw Error("--division " + d +
+                          ": expected NAME=INDEX (a kernel and a candidate "
+                          "number of divisions.txt)");
+            fo.divisions[d.substr(0, eq)] = static_cast<size_t>(index);
+          }
           fo.timing = options.timing;
           mlir::FailureOr<spyrecode::Job> job = frontend::compileGraph(*module, arch, fo);
           if (mlir::failed(job)) return mlir::failure();
@@ -184,6 +203,8 @@ int main(int argc, char** argv) {
           out.commit();
           return mlir::success();
         }
+        if (!divisionChoices.empty())
+          throw Error(inputFile + " is a KTIR kernel: --division applies to tensor graphs only");
         if (!dumpDir.empty()) {
           std::string text;
           llvm::raw_string_ostream os(text);

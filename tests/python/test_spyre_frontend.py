@@ -217,24 +217,74 @@ func.func @chain(%a: tensor<96x40xf16> {graph.name = "A"}, %b: tensor<96x40xf16>
 
 def test_unsupported_op_is_a_located_error(tmp_path):
     graph = """
-func.func @bmm(%a: tensor<2x8x64xf16>, %b: tensor<2x64x8xf16>) -> tensor<2x8x8xf16> {
+func.func @conv(%x: tensor<1x8x8x64xf16>, %w: tensor<3x3x64x64xf16>) -> tensor<1x6x6x64xf16> {
   %zero = arith.constant 0.0 : f16
-  %e = tensor.empty() : tensor<2x8x8xf16>
-  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<2x8x8xf16>) -> tensor<2x8x8xf16>
-  %c = linalg.batch_matmul ins(%a, %b : tensor<2x8x64xf16>, tensor<2x64x8xf16>) outs(%z : tensor<2x8x8xf16>) -> tensor<2x8x8xf16>
-  return %c : tensor<2x8x8xf16>
+  %e = tensor.empty() : tensor<1x6x6x64xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<1x6x6x64xf16>) -> tensor<1x6x6x64xf16>
+  %c = linalg.conv_2d_nhwc_hwcf ins(%x, %w : tensor<1x8x8x64xf16>, tensor<3x3x64x64xf16>) outs(%z : tensor<1x6x6x64xf16>) -> tensor<1x6x6x64xf16>
+  return %c : tensor<1x6x6x64xf16>
 }
 """
-    src = tmp_path / "bmm.mlir"
+    src = tmp_path / "conv.mlir"
     src.write_text(graph)
     existing = tmp_path / "out"
     existing.mkdir()
     (existing / "keep").write_text("x")
     r = run(BIN / "spyre-compile", src, "-o", existing, ok=False)
     assert r.returncode == 1
-    assert re.search(r"bmm\.mlir:6:\d+: error: linalg.batch_matmul is not supported", r.stderr), r.stderr
+    assert re.search(r"conv\.mlir:6:\d+: error: 'linalg.conv_2d_nhwc_hwcf' is not supported by the "
+                     r"Spyre front end", r.stderr), r.stderr
     # Nothing written, nothing removed.
     assert sorted(p.name for p in existing.iterdir()) == ["keep"]
+
+
+def attention_graph(h, s, d):
+    return f"""
+#m3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @attention(%q: tensor<{h}x{s}x{d}xf16> {{graph.name = "Q"}}, %k: tensor<{h}x{s}x{d}xf16> {{graph.name = "K"}},
+                     %v: tensor<{h}x{s}x{d}xf16> {{graph.name = "V"}}, %mask: tensor<{h}x{s}x{s}xf16> {{graph.name = "mask"}})
+    -> (tensor<{h}x{s}x{d}xf16> {{graph.name = "O"}}) {{
+  %zero = arith.constant 0.0 : f16
+  %scale = arith.constant {1.0 / d ** 0.5:.8f} : f16
+  %ekt = tensor.empty() : tensor<{h}x{d}x{s}xf16>
+  %kt = linalg.transpose ins(%k : tensor<{h}x{s}x{d}xf16>) outs(%ekt : tensor<{h}x{d}x{s}xf16>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<{h}x{s}x{s}xf16>
+  %zs = linalg.fill ins(%zero : f16) outs(%es : tensor<{h}x{s}x{s}xf16>) -> tensor<{h}x{s}x{s}xf16>
+  %sc = linalg.batch_matmul ins(%q, %kt : tensor<{h}x{s}x{d}xf16>, tensor<{h}x{d}x{s}xf16>) outs(%zs : tensor<{h}x{s}x{s}xf16>) -> tensor<{h}x{s}x{s}xf16>
+  %sm = linalg.generic {{indexing_maps = [#m3, #m3, #m3], iterator_types = ["parallel", "parallel", "parallel"]}}
+      ins(%sc, %mask : tensor<{h}x{s}x{s}xf16>, tensor<{h}x{s}x{s}xf16>) outs(%es : tensor<{h}x{s}x{s}xf16>) {{
+    ^bb0(%a: f16, %b: f16, %o: f16):
+      %t = arith.mulf %a, %scale : f16
+      %u = arith.addf %t, %b : f16
+      linalg.yield %u : f16
+  }} -> tensor<{h}x{s}x{s}xf16>
+  %p = linalg.softmax dimension(2) ins(%sm : tensor<{h}x{s}x{s}xf16>) outs(%es : tensor<{h}x{s}x{s}xf16>) -> tensor<{h}x{s}x{s}xf16>
+  %eo = tensor.empty() : tensor<{h}x{s}x{d}xf16>
+  %zo = linalg.fill ins(%zero : f16) outs(%eo : tensor<{h}x{s}x{d}xf16>) -> tensor<{h}x{s}x{d}xf16>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<{h}x{s}x{s}xf16>, tensor<{h}x{s}x{d}xf16>) outs(%zo : tensor<{h}x{s}x{d}xf16>) -> tensor<{h}x{s}x{d}xf16>
+  return %o : tensor<{h}x{s}x{d}xf16>
+}}
+"""
+
+
+@pytest.mark.parametrize("heads,seq,dim", [(4, 128, 64), (3, 40, 32)])
+def test_causal_attention(tmp_path, heads, seq, dim):
+    out, dump = compile_graph(tmp_path, attention_graph(heads, seq, dim), "att")
+    # K^T materialised, Q K^T with its scale and mask fused, the softmax by rows, P V.
+    assert sorted(p.name for p in dump.glob("k*.mlir")) == [
+        "k1_transpose.mlir", "k2_matmul.mlir", "k3_softmax.mlir", "k4_matmul.mlir"]
+    for kernel in dump.glob("k*.mlir"):  # batched grids are valid KTIR too
+        run(BIN / "ktir-opt", kernel)
+    rng = np.random.default_rng(11)
+    q, k, v = f16(rng, heads, seq, dim), f16(rng, heads, seq, dim), f16(rng, heads, seq, dim)
+    causal = np.triu(np.full((seq, seq), -30000.0, np.float32), 1)
+    mask = np.broadcast_to(causal, (heads, seq, seq)).astype(np.float16)
+    o = simulate(tmp_path, out, {"Q": q, "K": k, "V": v, "mask": mask}, ["O"])["O"]
+    qf, kf, vf = (t.astype(np.float32) for t in (q, k, v))
+    s = r16(r16(qf @ kf.transpose(0, 2, 1)) * r16(1.0 / dim ** 0.5)) + causal
+    e = np.exp(s - s.max(2, keepdims=True))
+    p = r16(e / e.sum(2, keepdims=True))
+    close(o, p @ vf, rtol=3e-2, atol=3e-3)
 
 
 def test_bad_argument_type_names_the_argument(tmp_path):

@@ -33,6 +33,7 @@ int64_t elementBytes(Value v) {
 
 std::string Division::describe() const {
   std::ostringstream os;
+  if (gridBatch > 1) os << gridBatch << " x ";
   os << gridRows << " x " << gridCols << " tiles of " << blockRows << " x " << blockCols;
   if (stepDepth > 0)
     os << ", " << stepDepth << " of the reduction dimension per step";
@@ -175,7 +176,7 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
   Operation* mm = k.ops.front();
   const int64_t e = elementBytes(mm->getOperand(0)), eo = elementBytes(mm->getResult(0));
   const int64_t lanes = r.stick / e;
-  const int64_t M = k.rows, N = k.cols, K = k.depth;
+  const int64_t B = k.batch, M = k.rows / k.batch, N = k.cols, K = k.depth;
   // Epilogue operands read per output element / per output row / per output column.
   int64_t epiMatrix = 0, epiRow = 0, epiCol = 0, epiPasses = 0;
   for (const Operand& in : k.inputs) {
@@ -191,8 +192,8 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
   std::vector<Division> out;
   for (int64_t gm : divisors(M))
     for (int64_t gn : divisors(N)) {
-      if (gm * gn > arch.chip.cores) continue;
-      const int64_t bm = M / gm, bn = N / gn;
+      if (B * gm * gn > arch.chip.cores) continue;
+      const int64_t bm = M / gm, bn = N / gn, tiles = B * gm * gn;
       if (gn > 1 && bn % lanes != 0) continue; // column blocks of whole sticks
       const int64_t bnPad = roundUp(bn * e, r.stick) / e;
       const int64_t accBytes = bm * roundUp(bn * std::max<int64_t>(eo, 4), r.stick);
@@ -206,6 +207,7 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
       }
       if (depth == 0) continue;
       Division d;
+      d.gridBatch = B;
       d.gridRows = gm;
       d.gridCols = gn;
       d.blockRows = bm;
@@ -221,15 +223,17 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
       const double pt = 2.0 * static_cast<double>(bm) * static_cast<double>(bnPad) *
                         static_cast<double>(Kpad) / r.ptPerCore;
       const double epi = static_cast<double>(epiPasses * bm * (bnPad / lanes)) / r.sfu;
-      d.cycles = tileCycles(r, in, outBytes, pt + epi, K / depth, gm * gn);
-      d.bound = boundOf(std::max(in / r.dma, in * gm * gn / r.dram), pt + epi,
-                        std::max(outBytes / r.dma, outBytes * gm * gn / r.dram),
-                        static_cast<double>(gm * gn) * r.dma / r.dram);
+      d.cycles = tileCycles(r, in, outBytes, pt + epi, K / depth, tiles);
+      d.bound = boundOf(std::max(in / r.dma, in * tiles / r.dram), pt + epi,
+                        std::max(outBytes / r.dma, outBytes * tiles / r.dram),
+                        static_cast<double>(tiles) * r.dma / r.dram);
       out.push_back(d);
     }
   if (out.empty())
-    why = "no division of the " + std::to_string(M) + " x " + std::to_string(N) + " x " +
-          std::to_string(K) + " matmul fits the scratchpad";
+    why = "no division of the " + (B > 1 ? std::to_string(B) + " x " : std::string()) +
+          std::to_string(M) + " x " + std::to_string(N) + " x " + std::to_string(K) +
+          " matmul fits the scratchpad" +
+          (B > arch.chip.cores ? " with one matrix of the batch per core at most" : "");
   return out;
 }
 
@@ -239,8 +243,9 @@ std::vector<Division> transposeDivisions(const KernelGroup& k, const SpyreArch& 
   const int64_t e = elementBytes(k.inputs.front().value);
   const int64_t half = r.budget / 2;
   std::vector<Division> out;
-  for (int64_t perTile : divisors(k.rows)) {
-    const int64_t tiles = k.rows / perTile;
+  const int64_t rows = k.rows / k.batch; // of one matrix
+  for (int64_t perTile : divisors(rows)) {
+    const int64_t tiles = k.batch * (rows / perTile);
     if (tiles > arch.chip.cores) continue;
     // The tile and its transpose are resident; the transpose goes through device memory,
     // one element per DMA run charged a whole stick.
@@ -248,7 +253,8 @@ std::vector<Division> transposeDivisions(const KernelGroup& k, const SpyreArch& 
         perTile * roundUp(k.cols * e, r.stick) + k.cols * roundUp(perTile * e, r.stick);
     if (bytes > half) continue;
     Division d;
-    d.gridRows = tiles;
+    d.gridBatch = k.batch;
+    d.gridRows = rows / perTile;
     d.blockRows = perTile;
     d.blockCols = k.cols;
     d.stepRows = perTile;

@@ -21,7 +21,8 @@ namespace chipless::frontend {
 
 /// One way to divide a kernel over the cores.
 struct Division {
-  int64_t gridRows = 1;      ///< tiles along the rows (M)
+  int64_t gridBatch = 1;     ///< tiles along a batch (one matrix each)
+  int64_t gridRows = 1;      ///< tiles along the rows (M; of one matrix when batched)
   int64_t gridCols = 1;      ///< tiles along the columns (N; matmul only)
   int64_t blockRows = 1;     ///< rows per tile
   int64_t blockCols = 1;     ///< columns per tile (matmul; else the whole width)
@@ -30,7 +31,7 @@ struct Division {
   int64_t residentBytes = 0; ///< scratchpad bytes a step keeps live (estimate)
   double cycles = 0;         ///< estimated cycles
   std::string bound;         ///< what bounds the estimate: "dram", "pt", "sfu", "dma"
-  int64_t tiles() const { return gridRows * gridCols; }
+  int64_t tiles() const { return gridBatch * gridRows * gridCols; }
   /// "8 x 1 tiles of 32 x 1024, 16 rows per step".
   std::string describe() const;
 };

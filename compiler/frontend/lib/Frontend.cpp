@@ -165,16 +165,23 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
     std::string why;
     std::vector<Division> candidates = candidateDivisions(k, arch, why);
     if (candidates.empty()) return k.ops.front()->emitError(why);
-    const size_t chosen = chooseDivision(candidates);
+    size_t chosen = chooseDivision(candidates);
+    if (auto forced = options.divisions.find(k.name); forced != options.divisions.end()) {
+      if (forced->second >= candidates.size())
+        return k.ops.front()->emitError("--division ")
+               << k.name << "=" << forced->second << ": the kernel has candidates 0 to "
+               << candidates.size() - 1;
+      chosen = forced->second;
+    }
     divisions << k.name << " (" << k.ops.size() << " op" << (k.ops.size() == 1 ? "" : "s") << ", "
               << k.rows << " x " << k.cols;
     if (k.kind == KernelGroup::Kind::Matmul) divisions << " x " << k.depth;
     divisions << "):\n";
     for (size_t i = 0; i < candidates.size(); ++i) {
       const Division& d = candidates[i];
-      divisions << (i == chosen ? "  * " : "    ") << d.describe() << ": " << d.residentBytes
-                << " B resident, " << static_cast<int64_t>(d.cycles) << " cycles (" << d.bound
-                << ")\n";
+      divisions << (i == chosen ? "  * [" : "    [") << i << "] " << d.describe() << ": "
+                << d.residentBytes << " B resident, " << static_cast<int64_t>(d.cycles)
+                << " cycles (" << d.bound << ")\n";
     }
     FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernel(k, candidates[chosen], *plan, names, ctx);
     if (failed(kernel)) return failure();
@@ -195,6 +202,17 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
     if (failed(emitted)) return failure();
     if (options.dump) options.dump(k.name + "/05-spyrecode.s", spyrecode::disassemble(*emitted));
     compiled.push_back({k.name + ".bin", std::move(*emitted)});
+  }
+  for (const auto& [name, index] : options.divisions) {
+    bool known = false;
+    std::string all;
+    for (const KernelGroup& k : plan->kernels) {
+      known |= k.name == name;
+      all += (all.empty() ? "" : ", ") + k.name;
+    }
+    if (!known)
+      return f.emitError("--division ")
+             << name << "=" << index << ": the graph's kernels are " << all;
   }
   stage("divide, write and compile kernels");
   if (options.dump) options.dump("divisions.txt", divisions.str());

@@ -184,25 +184,52 @@ void Builder::writeText() {
   text_ << "module {\n  func.func @" << k_.name << "(";
   for (size_t i = 0; i < args_.size(); ++i)
     text_ << (i ? ", " : "") << "%" << args_[i] << "_ptr: index";
-  if (matmul())
-    text_ << ") attributes {grid = [" << d_.gridRows << ", " << d_.gridCols << "]} {\n";
-  else
-    text_ << ") attributes {grid = [" << d_.gridRows << "]} {\n";
+  const bool batched = d_.gridBatch > 1;
+  text_ << ") attributes {grid = [";
+  if (batched) text_ << d_.gridBatch << ", ";
+  text_ << d_.gridRows;
+  if (matmul()) text_ << ", " << d_.gridCols;
+  text_ << "]} {\n";
   text_ << "    %kc0 = arith.constant 0 : index\n";
   for (const Operand& o : k_.inputs) view(o.value, o.form);
   for (const Operand& o : k_.outputs) view(o.value, o.form);
 
   bool loop = false;
+  // A batch: tile (b, ...) works on matrix b, whose rows follow the rows of matrix b - 1.
+  const int64_t matrixRows = k_.rows / k_.batch;
   if (matmul()) {
-    text_ << "    %kti, %ktj = ktdp.get_compute_tile_id : index, index\n"
+    text_ << "    " << (batched ? "%kbi, " : "")
+          << "%kti, %ktj = ktdp.get_compute_tile_id : " << (batched ? "index, " : "")
+          << "index, index\n"
           << "    %kbm = arith.constant " << d_.blockRows << " : index\n"
           << "    %kbn = arith.constant " << d_.blockCols << " : index\n"
-          << "    %km0 = arith.muli %kti, %kbm : index\n"
           << "    %kn0 = arith.muli %ktj, %kbn : index\n";
+    if (batched)
+      text_ << "    %kmrows = arith.constant " << matrixRows << " : index\n"
+            << "    %kbrow = arith.muli %kbi, %kmrows : index\n"
+            << "    %kdepthrows = arith.constant " << k_.depth << " : index\n"
+            << "    %kbk = arith.muli %kbi, %kdepthrows : index\n"
+            << "    %kmi = arith.muli %kti, %kbm : index\n"
+            << "    %km0 = arith.addi %kbrow, %kmi : index\n";
+    else
+      text_ << "    %km0 = arith.muli %kti, %kbm : index\n";
   } else {
-    text_ << "    %kpid = ktdp.get_compute_tile_id : index\n"
-          << "    %krows = arith.constant " << d_.blockRows << " : index\n"
-          << "    %krow0 = arith.muli %kpid, %krows : index\n";
+    text_ << "    " << (batched ? "%kbi, " : "")
+          << "%kpid = ktdp.get_compute_tile_id : " << (batched ? "index, " : "") << "index\n"
+          << "    %krows = arith.constant " << d_.blockRows << " : index\n";
+    if (batched)
+      text_ << "    %kmrows = arith.constant " << matrixRows << " : index\n"
+            << "    %kbrow = arith.muli %kbi, %kmrows : index\n"
+            << "    %krowi = arith.muli %kpid, %krows : index\n"
+            << "    %krow0 = arith.addi %kbrow, %krowi : index\n"
+            << "    %kcols = arith.constant " << k_.cols << " : index\n"
+            << "    %korow = arith.muli %kbi, %kcols : index\n";
+    else if (k_.kind == KernelGroup::Kind::Transpose)
+      text_ << "    %krow0 = arith.muli %kpid, %krows : index\n"
+            << "    %krowi = arith.addi %krow0, %kc0 : index\n"
+            << "    %korow = arith.addi %kc0, %kc0 : index\n";
+    else
+      text_ << "    %krow0 = arith.muli %kpid, %krows : index\n";
   }
   // Vectors along the columns: one load per tile, before any loop.
   for (const Operand& o : k_.inputs)
@@ -230,8 +257,13 @@ void Builder::writeText() {
       kk = "%kk";
       part = "%kpart";
     }
+    std::string kRow = kk;
+    if (batched) {
+      text_ << "    %kkrow = arith.addi %kbk, " << kk << " : index\n";
+      kRow = "%kkrow";
+    }
     tile("%kta", A, Form::Matrix, aShape, "%km0, " + kk);
-    tile("%ktb", B, Form::Matrix, bShape, kk + ", %kn0");
+    tile("%ktb", B, Form::Matrix, bShape, kRow + ", %kn0");
     const std::string ta = "tensor<" + dimsText(aShape) + "x" + elem(A) + ">",
                       tb = "tensor<" + dimsText(bShape) + "x" + elem(B) + ">";
     text_ << "    %ka = ktdp.load %kta : !ktdp.access_tile<" << dimsText(aShape) << "xindex> -> "
@@ -256,8 +288,9 @@ void Builder::writeText() {
     std::vector<int64_t> shape = blockShape(v, k_.outputs[i].form);
     std::string start = blockStart(k_.outputs[i].form);
     if (k_.kind == KernelGroup::Kind::Transpose) {
+      // Rows [i, i + block) of matrix b become columns [i, i + block) of its transpose.
       shape = {k_.cols, d_.blockRows};
-      start = "%kc0, %kr";
+      start = "%korow, %krowi";
     }
     const std::string t = "tensor<" + dimsText(shape) + "x" + elem(v) + ">";
     text_ << "    %kout" << i << " = tensor.empty() {" << kOutputAttr << " = " << i << "} : " << t
@@ -513,7 +546,8 @@ LogicalResult Builder::rebuild(Operation* op, OpBuilder& b) {
     map_.map(tr->getResult(0), n->getResult(0));
     return success();
   }
-  if (isa<linalg::MatmulOp>(op)) return success(); // written with the scaffolding
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+    return success(); // written with the scaffolding
   return op->emitError("internal error: the Spyre front end cannot rebuild this op"), failure();
 }
 

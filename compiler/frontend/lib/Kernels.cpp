@@ -45,7 +45,7 @@ ArrayRef<int64_t> shapeOf(Value v) {
 /// and writes.
 struct RowForm {
   KernelGroup::Kind kind = KernelGroup::Kind::Rows;
-  int64_t rows = 1, cols = 1, depth = 0;
+  int64_t rows = 1, cols = 1, depth = 0, batch = 1;
   bool elementwise = true; ///< no reduction along the rows (fuses after a matmul)
   std::vector<Operand> reads, writes;
 };
@@ -164,43 +164,50 @@ FailureOr<RowForm> rowFormOf(Operation* op) {
     f.writes.push_back(matrix(s->getResult(0)));
     return f;
   }
-  if (auto m = dyn_cast<linalg::MatmulOp>(op)) {
-    ArrayRef<int64_t> a = shapeOf(m.getInputs()[0]), b = shapeOf(m.getInputs()[1]);
-    Value init = m.getOutputs()[0];
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+    auto m = cast<linalg::LinalgOp>(op);
+    ArrayRef<int64_t> a = shapeOf(m.getDpsInputs()[0]), b = shapeOf(m.getDpsInputs()[1]);
+    Value init = m.getDpsInits()[0];
     auto fill = init.getDefiningOp<linalg::FillOp>();
     auto zero = fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>() : nullptr;
     auto zeroValue = zero ? dyn_cast<FloatAttr>(zero.getValue()) : nullptr;
     if (!zeroValue || !zeroValue.getValue().isZero())
-      return m.emitError("the Spyre front end multiplies into a zero fill only: add the init "
-                         "with a linalg.add after the matmul");
-    Type ea = cast<ShapedType>(m.getInputs()[0].getType()).getElementType();
-    if (!ea.isF16() && !ea.isBF16())
-      return m.emitError("the PT array multiplies f16 and bf16 (got ") << ea << ")";
+      return op->emitError("the Spyre front end multiplies into a zero fill only: add the init "
+                           "with a linalg.add after the matmul");
+    Type ea = cast<ShapedType>(m.getDpsInputs()[0].getType()).getElementType();
+    Type eb = cast<ShapedType>(m.getDpsInputs()[1].getType()).getElementType();
+    if ((!ea.isF16() && !ea.isBF16()) || ea != eb)
+      return op->emitError("the PT array multiplies f16 or bf16 matrices of one type (got ")
+             << ea << " and " << eb << ")";
+    // A batch of matmuls: the rows of every batch, one after another.
+    const bool batched = a.size() == 3;
     f.kind = KernelGroup::Kind::Matmul;
-    f.rows = a[0];
-    f.depth = a[1];
-    f.cols = b[1];
-    f.reads.push_back(matrix(m.getInputs()[0]));
-    f.reads.push_back(matrix(m.getInputs()[1]));
-    f.writes.push_back(matrix(m->getResult(0)));
+    f.batch = batched ? a[0] : 1;
+    f.rows = f.batch * a[a.size() - 2];
+    f.depth = a.back();
+    f.cols = b.back();
+    f.reads.push_back(matrix(m.getDpsInputs()[0]));
+    f.reads.push_back(matrix(m.getDpsInputs()[1]));
+    f.writes.push_back(matrix(op->getResult(0)));
     return f;
   }
   if (auto t = dyn_cast<linalg::TransposeOp>(op)) {
     ArrayRef<int64_t> in = shapeOf(t.getInput());
-    if (in.size() != 2)
-      return t.emitError("the Spyre front end transposes matrices only (rank 2; got rank ")
-             << in.size() << ")";
+    auto perm = t.getPermutation();
+    const bool matrix2 = in.size() == 2;
+    const bool batchOfMatrices = in.size() == 3 && perm[0] == 0 && perm[1] == 2 && perm[2] == 1;
+    if (!matrix2 && !batchOfMatrices)
+      return t.emitError("the Spyre front end transposes matrices (rank 2) and batches of them "
+                         "(rank 3, permutation [0, 2, 1]) only");
     f.kind = KernelGroup::Kind::Transpose;
-    f.rows = in[0];
-    f.cols = in[1];
+    f.batch = matrix2 ? 1 : in[0];
+    f.rows = f.batch * in[in.size() - 2];
+    f.cols = in.back();
     f.elementwise = false;
     f.reads.push_back(matrix(t.getInput()));
     f.writes.push_back(matrix(t->getResult(0)));
     return f;
   }
-  if (isa<linalg::BatchMatmulOp>(op))
-    return op->emitError("linalg.batch_matmul is not supported by the Spyre front end yet: "
-                         "write one linalg.matmul per batch");
   if (isa<tensor::ExtractSliceOp>(op))
     return op->emitError("tensor.extract_slice is not supported by the Spyre front end yet");
   return op->emitError("'") << op->getName()
@@ -208,7 +215,7 @@ FailureOr<RowForm> rowFormOf(Operation* op) {
 }
 
 const char* kindWord(Operation* op) {
-  if (isa<linalg::MatmulOp>(op)) return "matmul";
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) return "matmul";
   if (isa<linalg::SoftmaxOp>(op)) return "softmax";
   if (isa<linalg::TransposeOp>(op)) return "transpose";
   if (isa<linalg::ReduceOp>(op)) return "reduce";
@@ -256,6 +263,7 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f) {
       k.rows = rf->rows;
       k.cols = rf->cols;
       k.depth = rf->depth;
+      k.batch = rf->batch;
       k.name = "k" + std::to_string(plan.kernels.size() + 1) + "_" + kindWord(op);
       plan.kernels.push_back(std::move(k));
       cur = &plan.kernels.back();

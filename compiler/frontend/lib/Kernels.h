@@ -39,15 +39,16 @@ struct Operand {
 struct KernelGroup {
   enum class Kind {
     Rows,     ///< element-wise ops, reductions along the rows, normalisations
-    Matmul,   ///< one matmul [M, K] x [K, N] and its element-wise epilogue
-    Transpose ///< a 2-D transpose materialised (the stick dimension changes)
+    Matmul,   ///< one (batch) matmul [B, M, K] x [B, K, N] and its element-wise epilogue
+    Transpose ///< a (batched) 2-D transpose materialised (the stick dimension changes)
   };
   Kind kind = Kind::Rows;
   std::string name;                  ///< k1_softmax, ...
   std::vector<mlir::Operation*> ops; ///< the compute ops, in graph order
-  int64_t rows = 1;                  ///< rows of the domain (M for a matmul)
+  int64_t rows = 1;                  ///< rows of the domain (B x M for a (batch) matmul)
   int64_t cols = 1;                  ///< columns of the domain (N for a matmul)
   int64_t depth = 0;                 ///< K of a matmul
+  int64_t batch = 1;                 ///< matrices of a batch matmul or batched transpose
   std::vector<Operand> inputs;       ///< read from device memory, in first-use order
   std::vector<Operand> outputs;      ///< written to device memory
   /// The form of every tensor value the kernel computes or reads.

@@ -18,6 +18,7 @@
 #include "support/spyrecode/assembler.h"
 
 #include <functional>
+#include <map>
 #include <string>
 
 namespace chipless::frontend {
@@ -27,6 +28,10 @@ struct FrontendOptions {
   /// Receives every file of --dump-dir: each kernel's KTIR (`k1_matmul.mlir`), the division
   /// candidates with their estimated cycles (`divisions.txt`), and the kernels' own stages.
   std::function<void(const std::string& name, const std::string& text)> dump;
+  /// Divisions chosen by hand instead of by the cost model: kernel name (`k1_matmul`) ->
+  /// the candidate's number in divisions.txt (spyre-compile --division k1_matmul=3). For
+  /// checking the cost model against the simulator.
+  std::map<std::string, size_t> divisions;
   /// Receives the time each stage takes (spyre-compile --timing).
   std::function<void(const std::string& stage, double seconds)> timing;
 };
