@@ -328,3 +328,22 @@ def test_architecture_changes_replan(tmp_path):
     y32 = simulate(tmp_path, out32, ins, ["y"])["y"]
     y16 = simulate(tmp_path, out16, ins, ["y"], ["--set", "chip.cores=16"])["y"]
     close(y16, y32, rtol=1e-2, atol=1e-4)
+
+
+@pytest.mark.parametrize("block", ["mlp", "attention", "layernorm"])
+def test_cost_model_choice_is_within_ten_percent_of_the_best_simulated(tmp_path, block):
+    """Every candidate division of every kernel compiled alone and simulated (timing only):
+    the cost model's choice is within 10% of the fastest (bench/frontend/divisions.py)."""
+    if block == "mlp":
+        graph = ROOT / "models" / "graphs" / "spyre_mlp.mlir"
+    else:
+        graph = tmp_path / f"{block}.mlir"
+        graph.write_text(attention_graph(4, 128, 64) if block == "attention" else layernorm_graph(1000, 200))
+    report = tmp_path / "report.json"
+    run("/usr/bin/python3", ROOT / "bench" / "frontend" / "divisions.py", graph, "--bin", BIN,
+        "--json", report)
+    result = __import__("json").loads(report.read_text())
+    assert result, "no kernels"
+    for kernel, r in result.items():
+        assert len(r["candidates"]) >= 1
+        assert r["ratio"] <= 1.10, (kernel, r["chosen"], r["best"])

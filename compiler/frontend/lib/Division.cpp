@@ -16,7 +16,9 @@
 
 #include "Division.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -67,27 +69,95 @@ int64_t sfuPasses(Operation* op) {
   return 1;
 }
 
+/// SFU operations per row beyond the passes over its sticks: a reduction ends each row
+/// with a tree across the lanes of its last stick, and a value with one element per row
+/// read along a whole row is first spread into a stick (a lane broadcast).
+double perRowOps(Operation* op, const KernelGroup& k, const SpyreArch& a) {
+  const double tree = std::log2(static_cast<double>(a.sfu.lanes)) + 1, spread = 2;
+  if (isa<linalg::SoftmaxOp>(op)) return 2 * tree + 2 * spread;
+  if (isa<linalg::ReduceOp>(op)) return tree;
+  if (auto b = dyn_cast<linalg::BroadcastOp>(op))
+    return k.formOf(b.getInput()) == Form::PerRow ? spread : 0;
+  double ops = 0;
+  if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+    if (g.getNumReductionLoops() > 0) ops += tree;
+    for (Value in : g.getDpsInputs())
+      if (k.formOf(in) == Form::PerRow) ops += spread;
+  }
+  return ops;
+}
+
+/// Whether the SFU evaluates `op` with its transcendental pipeline.
+bool transcendental(Operation* op) {
+  return isa<math::ExpOp, math::LogOp, math::TanhOp, math::RsqrtOp, math::SqrtOp, math::ErfOp,
+             arith::DivFOp>(op);
+}
+
+/// The SFU pipeline latency one step of `op` waits for: each op of a chain starts when the
+/// op before it has its first sticks, and a reduction ends with a tree across the lanes.
+double chainLatency(Operation* op, const SpyreArch& a) {
+  const double plain = static_cast<double>(a.sfu.latency_cycles),
+               trans = static_cast<double>(a.sfu.transcendental_latency_cycles),
+               tree = std::log2(static_cast<double>(a.sfu.lanes)) * plain;
+  if (isa<linalg::SoftmaxOp>(op)) return 2 * (plain + tree) + 2 * trans + plain;
+  if (isa<linalg::ReduceOp>(op)) return plain + tree;
+  if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+    double l = 0;
+    for (Operation& inner : g.getBody()->without_terminator()) l += transcendental(&inner) ? trans : plain;
+    if (g.getNumReductionLoops() > 0) l += tree;
+    return l;
+  }
+  return plain;
+}
+
 struct Rates {
-  double dram, dma, sfu, latency, setup, ptPerCore;
-  int64_t stick, budget;
+  double dram, dma, sfu, latency, setup, ptPerCorelet, opFill;
+  int64_t stick, budget, corelets, accumulatorElems;
   explicit Rates(const SpyreArch& a)
       : dram(a.dramBytesPerCycle()), dma(static_cast<double>(a.dma.bytes_per_cycle)),
         sfu(a.sfu.sticks_per_cycle * a.chip.corelets_per_core), latency(a.dramLatencyCycles()),
         setup(static_cast<double>(a.dma.setup_cycles)),
-        ptPerCore(static_cast<double>(a.peakFp16FlopsPerCycle()) / a.chip.cores),
-        stick(a.chip.stick_bytes), budget(a.planningScratchpadBytes()) {}
+        ptPerCorelet(static_cast<double>(a.peakFp16FlopsPerCycle()) / a.chip.cores /
+                     a.chip.corelets_per_core),
+        stick(a.chip.stick_bytes), budget(a.planningScratchpadBytes()),
+        corelets(a.chip.corelets_per_core), accumulatorElems(a.pt.accumulator_bytes / 4) {
+    // An op's stream fills the FIFOs to its SFU and back, then waits for the SFU pipeline.
+    opFill = 2.0 * static_cast<double>(a.fifo.depth_sticks * a.fifo.latency_cycles) +
+             static_cast<double>(a.sfu.latency_cycles);
+  }
 };
 
+/// PT cycles of one tile's [m, n] x k product: the KTIR compiler cuts it into accumulator
+/// tiles (as square as the accumulators allow, n in whole sticks) that alternate between
+/// the corelets, each on whole sticks of k and n.
+double ptCycles(const Rates& r, int64_t m, int64_t n, int64_t k, int64_t lanes) {
+  int64_t side = 1;
+  while ((side + 1) * (side + 1) <= r.accumulatorElems) ++side;
+  const int64_t rows = std::min(m, side);
+  const int64_t nt = std::min<int64_t>(
+      n, std::max<int64_t>(lanes, r.accumulatorElems / std::max<int64_t>(rows, 1) / lanes * lanes));
+  const int64_t ntPad = (nt + lanes - 1) / lanes * lanes;
+  const int64_t mt = std::max<int64_t>(1, std::min<int64_t>(m, r.accumulatorElems / ntPad));
+  const int64_t tiles = ((m + mt - 1) / mt) * ((n + nt - 1) / nt);
+  const int64_t kPad = (k + lanes - 1) / lanes * lanes;
+  const double perTile = 2.0 * static_cast<double>(mt * ntPad * kPad) / r.ptPerCorelet;
+  return static_cast<double>((tiles + r.corelets - 1) / r.corelets) * perTile;
+}
+
 /// Cycles of a tile that moves `in` and `out` bytes and works `work` cycles in `steps`
-/// steps, while all `tiles` tiles share DRAM.
+/// steps through `ops` ops, while all `tiles` tiles share DRAM.
 double tileCycles(const Rates& r, double in, double out, double work, int64_t steps,
-                  int64_t tiles) {
+                  int64_t tiles, int64_t ops) {
   const double load = std::max(in / r.dma, in * tiles / r.dram);
   const double store = std::max(out / r.dma, out * tiles / r.dram);
-  const double perStep = r.latency + 2 * r.setup;
+  // Each step pays a load's and a store's DRAM latency and DMA set-up, and fills and drains
+  // the FIFOs of each op's stream once.
+  const double perStep = 2 * (r.latency + r.setup) + static_cast<double>(ops) * r.opFill;
   if (steps <= 1) return load + work + store + perStep;
-  const double longest = std::max({load, work, store});
-  return longest + (load + work + store - longest) / static_cast<double>(steps) +
+  // Loads and stores of every tile share DRAM while the steps overlap.
+  const double dram = (in + out) * static_cast<double>(tiles) / r.dram;
+  const double longest = std::max({load, work, store, dram});
+  return longest + (load + work + store) / static_cast<double>(steps) +
          perStep * static_cast<double>(steps);
 }
 
@@ -100,7 +170,7 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
   Rates r(arch);
   // Bytes per row resident and moved; bytes resident once (vectors along the columns).
   int64_t residentPerRow = 0, readPerRow = 0, writePerRow = 0, once = 0;
-  double sticksPerRow = 0;
+  double sticksPerRow = 0, chain = 0, rowOps = 0;
   llvm::DenseSet<Value> counted;
   auto account = [&](Value v, Form f, int64_t* moved) {
     if (!counted.insert(v).second && !moved) return;
@@ -126,8 +196,11 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
     for (Value res : op->getResults()) {
       account(res, k.formOf(res), nullptr);
       const int64_t width = cast<RankedTensorType>(op->getOperand(0).getType()).getShape().back();
-      sticksPerRow += static_cast<double>(sfuPasses(op) *
-                                          ((width * elementBytes(res) + r.stick - 1) / r.stick));
+      // Each row is a segment of the op's stream: its sticks and a start.
+      sticksPerRow += static_cast<double>(
+          sfuPasses(op) * ((width * elementBytes(res) + r.stick - 1) / r.stick + 1));
+      chain += chainLatency(op, arch);
+      rowOps += perRowOps(op, k, arch);
     }
   }
   std::vector<Division> out;
@@ -158,8 +231,10 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
       d.residentBytes = once + s * residentPerRow;
       const double in = static_cast<double>(perTile * readPerRow + once);
       const double outBytes = static_cast<double>(perTile * writePerRow);
-      const double work = static_cast<double>(perTile) * sticksPerRow / r.sfu;
-      d.cycles = tileCycles(r, in, outBytes, work, perTile / s, tiles);
+      const double work = static_cast<double>(perTile) * (sticksPerRow + rowOps) / r.sfu +
+                          chain * static_cast<double>(perTile / s);
+      d.cycles = tileCycles(r, in, outBytes, work, perTile / s, tiles,
+                            static_cast<int64_t>(k.ops.size()));
       d.bound = boundOf(std::max(in / r.dma, in * tiles / r.dram), work,
                         std::max(outBytes / r.dma, outBytes * tiles / r.dram),
                         (in + outBytes) * tiles / r.dram / ((in + outBytes) / r.dma));
@@ -220,10 +295,12 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
       const double in = static_cast<double>((bm * Kpad + K * bnPad) * e + bm * bn * epiMatrix +
                                             bm * epiRow + bn * epiCol);
       const double outBytes = static_cast<double>(bm * bn * outPerElem);
-      const double pt = 2.0 * static_cast<double>(bm) * static_cast<double>(bnPad) *
-                        static_cast<double>(Kpad) / r.ptPerCore;
-      const double epi = static_cast<double>(epiPasses * bm * (bnPad / lanes)) / r.sfu;
-      d.cycles = tileCycles(r, in, outBytes, pt + epi, K / depth, tiles);
+      const double pt = ptCycles(r, bm, bn, K, lanes);
+      // Each row of the block is a segment of every epilogue op's stream: its sticks and a
+      // start.
+      const double epi = static_cast<double>(epiPasses * bm * (bnPad / lanes + 1)) / r.sfu;
+      d.cycles = tileCycles(r, in, outBytes, pt + epi, K / depth, tiles,
+                            static_cast<int64_t>(k.ops.size()));
       d.bound = boundOf(std::max(in / r.dma, in * tiles / r.dram), pt + epi,
                         std::max(outBytes / r.dma, outBytes * tiles / r.dram),
                         static_cast<double>(tiles) * r.dma / r.dram);
@@ -262,7 +339,7 @@ std::vector<Division> transposeDivisions(const KernelGroup& k, const SpyreArch& 
     d.residentBytes = bytes;
     const double moved = static_cast<double>(perTile * k.cols * e);
     const double readBack = static_cast<double>(perTile * k.cols) * static_cast<double>(r.stick);
-    d.cycles = tileCycles(r, moved + readBack, 2 * moved, 0, 1, tiles);
+    d.cycles = tileCycles(r, moved + readBack, 2 * moved, 0, 1, tiles, 1);
     d.bound = "dma";
     out.push_back(d);
   }
