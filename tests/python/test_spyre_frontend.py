@@ -215,6 +215,71 @@ func.func @chain(%a: tensor<96x40xf16> {graph.name = "A"}, %b: tensor<96x40xf16>
     close(got["T"], got["S"].T, rtol=0, atol=0)
 
 
+def activation_graph(r, c, dt="f16"):
+    body = {
+        "gelu_tanh": """
+      %v2 = arith.mulf %v, %v : T
+      %v3 = arith.mulf %v2, %v : T
+      %t0 = arith.mulf %v3, %c1 : T
+      %t1 = arith.addf %v, %t0 : T
+      %t2 = arith.mulf %t1, %c0 : T
+      %t3 = math.tanh %t2 : T
+      %t4 = arith.addf %t3, %one : T
+      %t5 = arith.mulf %v, %t4 : T
+      %r = arith.mulf %t5, %half : T""",
+        "gelu_erf": """
+      %s = arith.mulf %v, %rsqrt2 : T
+      %e = math.erf %s : T
+      %t4 = arith.addf %e, %one : T
+      %t5 = arith.mulf %v, %t4 : T
+      %r = arith.mulf %t5, %half : T""",
+        "silu": """
+      %n = arith.negf %v : T
+      %ex = math.exp %n : T
+      %d = arith.addf %ex, %one : T
+      %r = arith.divf %v, %d : T""",
+        "sigmoid": """
+      %n = arith.negf %v : T
+      %ex = math.exp %n : T
+      %d = arith.addf %ex, %one : T
+      %r = arith.divf %one, %d : T""",
+    }
+    outs = ", ".join(f'tensor<{r}x{c}x{dt}> {{graph.name = "{n}"}}' for n in body)
+    text = f"""#mat = affine_map<(d0, d1) -> (d0, d1)>
+func.func @act(%x: tensor<{r}x{c}x{dt}> {{graph.name = "x"}}) -> ({outs}) {{
+  %half = arith.constant 0.5 : {dt}
+  %one = arith.constant 1.0 : {dt}
+  %c0 = arith.constant 0.7978845608 : {dt}
+  %c1 = arith.constant 0.044715 : {dt}
+  %rsqrt2 = arith.constant 0.70710678 : {dt}
+  %empty = tensor.empty() : tensor<{r}x{c}x{dt}>
+"""
+    for n, b in body.items():
+        text += f"""  %{n} = linalg.generic {{indexing_maps = [#mat, #mat], iterator_types = ["parallel", "parallel"]}}
+      ins(%x : tensor<{r}x{c}x{dt}>) outs(%empty : tensor<{r}x{c}x{dt}>) {{
+    ^bb0(%v: {dt}, %o: {dt}):{b.replace("T", dt)}
+      linalg.yield %r : {dt}
+  }} -> tensor<{r}x{c}x{dt}>
+"""
+    text += "  return " + ", ".join("%" + n for n in body) + " : " + ", ".join(f"tensor<{r}x{c}x{dt}>" for _ in body) + "\n}\n"
+    return text, list(body)
+
+
+def test_activations(tmp_path):
+    from math import erf
+    text, names = activation_graph(100, 200)
+    out, dump = compile_graph(tmp_path, text, "act")
+    assert sorted(p.name for p in dump.glob("k*.mlir")) == ["k1_rows.mlir"]  # one kernel reads x once
+    x = f16(np.random.default_rng(4), 100, 200, scale=4)
+    got = simulate(tmp_path, out, {"x": x}, names)
+    v = x.astype(np.float32)
+    ref = {"gelu_tanh": 0.5 * v * (1 + np.tanh(0.7978845608 * (v + 0.044715 * v ** 3))),
+           "gelu_erf": 0.5 * v * (1 + np.vectorize(erf)(v / np.sqrt(2))),
+           "silu": v / (1 + np.exp(-v)), "sigmoid": 1 / (1 + np.exp(-v))}
+    for n in names:
+        close(got[n], ref[n], rtol=1e-2, atol=4e-3)
+
+
 def test_unsupported_op_is_a_located_error(tmp_path):
     graph = """
 func.func @conv(%x: tensor<1x8x8x64xf16>, %w: tensor<3x3x64x64xf16>) -> tensor<1x6x6x64xf16> {

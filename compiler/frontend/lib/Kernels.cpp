@@ -239,14 +239,17 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f) {
     if (failed(rf)) return failure();
     KernelGroup* cur = plan.kernels.empty() ? nullptr : &plan.kernels.back();
     const int curIndex = static_cast<int>(plan.kernels.size()) - 1;
-    // Join the kernel before when the op reads something it computes and the division of
-    // that kernel suits the op too.
+    // Join the kernel before when the op reads something it computes (or a tensor it reads)
+    // and the division of that kernel suits the op too.
     bool join = false;
     if (cur && rf->kind == KernelGroup::Kind::Rows && rf->rows == cur->rows) {
       bool reads = false;
+      // It reads what the kernel computes, or a tensor the kernel already reads (siblings:
+      // the tensor is loaded once for both).
       for (const Operand& r : rf->reads) {
         auto p = producer.find(r.value);
         if (p != producer.end() && p->second == curIndex) reads = true;
+        if (cur->forms.count(r.value) && cur->kind == KernelGroup::Kind::Rows) reads = true;
       }
       if (cur->kind == KernelGroup::Kind::Rows)
         join = reads;
