@@ -103,7 +103,8 @@ double chainLatency(Operation* op, const SpyreArch& a) {
   if (isa<linalg::ReduceOp>(op)) return plain + tree;
   if (auto g = dyn_cast<linalg::GenericOp>(op)) {
     double l = 0;
-    for (Operation& inner : g.getBody()->without_terminator()) l += transcendental(&inner) ? trans : plain;
+    for (Operation& inner : g.getBody()->without_terminator())
+      l += transcendental(&inner) ? trans : plain;
     if (g.getNumReductionLoops() > 0) l += tree;
     return l;
   }
@@ -146,8 +147,8 @@ double ptCycles(const Rates& r, int64_t m, int64_t n, int64_t k, int64_t lanes) 
 
 /// Cycles of a tile that moves `in` and `out` bytes and works `work` cycles in `steps`
 /// steps through `ops` ops, while all `tiles` tiles share DRAM.
-double tileCycles(const Rates& r, double in, double out, double work, int64_t steps,
-                  int64_t tiles, int64_t ops) {
+double tileCycles(const Rates& r, double in, double out, double work, int64_t steps, int64_t tiles,
+                  int64_t ops) {
   const double load = std::max(in / r.dma, in * tiles / r.dram);
   const double store = std::max(out / r.dma, out * tiles / r.dram);
   // Each step pays a load's and a store's DRAM latency and DMA set-up, and fills and drains
@@ -233,8 +234,8 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
       const double outBytes = static_cast<double>(perTile * writePerRow);
       const double work = static_cast<double>(perTile) * (sticksPerRow + rowOps) / r.sfu +
                           chain * static_cast<double>(perTile / s);
-      d.cycles = tileCycles(r, in, outBytes, work, perTile / s, tiles,
-                            static_cast<int64_t>(k.ops.size()));
+      d.cycles =
+          tileCycles(r, in, outBytes, work, perTile / s, tiles, static_cast<int64_t>(k.ops.size()));
       d.bound = boundOf(std::max(in / r.dma, in * tiles / r.dram), work,
                         std::max(outBytes / r.dma, outBytes * tiles / r.dram),
                         (in + outBytes) * tiles / r.dram / ((in + outBytes) / r.dma));
@@ -317,17 +318,19 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
 std::vector<Division> transposeDivisions(const KernelGroup& k, const SpyreArch& arch,
                                          std::string& why) {
   Rates r(arch);
-  const int64_t e = elementBytes(k.inputs.front().value);
+  auto t = cast<linalg::TransposeOp>(k.ops.front());
+  const int64_t e = elementBytes(t.getInput());
+  const auto perm = t.getPermutation();
+  // When the innermost dimension moves, every element is a DMA run of its own, charged a
+  // whole stick; otherwise rows move whole.
+  const bool elementRuns = perm.back() != static_cast<int64_t>(perm.size()) - 1;
   const int64_t half = r.budget / 2;
   std::vector<Division> out;
-  const int64_t rows = k.rows / k.batch; // of one matrix
+  const int64_t rows = k.rows / k.batch; // of one matrix of the output
   for (int64_t perTile : divisors(rows)) {
     const int64_t tiles = k.batch * (rows / perTile);
     if (tiles > arch.chip.cores) continue;
-    // The tile and its transpose are resident; the transpose goes through device memory,
-    // one element per DMA run charged a whole stick.
-    const int64_t bytes =
-        perTile * roundUp(k.cols * e, r.stick) + k.cols * roundUp(perTile * e, r.stick);
+    const int64_t bytes = perTile * roundUp(k.cols * e, r.stick);
     if (bytes > half) continue;
     Division d;
     d.gridBatch = k.batch;
@@ -337,10 +340,10 @@ std::vector<Division> transposeDivisions(const KernelGroup& k, const SpyreArch& 
     d.stepRows = perTile;
     d.stepDepth = 0;
     d.residentBytes = bytes;
-    const double moved = static_cast<double>(perTile * k.cols * e);
-    const double readBack = static_cast<double>(perTile * k.cols) * static_cast<double>(r.stick);
-    d.cycles = tileCycles(r, moved + readBack, 2 * moved, 0, 1, tiles, 1);
-    d.bound = "dma";
+    const double elements = static_cast<double>(perTile * k.cols);
+    const double in = elementRuns ? elements * static_cast<double>(r.stick) : elements * e;
+    d.cycles = tileCycles(r, in, elements * e, 0, 1, tiles, 1);
+    d.bound = elementRuns ? "dma" : "dram";
     out.push_back(d);
   }
   if (out.empty()) why = "no division of the transpose fits the scratchpad";

@@ -202,13 +202,70 @@ private:
   }
 
   void writeText();
+  /// A permutation (linalg.transpose): blocks of output rows loaded through a view of the
+  /// input whose strides are permuted, and stored.
+  void writePermuteText();
   LogicalResult rebuild(Operation* op, OpBuilder& b);
   FailureOr<Value> fresh(Value graphInit, RankedTensorType t, OpBuilder& b, Location loc);
   FailureOr<Value> mapped(Value v, Operation* user);
   LogicalResult cloneBody(Operation* op, Block& from, OpBuilder& outer, IRMapping& m);
 };
 
+void Builder::writePermuteText() {
+  auto t = cast<linalg::TransposeOp>(k_.ops.front());
+  Value in = t.getInput(), out = t->getResult(0);
+  ArrayRef<int64_t> inShape = cast<RankedTensorType>(in.getType()).getShape();
+  ArrayRef<int64_t> outShape = cast<RankedTensorType>(out.getType()).getShape();
+  const auto perm = t.getPermutation();
+  const size_t rank = outShape.size();
+  std::vector<int64_t> inStrides(rank, 1), outStrides(rank, 1), viewStrides(rank);
+  for (size_t i = rank - 1; i-- > 0;) {
+    inStrides[i] = inStrides[i + 1] * inShape[i + 1];
+    outStrides[i] = outStrides[i + 1] * outShape[i + 1];
+  }
+  for (size_t i = 0; i < rank; ++i) viewStrides[i] = inStrides[static_cast<size_t>(perm[i])];
+  const std::string inName = names_.lookup(memoryRoot(plan_, in)),
+                    outName = names_.lookup(memoryRoot(plan_, out));
+  args_ = {inName, outName};
+  const bool batched = rank == 3;
+  const std::vector<int64_t> shape(outShape.begin(), outShape.end());
+  std::vector<int64_t> block = batched ? std::vector<int64_t>{1, d_.blockRows, k_.cols}
+                                       : std::vector<int64_t>{d_.blockRows, k_.cols};
+  const std::string start = batched ? "%kbi, %kr, %kc0" : "%kr, %kc0";
+  const std::string mem = "memref<" + dimsText(shape) + "x" + elem(out) + ">";
+  const std::string tileT = "!ktdp.access_tile<" + dimsText(block) + "xindex>";
+  text_ << "module {\n  func.func @" << k_.name << "(%" << inName << "_ptr: index, %" << outName
+        << "_ptr: index) attributes {grid = [";
+  if (batched) text_ << d_.gridBatch << ", ";
+  text_ << d_.gridRows << "]} {\n"
+        << "    %kc0 = arith.constant 0 : index\n"
+        << "    " << (batched ? "%kbi, " : "")
+        << "%kpid = ktdp.get_compute_tile_id : " << (batched ? "index, " : "") << "index\n"
+        << "    %krows = arith.constant " << d_.blockRows << " : index\n"
+        << "    %kr = arith.muli %kpid, %krows : index\n";
+  // The input seen in the output's order: its strides permuted.
+  auto view = [&](const std::string& name, const std::string& ptr,
+                  const std::vector<int64_t>& strides) {
+    text_ << "    " << name << " = ktdp.construct_memory_view %" << ptr << "_ptr, sizes: ["
+          << dimsText(shape, ", ") << "], strides: [" << dimsText(strides, ", ")
+          << "] {\n      coordinate_set = " << boxSet(shape)
+          << ", memory_space = #ktdp.memory_space<global>\n    } : " << mem << "\n";
+  };
+  view("%kvin", inName, viewStrides);
+  view("%kvout", outName, outStrides);
+  for (const char* side : {"in", "out"})
+    text_ << "    %kt" << side << " = ktdp.construct_access_tile %kv" << side << "[" << start
+          << "] {\n      access_tile_set = " << boxSet(block)
+          << ", access_tile_order = " << identityMap(rank) << "\n    } : " << mem << " -> " << tileT
+          << "\n";
+  const std::string tensorT = "tensor<" + dimsText(block) + "x" + elem(out) + ">";
+  text_ << "    %kblock = ktdp.load %ktin : " << tileT << " -> " << tensorT << "\n"
+        << "    ktdp.store %kblock, %ktout : " << tensorT << ", " << tileT << "\n"
+        << "    return\n  }\n}\n";
+}
+
 void Builder::writeText() {
+  if (k_.kind == KernelGroup::Kind::Transpose) return writePermuteText();
   // Arguments: every tensor the kernel reads or writes, by its memory.
   for (const Operand& o : k_.inputs) argument(o.value);
   for (const Operand& o : k_.outputs) argument(o.value);
@@ -245,22 +302,9 @@ void Builder::writeText() {
     else
       text_ << "    %km0 = arith.muli %kti, %kbm : index\n";
   } else {
-    text_ << "    " << (batched ? "%kbi, " : "")
-          << "%kpid = ktdp.get_compute_tile_id : " << (batched ? "index, " : "") << "index\n"
+    text_ << "    %kpid = ktdp.get_compute_tile_id : index\n"
           << "    %krows = arith.constant " << d_.blockRows << " : index\n";
-    if (batched)
-      text_ << "    %kmrows = arith.constant " << matrixRows << " : index\n"
-            << "    %kbrow = arith.muli %kbi, %kmrows : index\n"
-            << "    %krowi = arith.muli %kpid, %krows : index\n"
-            << "    %krow0 = arith.addi %kbrow, %krowi : index\n"
-            << "    %kcols = arith.constant " << k_.cols << " : index\n"
-            << "    %korow = arith.muli %kbi, %kcols : index\n";
-    else if (k_.kind == KernelGroup::Kind::Transpose)
-      text_ << "    %krow0 = arith.muli %kpid, %krows : index\n"
-            << "    %krowi = arith.addi %krow0, %kc0 : index\n"
-            << "    %korow = arith.addi %kc0, %kc0 : index\n";
-    else
-      text_ << "    %krow0 = arith.muli %kpid, %krows : index\n";
+    text_ << "    %krow0 = arith.muli %kpid, %krows : index\n";
   }
   // Vectors along the columns: one load per tile, before any loop.
   for (const Operand& o : k_.inputs)
@@ -318,11 +362,6 @@ void Builder::writeText() {
     Value v = k_.outputs[i].value;
     std::vector<int64_t> shape = blockShape(v, k_.outputs[i].form);
     std::string start = blockStart(k_.outputs[i].form);
-    if (k_.kind == KernelGroup::Kind::Transpose) {
-      // Rows [i, i + block) of matrix b become columns [i, i + block) of its transpose.
-      shape = {k_.cols, d_.blockRows};
-      start = "%korow, %krowi";
-    }
     const std::string t = "tensor<" + dimsText(shape) + "x" + elem(v) + ">";
     text_ << "    %kout" << i << " = tensor.empty() {" << kOutputAttr << " = " << i << "} : " << t
           << "\n";
@@ -567,16 +606,6 @@ LogicalResult Builder::rebuild(Operation* op, OpBuilder& b) {
     map_.map(sm->getResult(0), rowwise(e, sum, true));
     return success();
   }
-  if (auto tr = dyn_cast<linalg::TransposeOp>(op)) {
-    auto in = mapped(tr.getInput(), op);
-    if (failed(in)) return failure();
-    auto t = cast<RankedTensorType>(in->getType());
-    Value out = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{t.getShape()[1], t.getShape()[0]},
-                                          t.getElementType());
-    auto n = b.create<linalg::TransposeOp>(loc, *in, out, ArrayRef<int64_t>{1, 0});
-    map_.map(tr->getResult(0), n->getResult(0));
-    return success();
-  }
   if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
     return success(); // written with the scaffolding
   return op->emitError("internal error: the Spyre front end cannot rebuild this op"), failure();
@@ -597,6 +626,10 @@ FailureOr<OwningOpRef<ModuleOp>> Builder::build() {
   for (size_t i = 0; i < args_.size(); ++i)
     f.getArgument(static_cast<unsigned>(i))
         .setLoc(NameLoc::get(StringAttr::get(ctx_, args_[i] + "_ptr")));
+  if (k_.kind == KernelGroup::Kind::Transpose) {
+    if (failed(verify(*module))) return failure();
+    return module;
+  }
   // The graph tensors the loads stand for, the matmul's accumulator, the placeholders.
   size_t next = 0;
   SmallVector<Operation*> placeholders;

@@ -192,17 +192,16 @@ FailureOr<RowForm> rowFormOf(Operation* op) {
     return f;
   }
   if (auto t = dyn_cast<linalg::TransposeOp>(op)) {
-    ArrayRef<int64_t> in = shapeOf(t.getInput());
-    auto perm = t.getPermutation();
-    const bool matrix2 = in.size() == 2;
-    const bool batchOfMatrices = in.size() == 3 && perm[0] == 0 && perm[1] == 2 && perm[2] == 1;
-    if (!matrix2 && !batchOfMatrices)
-      return t.emitError("the Spyre front end transposes matrices (rank 2) and batches of them "
-                         "(rank 3, permutation [0, 2, 1]) only");
+    ArrayRef<int64_t> out = shapeOf(t->getResult(0));
+    if (out.size() > 3)
+      return t.emitError("the Spyre front end permutes tensors of rank 2 and 3 only (got rank ")
+             << out.size() << ")";
+    // Written a block of output rows at a time, read through a view of the input with
+    // its strides permuted: the DMA engines do the permutation.
     f.kind = KernelGroup::Kind::Transpose;
-    f.batch = matrix2 ? 1 : in[0];
-    f.rows = f.batch * in[in.size() - 2];
-    f.cols = in.back();
+    f.batch = out.size() == 3 ? out[0] : 1;
+    f.rows = rowsOf(out);
+    f.cols = out.back();
     f.elementwise = false;
     f.reads.push_back(matrix(t.getInput()));
     f.writes.push_back(matrix(t->getResult(0)));
