@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <sstream>
 
 using namespace mlir;
@@ -85,6 +86,20 @@ double perRowOps(Operation* op, const KernelGroup& k, const SpyreArch& a) {
       if (k.formOf(in) == Form::PerRow) ops += spread;
   }
   return ops;
+}
+
+/// The rows every block of the kernel must lie within: a block reads one stretch of rows of
+/// each repeated matrix (0: no repeated matrix).
+int64_t repeatPeriod(const KernelGroup& k) {
+  int64_t period = 0;
+  for (const Operand& in : k.inputs)
+    if (in.form == Form::Repeated) {
+      ArrayRef<int64_t> s = cast<RankedTensorType>(in.value.getType()).getShape();
+      int64_t rows = 1;
+      for (size_t i = 0; i + 1 < s.size(); ++i) rows *= s[i];
+      period = period ? std::gcd(period, rows) : rows;
+    }
+  return period;
 }
 
 /// Whether the SFU evaluates `op` with its transcendental pipeline.
@@ -179,6 +194,7 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
     const int64_t width = cast<RankedTensorType>(v.getType()).getShape().back();
     switch (f) {
     case Form::Matrix:
+    case Form::Repeated:
       residentPerRow += roundUp(width * e, r.stick);
       if (moved) *moved += width * e;
       break;
@@ -212,12 +228,13 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
           " bytes)";
     return out;
   }
+  const int64_t period = repeatPeriod(k);
   for (int64_t perTile : divisors(k.rows)) {
     const int64_t tiles = k.rows / perTile;
     if (tiles > arch.chip.cores) continue;
     std::vector<int64_t> steps;
     for (int64_t s : divisors(perTile))
-      if (once + s * residentPerRow <= half) steps.push_back(s);
+      if (once + s * residentPerRow <= half && (period == 0 || period % s == 0)) steps.push_back(s);
     // The largest step that fits, and smaller ones that pipeline better.
     std::vector<int64_t> tried;
     for (size_t i = steps.size(); i-- > 0 && tried.size() < 3;)
@@ -253,13 +270,14 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
   const int64_t e = elementBytes(mm->getOperand(0)), eo = elementBytes(mm->getResult(0));
   const int64_t lanes = r.stick / e;
   const int64_t B = k.batch, M = k.rows / k.batch, N = k.cols, K = k.depth;
+  const int64_t period = repeatPeriod(k);
   // Epilogue operands read per output element / per output row / per output column.
   int64_t epiMatrix = 0, epiRow = 0, epiCol = 0, epiPasses = 0;
   for (const Operand& in : k.inputs) {
     if (in.value == mm->getOperand(0) || in.value == mm->getOperand(1)) continue;
-    (in.form == Form::Matrix   ? epiMatrix
-     : in.form == Form::PerRow ? epiRow
-                               : epiCol) += elementBytes(in.value);
+    (in.form == Form::Matrix || in.form == Form::Repeated ? epiMatrix
+     : in.form == Form::PerRow                            ? epiRow
+                                                          : epiCol) += elementBytes(in.value);
   }
   for (size_t i = 1; i < k.ops.size(); ++i) epiPasses += sfuPasses(k.ops[i]);
   int64_t outPerElem = 0;
@@ -270,7 +288,8 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
     for (int64_t gn : divisors(N)) {
       if (B * gm * gn > arch.chip.cores) continue;
       const int64_t bm = M / gm, bn = N / gn, tiles = B * gm * gn;
-      if (gn > 1 && bn % lanes != 0) continue; // column blocks of whole sticks
+      if (period != 0 && period % bm != 0) continue; // a block reads one stretch of a mask
+      if (gn > 1 && bn % lanes != 0) continue;       // column blocks of whole sticks
       const int64_t bnPad = roundUp(bn * e, r.stick) / e;
       const int64_t accBytes = bm * roundUp(bn * std::max<int64_t>(eo, 4), r.stick);
       const int64_t epiBytes = static_cast<int64_t>(k.ops.size()) * bm * roundUp(bn * 2, r.stick);

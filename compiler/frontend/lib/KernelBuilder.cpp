@@ -114,6 +114,7 @@ private:
   llvm::DenseMap<Value, std::string> views_; ///< graph tensor -> its view's SSA name
   std::vector<Value> loaded_;                ///< graph tensors in the order of their loads
   IRMapping map_;                            ///< graph values -> kernel values
+  int repeats_ = 0;                          ///< repeated rows computed so far
 
   bool matmul() const { return k_.kind == KernelGroup::Kind::Matmul; }
   int64_t blockRows() const { return matmul() ? d_.blockRows : d_.stepRows; }
@@ -121,7 +122,7 @@ private:
   /// The view shape of a graph tensor in form `f`.
   std::vector<int64_t> viewShape(Value v, Form f) const {
     ArrayRef<int64_t> s = cast<RankedTensorType>(v.getType()).getShape();
-    if (f == Form::Matrix) return {rowsOf(s), s.back()};
+    if (f == Form::Matrix || f == Form::Repeated) return {rowsOf(s), s.back()};
     int64_t n = 1;
     for (int64_t x : s) n *= x;
     return {n};
@@ -131,6 +132,7 @@ private:
     ArrayRef<int64_t> s = cast<RankedTensorType>(v.getType()).getShape();
     switch (f) {
     case Form::Matrix:
+    case Form::Repeated:
       return {blockRows(), matmul() ? d_.blockCols : s.back()};
     case Form::PerRow:
       return {blockRows()};
@@ -143,12 +145,15 @@ private:
     auto shape = blockShape(v, k_.formOf(v));
     return RankedTensorType::get(shape, cast<ShapedType>(v.getType()).getElementType());
   }
-  /// Where a step's block of `v` starts in its view.
-  std::string blockStart(Form f) const {
+  /// Where a step's block of `v` starts in its view (a repeated matrix's row is computed
+  /// first: its name in `repeatedRow`).
+  std::string blockStart(Form f, const std::string& repeatedRow = "") const {
     const std::string row = matmul() ? "%km0" : "%kr", col = matmul() ? "%kn0" : "%kc0";
     switch (f) {
     case Form::Matrix:
       return row + ", " + col;
+    case Form::Repeated:
+      return repeatedRow + ", " + col;
     case Form::PerRow:
       return row;
     case Form::PerCol:
@@ -192,6 +197,14 @@ private:
           << "] {\n      access_tile_set = " << boxSet(shape)
           << ", access_tile_order = " << identityMap(shape.size()) << "\n    } : " << memrefOf(v, f)
           << " -> !ktdp.access_tile<" << dimsText(shape) << "xindex>\n";
+  }
+  /// `row` modulo the rows of repeated matrix `v`: the row of `v` a kernel row reads.
+  std::string repeatedRow(Value v, const std::string& row) {
+    const std::string n = std::to_string(repeats_++);
+    text_ << "    %kperiod" << n << " = arith.constant " << viewShape(v, Form::Repeated)[0]
+          << " : index\n    %krep" << n << " = arith.remui " << row << ", %kperiod" << n
+          << " : index\n";
+    return "%krep" + n;
   }
   void load(Value v, Form f, const std::vector<int64_t>& shape, const std::string& start) {
     const std::string n = std::to_string(loaded_.size());
@@ -356,8 +369,11 @@ void Builder::writeText() {
   }
   for (const Operand& o : k_.inputs)
     if (o.form != Form::PerCol && !(matmul() && (o.value == k_.ops.front()->getOperand(0) ||
-                                                 o.value == k_.ops.front()->getOperand(1))))
-      load(o.value, o.form, blockShape(o.value, o.form), blockStart(o.form));
+                                                 o.value == k_.ops.front()->getOperand(1)))) {
+      std::string rep;
+      if (o.form == Form::Repeated) rep = repeatedRow(o.value, matmul() ? "%km0" : "%kr");
+      load(o.value, o.form, blockShape(o.value, o.form), blockStart(o.form, rep));
+    }
   for (size_t i = 0; i < k_.outputs.size(); ++i) {
     Value v = k_.outputs[i].value;
     std::vector<int64_t> shape = blockShape(v, k_.outputs[i].form);
@@ -409,6 +425,7 @@ LogicalResult Builder::rebuild(Operation* op, OpBuilder& b) {
     AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
     switch (f) {
     case Form::Matrix:
+    case Form::Repeated:
       return AffineMap::get(2, 0, {d0, d1}, ctx);
     case Form::PerRow:
       return AffineMap::get(2, 0, {d0}, ctx);

@@ -61,6 +61,15 @@ std::optional<Form> formOfMap(AffineMap m, unsigned loops) {
   if (loops > 1 && m.getNumResults() == 1 && m.isProjectedPermutation() &&
       m.getDimPosition(0) == loops - 1)
     return Form::PerCol;
+  // The trailing dimensions (two or more, fewer than all): a matrix repeated along the
+  // leading ones.
+  if (loops > 2 && m.getNumResults() >= 2 && m.getNumResults() < loops &&
+      m.isProjectedPermutation()) {
+    bool trailing = true;
+    for (unsigned r = 0; r < m.getNumResults(); ++r)
+      trailing &= m.getDimPosition(r) == loops - m.getNumResults() + r;
+    if (trailing) return Form::Repeated;
+  }
   if (loops > 1 && m.getNumResults() == loops - 1 && m.isProjectedPermutation()) {
     for (unsigned r = 0; r < loops - 1; ++r)
       if (m.getDimPosition(r) != r) return std::nullopt;
@@ -92,8 +101,8 @@ FailureOr<RowForm> rowFormOfGeneric(linalg::GenericOp g) {
       return g.emitError("operand ")
              << o.getOperandNumber() << " has indexing map "
              << AffineMapAttr::get(g.getMatchingIndexingMap(&o))
-             << ": the Spyre front end takes whole operands, one value per row or one value "
-                "per column";
+             << ": the Spyre front end takes whole operands, one value per row, one value "
+                "per column or a matrix repeated along the leading dimensions";
     if (g.isDpsInit(&o) && reduces) continue; // the accumulator's initial value
     f.reads.push_back({o.get(), *form});
   }

@@ -25,9 +25,10 @@
 
 namespace chipless::frontend {
 
-/// How a kernel sees one tensor: a matrix (rows x cols), one value per row, or one value
-/// per column broadcast along the rows.
-enum class Form { Matrix, PerRow, PerCol };
+/// How a kernel sees one tensor: a matrix (rows x cols), one value per row, one value per
+/// column broadcast along the rows, or a matrix repeated along the leading dimensions (a
+/// mask [S, S] read by scores [H, S, S]: row r of the kernel reads row r mod S).
+enum class Form { Matrix, PerRow, PerCol, Repeated };
 
 /// A tensor of the graph as a kernel reads or writes it.
 struct Operand {
