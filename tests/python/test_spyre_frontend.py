@@ -413,3 +413,71 @@ def test_cost_model_choice_is_within_ten_percent_of_the_best_simulated(tmp_path,
     for kernel, r in result.items():
         assert len(r["candidates"]) >= 1
         assert r["ratio"] <= 1.10, (kernel, r["chosen"], r["best"])
+
+
+def bf16(x):
+    """x rounded to bf16 (to nearest even), as float32."""
+    b = np.asarray(x, np.float32).view(np.uint32)
+    b = ((b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
+    return b.view(np.float32)
+
+
+def gpt2_inputs(seed=21, s=128, d=768, f=3072):
+    rng = np.random.default_rng(seed)
+    u = lambda *shape, scale=1.0: bf16(rng.uniform(-1, 1, shape) * scale)
+    ins = {"x": u(s, d), "ln1_g": bf16(1 + 0.1 * rng.uniform(-1, 1, d)), "ln1_b": u(d, scale=0.1),
+           "ln2_g": bf16(1 + 0.1 * rng.uniform(-1, 1, d)), "ln2_b": u(d, scale=0.1)}
+    for w in "qkvo":
+        ins["W" + w], ins["b" + w] = u(d, d, scale=d ** -0.5), u(d, scale=0.1)
+    ins["W1"], ins["b1"] = u(d, f, scale=d ** -0.5), u(f, scale=0.1)
+    ins["W2"], ins["b2"] = u(f, d, scale=f ** -0.5), u(d, scale=0.1)
+    ins["mask"] = bf16(np.triu(np.full((s, s), -1e4, np.float32), 1))
+    return ins
+
+
+def gpt2_reference(i, heads=12):
+    """The block in fp32 from the same (bf16) inputs."""
+    def ln(x, g, b):
+        c = x - x.mean(1, keepdims=True)
+        return c / np.sqrt((c * c).mean(1, keepdims=True) + 1e-5) * g + b
+    x = i["x"]
+    s, d = x.shape
+    hd = d // heads
+    h = ln(x, i["ln1_g"], i["ln1_b"])
+    q, k, v = (h @ i["W" + w] + i["b" + w] for w in "qkv")
+    split = lambda t: t.reshape(s, heads, hd).transpose(1, 0, 2)
+    sc = split(q) @ split(k).transpose(0, 2, 1) / np.sqrt(hd) + i["mask"]
+    p = np.exp(sc - sc.max(2, keepdims=True))
+    p /= p.sum(2, keepdims=True)
+    o = (p @ split(v)).transpose(1, 0, 2).reshape(s, d)
+    a = x + o @ i["Wo"] + i["bo"]
+    h2 = ln(a, i["ln2_g"], i["ln2_b"])
+    z = h2 @ i["W1"] + i["b1"]
+    g = 0.5 * z * (1 + np.tanh(0.7978845608 * (z + 0.044715 * z ** 3)))
+    return a + g @ i["W2"] + i["b2"]
+
+
+def relative_error(got, ref):
+    return float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
+
+
+def test_gpt2_block_on_spyre_and_tpu(tmp_path):
+    """models/graphs/gpt2_block.mlir (bf16) on both chips against one fp32 reference; every
+    intermediate is rounded to bf16 on the way, so the check is on the relative error."""
+    graph = ROOT / "models" / "graphs" / "gpt2_block.mlir"
+    out, dump = compile_graph(tmp_path, graph, "gpt2")
+    ins = gpt2_inputs()
+    ref = gpt2_reference(ins)
+    y = simulate(tmp_path, out, ins, ["y"])["y"]
+    err = relative_error(y, ref)
+    print("spyre relative error", err)
+    assert err < 0.02, err
+    tpu = tmp_path / "tpu"
+    run(BIN / "tpu-compile", graph, "-o", tpu)
+    args = [BIN / "tpu-sim", "run", tpu / "job.plan", "--output", f"y={tmp_path / 'y-tpu.npy'}"]
+    for name in ins:
+        args += ["--input", f"{name}={tmp_path / f'in-{name}.npy'}"]
+    run(*args)
+    y_tpu = np.load(tmp_path / "y-tpu.npy").astype(np.float32)
+    print("tpu relative error", relative_error(y_tpu, ref))
+    assert relative_error(y_tpu, ref) < 0.02, relative_error(y_tpu, ref)

@@ -36,8 +36,10 @@ int64_t elementBytes(Value v) {
 
 std::string Division::describe() const {
   std::ostringstream os;
-  if (gridBatch > 1) os << gridBatch << " x ";
-  os << gridRows << " x " << gridCols << " tiles of " << blockRows << " x " << blockCols;
+  if (gridBatch > 1 || blockBatch > 1) os << gridBatch << " x ";
+  os << gridRows << " x " << gridCols << " tiles of ";
+  if (blockBatch > 1) os << blockBatch << " x ";
+  os << blockRows << " x " << blockCols;
   if (stepDepth > 0)
     os << ", " << stepDepth << " of the reduction dimension per step";
   else
@@ -346,25 +348,29 @@ std::vector<Division> transposeDivisions(const KernelGroup& k, const SpyreArch& 
   const int64_t half = r.budget / 2;
   std::vector<Division> out;
   const int64_t rows = k.rows / k.batch; // of one matrix of the output
-  for (int64_t perTile : divisors(rows)) {
-    const int64_t tiles = k.batch * (rows / perTile);
-    if (tiles > arch.chip.cores) continue;
-    const int64_t bytes = perTile * roundUp(k.cols * e, r.stick);
-    if (bytes > half) continue;
+  auto add = [&](int64_t perBatch, int64_t perTile) {
+    const int64_t tiles = (k.batch / perBatch) * (rows / perTile);
+    const int64_t bytes = perBatch * perTile * roundUp(k.cols * e, r.stick);
+    if (tiles > arch.chip.cores || bytes > half) return;
     Division d;
-    d.gridBatch = k.batch;
+    d.gridBatch = k.batch / perBatch;
+    d.blockBatch = perBatch;
     d.gridRows = rows / perTile;
     d.blockRows = perTile;
     d.blockCols = k.cols;
     d.stepRows = perTile;
     d.stepDepth = 0;
     d.residentBytes = bytes;
-    const double elements = static_cast<double>(perTile * k.cols);
+    const double elements = static_cast<double>(perBatch * perTile * k.cols);
     const double in = elementRuns ? elements * static_cast<double>(r.stick) : elements * e;
     d.cycles = tileCycles(r, in, elements * e, 0, 1, tiles, 1);
     d.bound = elementRuns ? "dma" : "dram";
     out.push_back(d);
-  }
+  };
+  // Blocks of rows of one matrix each, or whole matrices, several per tile.
+  for (int64_t perTile : divisors(rows)) add(1, perTile);
+  for (int64_t perBatch : divisors(k.batch))
+    if (perBatch > 1) add(perBatch, rows);
   if (out.empty()) why = "no division of the transpose fits the scratchpad";
   return out;
 }

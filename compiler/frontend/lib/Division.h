@@ -21,7 +21,8 @@ namespace chipless::frontend {
 
 /// One way to divide a kernel over the cores.
 struct Division {
-  int64_t gridBatch = 1;     ///< tiles along a batch (one matrix each)
+  int64_t gridBatch = 1;     ///< tiles along a batch
+  int64_t blockBatch = 1;    ///< matrices of the batch per tile (permutations; else 1)
   int64_t gridRows = 1;      ///< tiles along the rows (M; of one matrix when batched)
   int64_t gridCols = 1;      ///< tiles along the columns (N; matmul only)
   int64_t blockRows = 1;     ///< rows per tile

@@ -242,9 +242,9 @@ void Builder::writePermuteText() {
   args_ = {inName, outName};
   const bool batched = rank == 3;
   const std::vector<int64_t> shape(outShape.begin(), outShape.end());
-  std::vector<int64_t> block = batched ? std::vector<int64_t>{1, d_.blockRows, k_.cols}
+  std::vector<int64_t> block = batched ? std::vector<int64_t>{d_.blockBatch, d_.blockRows, k_.cols}
                                        : std::vector<int64_t>{d_.blockRows, k_.cols};
-  const std::string start = batched ? "%kbi, %kr, %kc0" : "%kr, %kc0";
+  const std::string start = batched ? "%kb0, %kr, %kc0" : "%kr, %kc0";
   const std::string mem = "memref<" + dimsText(shape) + "x" + elem(out) + ">";
   const std::string tileT = "!ktdp.access_tile<" + dimsText(block) + "xindex>";
   text_ << "module {\n  func.func @" << k_.name << "(%" << inName << "_ptr: index, %" << outName
@@ -256,6 +256,9 @@ void Builder::writePermuteText() {
         << "%kpid = ktdp.get_compute_tile_id : " << (batched ? "index, " : "") << "index\n"
         << "    %krows = arith.constant " << d_.blockRows << " : index\n"
         << "    %kr = arith.muli %kpid, %krows : index\n";
+  if (batched)
+    text_ << "    %kbatch = arith.constant " << d_.blockBatch << " : index\n"
+          << "    %kb0 = arith.muli %kbi, %kbatch : index\n";
   // The input seen in the output's order: its strides permuted.
   auto view = [&](const std::string& name, const std::string& ptr,
                   const std::vector<int64_t>& strides) {
