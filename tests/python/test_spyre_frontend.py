@@ -464,20 +464,78 @@ def relative_error(got, ref):
 def test_gpt2_block_on_spyre_and_tpu(tmp_path):
     """models/graphs/gpt2_block.mlir (bf16) on both chips against one fp32 reference; every
     intermediate is rounded to bf16 on the way, so the check is on the relative error."""
-    graph = ROOT / "models" / "graphs" / "gpt2_block.mlir"
-    out, dump = compile_graph(tmp_path, graph, "gpt2")
     ins = gpt2_inputs()
-    ref = gpt2_reference(ins)
+    run_on_both(tmp_path, ROOT / "models" / "graphs" / "gpt2_block.mlir", ins, gpt2_reference(ins), 0.02)
+
+
+def llama_inputs(seed=31, s=128, d=1024, hq=8, hkv=2, hd=128, f=2816):
+    rng = np.random.default_rng(seed)
+    u = lambda *shape, scale=1.0: bf16(rng.uniform(-1, 1, shape) * scale)
+    def rot(heads):  # rotate_half per head: [x1, x2] -> [-x2, x1], as x @ R
+        r = np.zeros((heads * hd, heads * hd), np.float32)
+        half = hd // 2
+        for h in range(heads):
+            o = h * hd
+            for i in range(half):
+                r[o + half + i, o + i] = -1.0
+                r[o + i, o + half + i] = 1.0
+        return r
+    pos = np.arange(s)[:, None]
+    freq = 10000.0 ** (-np.arange(hd // 2) * 2.0 / hd)
+    ang = np.concatenate([pos * freq, pos * freq], 1)
+    ins = {"x": u(s, d), "norm1": bf16(1 + 0.1 * rng.uniform(-1, 1, d)),
+           "norm2": bf16(1 + 0.1 * rng.uniform(-1, 1, d)),
+           "Wq": u(d, hq * hd, scale=d ** -0.5), "Wk": u(d, hkv * hd, scale=d ** -0.5),
+           "Wv": u(d, hkv * hd, scale=d ** -0.5), "Wo": u(hq * hd, d, scale=(hq * hd) ** -0.5),
+           "W1": u(d, f, scale=d ** -0.5), "W3": u(d, f, scale=d ** -0.5), "W2": u(f, d, scale=f ** -0.5),
+           "Rq": rot(hq), "Rk": rot(hkv),
+           "cos_q": bf16(np.tile(np.cos(ang), hq)), "sin_q": bf16(np.tile(np.sin(ang), hq)),
+           "cos_k": bf16(np.tile(np.cos(ang), hkv)), "sin_k": bf16(np.tile(np.sin(ang), hkv)),
+           "mask": bf16(np.triu(np.full((s, s), -1e4, np.float32), 1))}
+    return ins
+
+
+def llama_reference(i, hq=8, hkv=2, hd=128):
+    def rms(x, g):
+        return x / np.sqrt((x * x).mean(1, keepdims=True) + 1e-5) * g
+    x = i["x"]
+    s, d = x.shape
+    h = rms(x, i["norm1"])
+    q, k, v = h @ i["Wq"], h @ i["Wk"], h @ i["Wv"]
+    q = q * i["cos_q"] + (q @ i["Rq"]) * i["sin_q"]
+    k = k * i["cos_k"] + (k @ i["Rk"]) * i["sin_k"]
+    qh = q.reshape(s, hq, hd).transpose(1, 0, 2)
+    kh = k.reshape(s, hkv, hd).transpose(1, 0, 2)
+    vh = v.reshape(s, hkv, hd).transpose(1, 0, 2)
+    g = hq // hkv
+    kh, vh = np.repeat(kh, g, 0), np.repeat(vh, g, 0)  # query head j uses key head j // g
+    sc = qh @ kh.transpose(0, 2, 1) / np.sqrt(hd) + i["mask"]
+    p = np.exp(sc - sc.max(2, keepdims=True))
+    p /= p.sum(2, keepdims=True)
+    o = (p @ vh).transpose(1, 0, 2).reshape(s, hq * hd)
+    res = x + o @ i["Wo"]
+    h2 = rms(res, i["norm2"])
+    a = h2 @ i["W1"]
+    return res + ((a / (1 + np.exp(-a))) * (h2 @ i["W3"])) @ i["W2"]
+
+
+def run_on_both(tmp_path, graph, ins, ref, tol):
+    out, _ = compile_graph(tmp_path, graph, graph.stem)
     y = simulate(tmp_path, out, ins, ["y"])["y"]
-    err = relative_error(y, ref)
-    print("spyre relative error", err)
-    assert err < 0.02, err
+    errors = {"spyre": relative_error(y, ref)}
     tpu = tmp_path / "tpu"
     run(BIN / "tpu-compile", graph, "-o", tpu)
     args = [BIN / "tpu-sim", "run", tpu / "job.plan", "--output", f"y={tmp_path / 'y-tpu.npy'}"]
     for name in ins:
         args += ["--input", f"{name}={tmp_path / f'in-{name}.npy'}"]
     run(*args)
-    y_tpu = np.load(tmp_path / "y-tpu.npy").astype(np.float32)
-    print("tpu relative error", relative_error(y_tpu, ref))
-    assert relative_error(y_tpu, ref) < 0.02, relative_error(y_tpu, ref)
+    errors["tpu"] = relative_error(np.load(tmp_path / "y-tpu.npy").astype(np.float32), ref)
+    print(graph.stem, errors)
+    assert all(e < tol for e in errors.values()), errors
+
+
+def test_llama_block_on_spyre_and_tpu(tmp_path):
+    """models/graphs/llama_block.mlir: RMSNorm, rotary embedding, grouped-query attention
+    (8 query heads, 2 key/value heads), SwiGLU; bf16 on both chips against fp32."""
+    ins = llama_inputs()
+    run_on_both(tmp_path, ROOT / "models" / "graphs" / "llama_block.mlir", ins, llama_reference(ins), 0.02)

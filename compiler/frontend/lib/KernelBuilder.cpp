@@ -370,9 +370,13 @@ void Builder::writeText() {
   } else {
     text_ << "    %kr = arith.addi %krow0, %kc0 : index\n";
   }
+  // In a matmul kernel, A and B stream in slices for the matmul; the epilogue loads its own
+  // blocks of what it reads (A itself, when the epilogue reads it).
+  llvm::DenseSet<Value> epilogueReads;
+  for (size_t i = 1; matmul() && i < k_.ops.size(); ++i)
+    for (Value v : k_.ops[i]->getOperands()) epilogueReads.insert(v);
   for (const Operand& o : k_.inputs)
-    if (o.form != Form::PerCol && !(matmul() && (o.value == k_.ops.front()->getOperand(0) ||
-                                                 o.value == k_.ops.front()->getOperand(1)))) {
+    if (o.form != Form::PerCol && (!matmul() || epilogueReads.contains(o.value))) {
       std::string rep;
       if (o.form == Form::Repeated) rep = repeatedRow(o.value, matmul() ? "%km0" : "%kr");
       load(o.value, o.form, blockShape(o.value, o.form), blockStart(o.form, rep));

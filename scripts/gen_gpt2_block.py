@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Writes the bundled transformer blocks of models/graphs/ (tensor graphs in bf16 that both
-spyre-compile and tpu-compile take):
+"""Writes models/graphs/gpt2_block.mlir (a bf16 tensor graph for spyre-compile and tpu-compile):
 
-    python3 scripts/graph_blocks.py > models/graphs/gpt2_block.mlir
+    python3 scripts/gen_gpt2_block.py > models/graphs/gpt2_block.mlir
 """
+import sys
 S, D, H, F = 128, 768, 12, 3072
 HD = D // H
 T = "bf16"
