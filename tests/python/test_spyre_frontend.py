@@ -539,3 +539,33 @@ def test_llama_block_on_spyre_and_tpu(tmp_path):
     (8 query heads, 2 key/value heads), SwiGLU; bf16 on both chips against fp32."""
     ins = llama_inputs()
     run_on_both(tmp_path, ROOT / "models" / "graphs" / "llama_block.mlir", ins, llama_reference(ins), 0.02)
+
+
+def bert_reference(i, heads=12):
+    from math import erf
+    def ln(x, g, b):
+        c = x - x.mean(1, keepdims=True)
+        return c / np.sqrt((c * c).mean(1, keepdims=True) + 1e-5) * g + b
+    x = i["x"]
+    s, d = x.shape
+    hd = d // heads
+    q, k, v = (x @ i["W" + w] + i["b" + w] for w in "qkv")
+    split = lambda t: t.reshape(s, heads, hd).transpose(1, 0, 2)
+    sc = split(q) @ split(k).transpose(0, 2, 1) / np.sqrt(hd) + i["mask"]
+    p = np.exp(sc - sc.max(2, keepdims=True))
+    p /= p.sum(2, keepdims=True)
+    o = (p @ split(v)).transpose(1, 0, 2).reshape(s, d)
+    a = ln(x + o @ i["Wo"] + i["bo"], i["ln1_g"], i["ln1_b"])
+    z = a @ i["W1"] + i["b1"]
+    g = 0.5 * z * (1 + np.vectorize(erf)(z / np.sqrt(2)))
+    return ln(a + g @ i["W2"] + i["b2"], i["ln2_g"], i["ln2_b"])
+
+
+def test_bert_layer_on_spyre_and_tpu(tmp_path):
+    """models/graphs/bert_layer.mlir: post-norm, GELU in its erf form, a padding mask (the
+    last 28 of 128 positions are padding) as the attention mask."""
+    ins = gpt2_inputs(seed=41)
+    mask = np.zeros((128, 128), np.float32)
+    mask[:, 100:] = -1e4
+    ins["mask"] = bf16(mask)
+    run_on_both(tmp_path, ROOT / "models" / "graphs" / "bert_layer.mlir", ins, bert_reference(ins), 0.02)

@@ -90,8 +90,10 @@ void cloneBodyOp(OpBuilder& b, Operation& op, IRMapping& m) {
   Value negSq = b.create<arith::NegFOp>(loc, b.create<arith::MulFOp>(loc, a, a));
   Value y = b.create<arith::SubFOp>(
       loc, one, b.create<arith::MulFOp>(loc, poly, b.create<math::ExpOp>(loc, negSq)));
+  // The sign as a select of two constants (one streamed operand, not three).
   Value neg = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, c(0.0));
-  m.map(erf.getResult(), b.create<arith::SelectOp>(loc, neg, b.create<arith::NegFOp>(loc, y), y));
+  Value sign = b.create<arith::SelectOp>(loc, neg, c(-1.0), one);
+  m.map(erf.getResult(), b.create<arith::MulFOp>(loc, sign, y));
 }
 
 /// The kernel as text and what its parts mean, then the rebuilt ops.
