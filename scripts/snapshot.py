@@ -5,7 +5,7 @@
 
 For every workload (models/kernels/*.s and *.mlir, models/dataflow/*.mlir,
 models/tpu-kernels/*.s, models/graphs/*.mlir for v4, v5e and v6e (spyre_*.mlir with
-spyre-compile), and the
+spyre-compile, the bf16 blocks with both), and the
 public KTIR samples in ../shared/ktir-examples) the script
 
   1. compiles / assembles it into OUT_DIR/<name>/prog (stage dumps in OUT_DIR/<name>/dump),
@@ -87,6 +87,10 @@ ONE_GENERATION = {"graph-mlp_2048x4096": "v5e"}
 LONG = {"graph-mlp_2048x4096": 75, "example-paged-tensor-write": 30,
         "example-paged-tensor-copy": 28, "graph-gemm_4096": 20, "ktir-matmul_2048": 5,
         "ktir-add_4096x4096": 4}
+
+
+# Blocks (bf16 graphs) that spyre-compile takes as well as tpu-compile.
+BOTH_CHIPS = {"gpt2_block", "llama_block", "bert_layer"}
 
 
 def rng_for(name, arg):
@@ -225,12 +229,14 @@ def workloads(build, full=False):
         out.append(Workload(n, n, "tpu-sim", [[b("tpu-as"), src, "-o", n + "/prog"]]))
     for src in files(os.path.join(MODELS, "graphs"), ".mlir"):
         base = "graph-" + stem(src)
-        if stem(src).startswith("spyre_"):
-            # f16 graphs for the Spyre front end (docs/frontend.md).
-            out.append(Workload(base, base, "spyre-sim", [[b("spyre-compile"), src, "-o",
-                                                           base + "/prog", "--dump-dir",
-                                                           base + "/dump"]]))
-            continue
+        if stem(src).startswith("spyre_") or stem(src) in BOTH_CHIPS:
+            # Graphs for the Spyre front end (docs/frontend.md).
+            n = base if stem(src).startswith("spyre_") else base + "-spyre"
+            out.append(Workload(n, base, "spyre-sim", [[b("spyre-compile"), src, "-o",
+                                                        n + "/prog", "--dump-dir",
+                                                        n + "/dump"]]))
+            if stem(src).startswith("spyre_"):
+                continue
         for gen in TPU_GENERATIONS + TPU_TIMING_ONLY_GENERATIONS:
             n = "%s-%s" % (base, gen)
             arch = os.path.join(MODELS, "hw", "tpu-%s.yaml" % gen)

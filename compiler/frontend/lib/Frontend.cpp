@@ -15,7 +15,11 @@
 #include "Link.h"
 #include "dataflow/Emit/EmitSpyreCode.h"
 #include "dataflow/Scheduler/Scheduler.h"
+#include "graph/GraphForm.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Diagnostics.h"
 #include "support/error.h"
 #include "support/spyrecode/disassembler.h"
@@ -32,21 +36,68 @@ namespace chipless::frontend {
 
 namespace {
 
-/// The name a graph argument or result carries (docs/graph-ir.md: `graph.name`).
-constexpr const char* kNameAttr = "graph.name";
+using graph::kNameAttr;
+
+/// The arith/math ops a linalg body may use on the Spyre: the SFU's (docs/ktir.md), one
+/// element type per op.
+bool spyreBodyOp(Operation* op, std::string& why) {
+  if (isa<linalg::YieldOp, arith::ConstantOp, arith::AddFOp, arith::SubFOp, arith::MulFOp,
+          arith::DivFOp, arith::NegFOp, arith::MaximumFOp, arith::MaxNumFOp, arith::MinimumFOp,
+          arith::MinNumFOp, arith::SelectOp, math::ExpOp, math::LogOp, math::SqrtOp, math::RsqrtOp,
+          math::TanhOp, math::AbsFOp, math::ErfOp>(op))
+    return true;
+  if (auto c = dyn_cast<arith::CmpFOp>(op)) {
+    using P = arith::CmpFPredicate;
+    switch (c.getPredicate()) {
+    case P::OEQ:
+    case P::UNE:
+    case P::OLT:
+    case P::OLE:
+    case P::OGT:
+    case P::OGE:
+      return true;
+    default:
+      why = "arith.cmpf predicate '" + arith::stringifyCmpFPredicate(c.getPredicate()).str() +
+            "' is not supported (oeq, une, olt, ole, ogt, oge are)";
+      return false;
+    }
+  }
+  if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
+    why = "'" + op->getName().getStringRef().str() +
+          "' is not supported by spyre-compile: the SFU computes one element type per op, so "
+          "a graph keeps one type from one kernel's load to its store";
+    return false;
+  }
+  why = "'" + op->getName().getStringRef().str() +
+        "' is not supported in a linalg body by spyre-compile (docs/frontend.md)";
+  return false;
+}
+
+/// What spyre-compile takes beyond the common graph form.
+const graph::GraphTarget& spyreTarget() {
+  static const graph::GraphTarget target{
+      [](Type t) { return t.isF16() || t.isBF16() || t.isF32(); },
+      "f16, bf16 or f32",
+      [](Type t) { return t.isF16() || t.isBF16() || t.isF32() || t.isInteger(1); },
+      "f16, bf16, f32, i1",
+      spyreBodyOp,
+      [](Type a, Type, Type c) -> std::string {
+        std::string s;
+        llvm::raw_string_ostream os(s);
+        if (!a.isF16() && !a.isBF16())
+          os << "matmul of '" << a << "' is not supported: the PT array takes f16 and bf16";
+        else if (c != a && !c.isF32())
+          os << "matmul of '" << a << "' must produce " << a << " or f32 (got '" << c << "')";
+        return s;
+      }};
+  return target;
+}
 
 std::optional<DType> deviceType(Type t) {
   if (t.isF16()) return DType::F16;
   if (t.isBF16()) return DType::BF16;
   if (t.isF32()) return DType::F32;
   return std::nullopt;
-}
-
-bool isIdentifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
 }
 
 int64_t elementsOf(Type t) {
@@ -83,31 +134,19 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
     if (options.timing) options.timing(name, std::chrono::duration<double>(now - clock).count());
     clock = now;
   };
-  // The signature: one function; tensors of static shape in a type the device holds.
-  func::FuncOp f;
-  for (auto fn : graph.getOps<func::FuncOp>()) {
-    if (f) return fn.emitError("a graph module holds exactly one func.func; this is the second");
-    f = fn;
-  }
-  if (!f || f.isExternal())
-    return graph.emitError("a graph module holds one func.func with a body");
+  // The graph form (compiler/graph, shared with tpu-compile) for the Spyre's types and ops.
+  if (failed(graph::verifyGraph(graph, spyreTarget()))) return failure();
+  func::FuncOp f = graph::graphFunction(graph);
   MemoryNames names;
   std::vector<spyrecode::TensorArg> args;
   std::set<std::string> used;
   auto declare = [&](Value v, Type t, const std::string& name, progformat::ArgRole role,
                      Location loc, const std::string& what) -> LogicalResult {
-    auto rt = dyn_cast<RankedTensorType>(t);
-    if (!rt || !rt.hasStaticShape() || rt.getRank() == 0)
-      return emitError(loc) << what << " must be a ranked tensor of static shape, rank 1 or more";
+    // The graph form's verifier checked the type and the name.
+    auto rt = cast<RankedTensorType>(t);
     auto dt = deviceType(rt.getElementType());
-    if (!dt)
-      return emitError(loc) << what << " must be a tensor of f16, bf16 or f32 (got element type "
-                            << rt.getElementType() << ")";
-    if (!isIdentifier(name))
-      return emitError(loc) << what << ": name '" << name
-                            << "' must be an identifier (letters, digits, _)";
-    if (!used.insert(name).second)
-      return emitError(loc) << what << ": name '" << name << "' is used twice";
+    if (!dt) return emitError(loc) << what << " has an element type the Spyre does not hold";
+    used.insert(name);
     spyrecode::TensorArg a;
     a.name = name;
     a.role = role;

@@ -7,6 +7,7 @@
 #ifndef TPUC_TRANSFORMS_COMMON_H
 #define TPUC_TRANSFORMS_COMMON_H
 
+#include "graph/GraphForm.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -20,13 +21,12 @@
 
 namespace chipless::tpuc {
 
-/// The graph's function: the module's only func.func (null if there is not exactly one).
-mlir::func::FuncOp graphFunction(mlir::ModuleOp module);
-
-/// The plan name of argument i / result i: its `graph.name` attribute, else "arg<i>" /
-/// "result<i>".
-std::string argumentName(mlir::func::FuncOp f, unsigned i);
-std::string resultName(mlir::func::FuncOp f, unsigned i);
+/// The graph form's helpers (compiler/graph): the graph's function, argument and result
+/// names, the constant a value is.
+using graph::argumentName;
+using graph::constantValue;
+using graph::graphFunction;
+using graph::resultName;
 
 /// The DType of a tensor element type (bf16, f32, i8, i32), or nullopt.
 std::optional<DType> dtypeOf(mlir::Type elementType);
@@ -55,10 +55,6 @@ struct Combiner {
 std::optional<Combiner> reductionCombiner(mlir::Value yielded, mlir::BlockArgument acc,
                                           std::string& why);
 
-/// The constant a value is (arith.constant scalar or splat tensor, linalg.fill of one), or
-/// nullopt.
-std::optional<double> constantValue(mlir::Value v);
-
 /// Part of tpu-decompose (Transposes.cpp): every linalg.transpose that moves the innermost
 /// dimension and is read other than in place (as a matmul's RHS) gets a real transpose on the
 /// MXU for those readers; a returned row reduction is made contiguous the same way. Errors
@@ -71,7 +67,7 @@ void transposeReductions(mlir::ModuleOp module);
 
 /// The attribute names the passes write.
 constexpr const char* kTargetAttr = "tpu.target";
-constexpr const char* kNameAttr = "graph.name";
+constexpr const char* kNameAttr = graph::kNameAttr;
 constexpr const char* kResultsAttr = "tpu.results";
 constexpr const char* kMxuAttr = "tpu.mxu";
 constexpr const char* kVmemAttr = "tpu.vmem";
