@@ -376,6 +376,10 @@ def test_compile_is_deterministic_and_dumps_parse(tmp_path):
     for k in sorted(dump.glob("k*.mlir")):
         run(BIN / "ktir-opt", k)
         run(BIN / "spyre-compile", k, "-o", tmp_path / ("hand-" + k.stem))
+        # ... into a job whose tensors have the graph's names (intermediates t1, t2, ...)
+        plan = __import__("json").loads((tmp_path / ("hand-" + k.stem) / "job.plan").read_text())
+        names = {a["name"] for a in plan["arguments"]}
+        assert names <= {"x", "W1", "b1", "W2", "b2", "y", "t1", "t2"}, names
     text = (dump / "divisions.txt").read_text()
     assert text.count("  * ") == 3, text  # one choice per kernel, marked
 
@@ -569,3 +573,75 @@ def test_bert_layer_on_spyre_and_tpu(tmp_path):
     mask[:, 100:] = -1e4
     ins["mask"] = bf16(mask)
     run_on_both(tmp_path, ROOT / "models" / "graphs" / "bert_layer.mlir", ins, bert_reference(ins), 0.02)
+
+
+def matmul_graph(m, k, n, out="f32"):
+    return f"""
+func.func @mm(%a: tensor<{m}x{k}xf16> {{graph.name = "A"}}, %b: tensor<{k}x{n}xf16> {{graph.name = "B"}})
+    -> (tensor<{m}x{n}x{out}> {{graph.name = "C"}}) {{
+  %zero = arith.constant 0.0 : {out}
+  %e = tensor.empty() : tensor<{m}x{n}x{out}>
+  %z = linalg.fill ins(%zero : {out}) outs(%e : tensor<{m}x{n}x{out}>) -> tensor<{m}x{n}x{out}>
+  %c = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf16>, tensor<{k}x{n}xf16>) outs(%z : tensor<{m}x{n}x{out}>) -> tensor<{m}x{n}x{out}>
+  return %c : tensor<{m}x{n}x{out}>
+}}
+"""
+
+
+def test_matmul_splits_the_reduction_dimension_when_that_is_faster(tmp_path):
+    """64 x 64 x 65536: one output block, so the cores share K and a ring reduce-scatter sums
+    their partials. The cost model picks that, and the simulator agrees it is the fastest."""
+    graph = tmp_path / "deep.mlir"
+    graph.write_text(matmul_graph(64, 65536, 64))
+    report = tmp_path / "report.json"
+    run("/usr/bin/python3", ROOT / "bench" / "frontend" / "divisions.py", graph, "--bin", BIN,
+        "--json", report)
+    r = __import__("json").loads(report.read_text())["k1_matmul"]
+    chosen = next(c for c in r["candidates"] if c["chosen"])
+    assert "split over 32 tiles" in chosen["division"], chosen
+    unsplit = min(c["simulated"] for c in r["candidates"] if "split" not in c["division"])
+    assert r["chosen"] == r["best"] and r["chosen"] * 3 < unsplit, (r["chosen"], unsplit)
+    # And it is right: the partials of 32 cores summed over the ring.
+    out, _ = compile_graph(tmp_path, graph, "deep-run")
+    rng = np.random.default_rng(8)
+    a, b = f16(rng, 64, 65536), f16(rng, 65536, 64)
+    c = simulate(tmp_path, out, {"A": a, "B": b}, ["C"])["C"]
+    close(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-3, atol=1e-2)
+
+
+def test_matmul_does_not_split_the_reduction_dimension_of_a_wide_product(tmp_path):
+    """4096 x 4096 x 256: 32 output blocks keep every core busy; the blocks are computed a few
+    rows at a time (a whole block does not fit the scratchpad)."""
+    out, dump = compile_graph(tmp_path, matmul_graph(4096, 256, 4096, "f16"), "wide")
+    chosen = [l for l in (dump / "divisions.txt").read_text().splitlines() if l.startswith("  * ")]
+    assert len(chosen) == 1 and "split" not in chosen[0] and " rows, " in chosen[0], chosen
+
+
+@pytest.mark.parametrize("scratchpad", [262144, 524288])
+def test_matmul_blocks_computed_a_few_rows_at_a_time(tmp_path, scratchpad):
+    """A small scratchpad: each tile's block in steps of rows (and of K), bias fused."""
+    graph = MAP2 + """
+func.func @sub(%a: tensor<256x512xf16> {graph.name = "A"}, %b: tensor<512x512xf16> {graph.name = "B"},
+               %bias: tensor<512xf16> {graph.name = "bias"}) -> (tensor<256x512xf16> {graph.name = "C"}) {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<256x512xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<256x512xf16>) -> tensor<256x512xf16>
+  %c = linalg.matmul ins(%a, %b : tensor<256x512xf16>, tensor<512x512xf16>) outs(%z : tensor<256x512xf16>) -> tensor<256x512xf16>
+  %y = linalg.generic {indexing_maps = [#mat, #col, #mat], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : tensor<256x512xf16>, tensor<512xf16>) outs(%e : tensor<256x512xf16>) {
+    ^bb0(%x: f16, %bb: f16, %o: f16):
+      %s = arith.addf %x, %bb : f16
+      linalg.yield %s : f16
+  } -> tensor<256x512xf16>
+  return %y : tensor<256x512xf16>
+}
+"""
+    out, dump = compile_graph(tmp_path, graph, "sub", ["--set", "chip.cores=2", "--set",
+                                                       f"scratchpad.bytes={scratchpad}"])
+    chosen = [l for l in (dump / "divisions.txt").read_text().splitlines() if l.startswith("  * ")]
+    assert " rows, " in chosen[0], chosen
+    rng = np.random.default_rng(12)
+    a, b, bias = f16(rng, 256, 512), f16(rng, 512, 512, scale=1 / 16), f16(rng, 512)
+    c = simulate(tmp_path, out, {"A": a, "B": b, "bias": bias}, ["C"])["C"]
+    # f16 accumulation between the steps of K: a few f16 ulps.
+    close(c, a.astype(np.float32) @ b.astype(np.float32) + bias.astype(np.float32), rtol=1e-2, atol=5e-3)

@@ -40,9 +40,11 @@ std::string Division::describe() const {
   os << gridRows << " x " << gridCols << " tiles of ";
   if (blockBatch > 1) os << blockBatch << " x ";
   os << blockRows << " x " << blockCols;
-  if (stepDepth > 0)
+  if (gridDepth > 1) os << ", the reduction dimension split over " << gridDepth << " tiles";
+  if (stepDepth > 0) {
+    if (stepRows != blockRows) os << ", " << stepRows << " rows";
     os << ", " << stepDepth << " of the reduction dimension per step";
-  else
+  } else
     os << ", " << stepRows << " rows per step";
   return os.str();
 }
@@ -129,7 +131,7 @@ double chainLatency(Operation* op, const SpyreArch& a) {
 }
 
 struct Rates {
-  double dram, dma, sfu, latency, setup, ptPerCorelet, opFill;
+  double dram, dma, sfu, latency, setup, ptPerCorelet, opFill, ring, hop;
   int64_t stick, budget, corelets, accumulatorElems;
   explicit Rates(const SpyreArch& a)
       : dram(a.dramBytesPerCycle()), dma(static_cast<double>(a.dma.bytes_per_cycle)),
@@ -142,6 +144,8 @@ struct Rates {
     // An op's stream fills the FIFOs to its SFU and back, then waits for the SFU pipeline.
     opFill = 2.0 * static_cast<double>(a.fifo.depth_sticks * a.fifo.latency_cycles) +
              static_cast<double>(a.sfu.latency_cycles);
+    ring = static_cast<double>(a.ring.bytes_per_cycle);
+    hop = static_cast<double>(a.ring.hop_latency_cycles);
   }
 };
 
@@ -287,47 +291,83 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
   const int64_t half = r.budget / 2;
   std::vector<Division> out;
   for (int64_t gm : divisors(M))
-    for (int64_t gn : divisors(N)) {
-      if (B * gm * gn > arch.chip.cores) continue;
-      const int64_t bm = M / gm, bn = N / gn, tiles = B * gm * gn;
-      if (period != 0 && period % bm != 0) continue; // a block reads one stretch of a mask
-      if (gn > 1 && bn % lanes != 0) continue;       // column blocks of whole sticks
-      const int64_t bnPad = roundUp(bn * e, r.stick) / e;
-      const int64_t accBytes = bm * roundUp(bn * std::max<int64_t>(eo, 4), r.stick);
-      const int64_t epiBytes = static_cast<int64_t>(k.ops.size()) * bm * roundUp(bn * 2, r.stick);
-      int64_t depth = 0;
-      for (int64_t tk : divisors(K)) {
-        if (tk != K && tk % lanes != 0) continue;
-        const int64_t bytes =
-            bm * roundUp(tk * e, r.stick) + tk * roundUp(bn * e, r.stick) + accBytes + epiBytes;
-        if (bytes <= half) depth = std::max(depth, tk);
+    for (int64_t gn : divisors(N))
+      for (int64_t gk : divisors(K)) {
+        const int64_t bm = M / gm, bn = N / gn, kSpan = K / gk, tiles = B * gm * gn * gk;
+        if (tiles > arch.chip.cores) continue;
+        if (period != 0 && period % bm != 0) continue; // a block reads one stretch of a mask
+        if (gn > 1 && bn % lanes != 0) continue;       // column blocks of whole sticks
+        // Splitting the reduction dimension: each of gk tiles multiplies a span of K, and a
+        // ring reduce-scatter leaves each a slice of rows of the sum (a whole number of
+        // sticks each); one matrix at a time.
+        const int64_t sliceRows = bm / gk;
+        if (gk > 1 &&
+            (B > 1 || bm % gk != 0 || (sliceRows * bn * eo) % r.stick != 0 || (kSpan % lanes != 0)))
+          continue;
+        const int64_t bnPad = roundUp(bn * e, r.stick) / e;
+        // Rows of the tile's block computed at a time (the whole block when it fits; never
+        // less than the whole block when K is split: the partial is summed whole).
+        int64_t sub = 0, depth = 0, resident = 0;
+        for (int64_t sm : divisors(bm)) {
+          if (gk > 1 && sm != bm) continue;
+          const int64_t accBytes = sm * roundUp(bn * std::max<int64_t>(eo, 4), r.stick);
+          const int64_t epiBytes = static_cast<int64_t>(k.ops.size()) * (sm / gk) *
+                                   roundUp(bn * std::max<int64_t>(eo, 2), r.stick);
+          // A reduce-scatter keeps the partial, its ring buffers and the slice.
+          const int64_t ringBytes = gk > 1 ? 2 * accBytes : 0;
+          int64_t best = 0, bestBytes = 0;
+          for (int64_t tk : divisors(kSpan)) {
+            if (tk != kSpan && tk % lanes != 0) continue;
+            const int64_t bytes = sm * roundUp(tk * e, r.stick) + tk * roundUp(bn * e, r.stick) +
+                                  accBytes + epiBytes + ringBytes;
+            if (bytes <= half && tk > best) {
+              best = tk;
+              bestBytes = bytes;
+            }
+          }
+          if (best > 0) {
+            sub = sm;
+            depth = best;
+            resident = bestBytes;
+          }
+        }
+        if (depth == 0) continue;
+        Division d;
+        d.gridBatch = B;
+        d.gridRows = gm;
+        d.gridCols = gn;
+        d.gridDepth = gk;
+        d.blockRows = bm;
+        d.blockCols = bn;
+        d.stepRows = sub;
+        d.stepDepth = depth;
+        d.residentBytes = resident;
+        const int64_t Kpad = roundUp(kSpan * e, r.stick) / e;
+        // Each block of rows reads its A rows and the whole span of B again.
+        const double in =
+            static_cast<double>((bm * Kpad + (bm / sub) * kSpan * bnPad) * e +
+                                sliceRows * bn * epiMatrix + sliceRows * epiRow + bn * epiCol);
+        const double outBytes = static_cast<double>(sliceRows * bn * outPerElem);
+        const double pt = ptCycles(r, bm, bn, kSpan, lanes);
+        // The ring reduce-scatter: gk - 1 steps, each moving one slice a hop and adding it.
+        const double slice = static_cast<double>(sliceRows * bn * eo);
+        const double ring =
+            gk > 1
+                ? static_cast<double>(gk - 1) *
+                      (slice / r.ring + r.hop +
+                       static_cast<double>(sliceRows * ((bn * eo + r.stick - 1) / r.stick)) / r.sfu)
+                : 0.0;
+        // Each row of the block is a segment of every epilogue op's stream: its sticks and a
+        // start.
+        const double epi = static_cast<double>(epiPasses * sliceRows * (bnPad / lanes + 1)) / r.sfu;
+        d.cycles = tileCycles(r, in, outBytes, pt + epi, (bm / sub) * (kSpan / depth), tiles,
+                              static_cast<int64_t>(k.ops.size())) +
+                   ring;
+        d.bound = boundOf(std::max(in / r.dma, in * tiles / r.dram), pt + epi + ring,
+                          std::max(outBytes / r.dma, outBytes * tiles / r.dram),
+                          static_cast<double>(tiles) * r.dma / r.dram);
+        out.push_back(d);
       }
-      if (depth == 0) continue;
-      Division d;
-      d.gridBatch = B;
-      d.gridRows = gm;
-      d.gridCols = gn;
-      d.blockRows = bm;
-      d.blockCols = bn;
-      d.stepRows = bm;
-      d.stepDepth = depth;
-      d.residentBytes =
-          bm * roundUp(depth * e, r.stick) + depth * roundUp(bn * e, r.stick) + accBytes + epiBytes;
-      const int64_t Kpad = roundUp(K * e, r.stick) / e;
-      const double in = static_cast<double>((bm * Kpad + K * bnPad) * e + bm * bn * epiMatrix +
-                                            bm * epiRow + bn * epiCol);
-      const double outBytes = static_cast<double>(bm * bn * outPerElem);
-      const double pt = ptCycles(r, bm, bn, K, lanes);
-      // Each row of the block is a segment of every epilogue op's stream: its sticks and a
-      // start.
-      const double epi = static_cast<double>(epiPasses * bm * (bnPad / lanes + 1)) / r.sfu;
-      d.cycles = tileCycles(r, in, outBytes, pt + epi, K / depth, tiles,
-                            static_cast<int64_t>(k.ops.size()));
-      d.bound = boundOf(std::max(in / r.dma, in * tiles / r.dram), pt + epi,
-                        std::max(outBytes / r.dma, outBytes * tiles / r.dram),
-                        static_cast<double>(tiles) * r.dma / r.dram);
-      out.push_back(d);
-    }
   if (out.empty())
     why = "no division of the " + (B > 1 ? std::to_string(B) + " x " : std::string()) +
           std::to_string(M) + " x " + std::to_string(N) + " x " + std::to_string(K) +

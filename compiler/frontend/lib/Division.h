@@ -21,10 +21,13 @@ namespace chipless::frontend {
 
 /// One way to divide a kernel over the cores.
 struct Division {
-  int64_t gridBatch = 1;     ///< tiles along a batch
-  int64_t blockBatch = 1;    ///< matrices of the batch per tile (permutations; else 1)
-  int64_t gridRows = 1;      ///< tiles along the rows (M; of one matrix when batched)
-  int64_t gridCols = 1;      ///< tiles along the columns (N; matmul only)
+  int64_t gridBatch = 1;  ///< tiles along a batch
+  int64_t blockBatch = 1; ///< matrices of the batch per tile (permutations; else 1)
+  int64_t gridRows = 1;   ///< tiles along the rows (M; of one matrix when batched)
+  int64_t gridCols = 1;   ///< tiles along the columns (N; matmul only)
+  /// Tiles along the reduction dimension (matmul only): each multiplies a span of K and a
+  /// ring reduce-scatter sums their partials, each keeping a slice of the rows.
+  int64_t gridDepth = 1;
   int64_t blockRows = 1;     ///< rows per tile
   int64_t blockCols = 1;     ///< columns per tile (matmul; else the whole width)
   int64_t stepRows = 1;      ///< rows resident per step of a tile's loop (rows kernels)
@@ -32,7 +35,7 @@ struct Division {
   int64_t residentBytes = 0; ///< scratchpad bytes a step keeps live (estimate)
   double cycles = 0;         ///< estimated cycles
   std::string bound;         ///< what bounds the estimate: "dram", "pt", "sfu", "dma"
-  int64_t tiles() const { return gridBatch * gridRows * gridCols; }
+  int64_t tiles() const { return gridBatch * gridRows * gridCols * gridDepth; }
   /// "8 x 1 tiles of 32 x 1024, 16 rows per step".
   std::string describe() const;
 };

@@ -106,6 +106,38 @@ int64_t elementsOf(Type t) {
   return n;
 }
 
+/// The printed kernel with its function's arguments under their names (`%x_ptr`, which
+/// the KTIR compiler names the job's tensors after) rather than the printer's `%arg0`: the
+/// dump compiles by hand into a job with the graph's names. The function's arguments are
+/// the first block arguments the printer numbers, so `%argI` for I below their count is
+/// one of them.
+std::string withArgumentNames(const std::string& text, ModuleOp kernel) {
+  std::vector<std::string> names;
+  for (auto f : kernel.getOps<func::FuncOp>())
+    for (BlockArgument a : f.getArguments())
+      if (auto n = dyn_cast<NameLoc>(a.getLoc())) names.push_back(n.getName().str());
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (text.compare(i, 4, "%arg") == 0) {
+      size_t j = i + 4;
+      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+      const bool whole =
+          j > i + 4 && (j == text.size() ||
+                        !(std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'));
+      if (whole) {
+        const size_t n = std::stoul(text.substr(i + 4, j - i - 4));
+        if (n < names.size()) {
+          out += "%" + names[n];
+          i = j;
+          continue;
+        }
+      }
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
 } // namespace
 
 bool isTensorGraph(ModuleOp module) {
@@ -227,7 +259,7 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
     std::string text;
     llvm::raw_string_ostream os(text);
     (*kernel)->print(os);
-    if (options.dump) options.dump(k.name + ".mlir", text);
+    if (options.dump) options.dump(k.name + ".mlir", withArgumentNames(text, **kernel));
 
     dataflow::SchedulerOptions so;
     if (options.dump)

@@ -119,7 +119,16 @@ private:
   int repeats_ = 0;                          ///< repeated rows computed so far
 
   bool matmul() const { return k_.kind == KernelGroup::Kind::Matmul; }
-  int64_t blockRows() const { return matmul() ? d_.blockRows : d_.stepRows; }
+  bool splitK() const { return matmul() && d_.gridDepth > 1; }
+  /// Rows of the matmul block a tile's epilogue works on: the slice the reduce-scatter
+  /// leaves it when K is split.
+  int64_t epilogueRows() const { return d_.blockRows / d_.gridDepth; }
+  int64_t blockRows() const { return splitK() ? epilogueRows() : d_.stepRows; }
+  /// A matmul tile that computes its block a few rows at a time (the whole block does not
+  /// fit the scratchpad).
+  bool subBlocks() const { return matmul() && !splitK() && d_.stepRows != d_.blockRows; }
+  /// The first row of what a step of a matmul tile computes.
+  std::string matmulRow() const { return splitK() ? "%kms" : subBlocks() ? "%kmr" : "%km0"; }
 
   /// The view shape of a graph tensor in form `f`.
   std::vector<int64_t> viewShape(Value v, Form f) const {
@@ -150,7 +159,7 @@ private:
   /// Where a step's block of `v` starts in its view (a repeated matrix's row is computed
   /// first: its name in `repeatedRow`).
   std::string blockStart(Form f, const std::string& repeatedRow = "") const {
-    const std::string row = matmul() ? "%km0" : "%kr", col = matmul() ? "%kn0" : "%kc0";
+    const std::string row = matmul() ? matmulRow() : "%kr", col = matmul() ? "%kn0" : "%kc0";
     switch (f) {
     case Form::Matrix:
       return row + ", " + col;
@@ -287,14 +296,21 @@ void Builder::writeText() {
   // Arguments: every tensor the kernel reads or writes, by its memory.
   for (const Operand& o : k_.inputs) argument(o.value);
   for (const Operand& o : k_.outputs) argument(o.value);
+  if (splitK())
+    text_ << "#kgroups = affine_set<(g) : (g >= 0, -g + " << d_.tiles() / d_.gridDepth - 1
+          << " >= 0)>\n";
   text_ << "module {\n  func.func @" << k_.name << "(";
   for (size_t i = 0; i < args_.size(); ++i)
     text_ << (i ? ", " : "") << "%" << args_[i] << "_ptr: index";
   const bool batched = d_.gridBatch > 1;
   text_ << ") attributes {grid = [";
-  if (batched) text_ << d_.gridBatch << ", ";
-  text_ << d_.gridRows;
-  if (matmul()) text_ << ", " << d_.gridCols;
+  if (splitK()) {
+    text_ << d_.tiles(); // flattened: tile = (block * gridDepth + k)
+  } else {
+    if (batched) text_ << d_.gridBatch << ", ";
+    text_ << d_.gridRows;
+    if (matmul()) text_ << ", " << d_.gridCols;
+  }
   text_ << "]} {\n";
   text_ << "    %kc0 = arith.constant 0 : index\n";
   for (const Operand& o : k_.inputs) view(o.value, o.form);
@@ -303,7 +319,25 @@ void Builder::writeText() {
   bool loop = false;
   // A batch: tile (b, ...) works on matrix b, whose rows follow the rows of matrix b - 1.
   const int64_t matrixRows = k_.rows / k_.batch;
-  if (matmul()) {
+  if (splitK()) {
+    // Tile t multiplies span t mod gridDepth of K for output block t / gridDepth.
+    text_ << "    %kpid = ktdp.get_compute_tile_id : index\n"
+          << "    %kgk = arith.constant " << d_.gridDepth << " : index\n"
+          << "    %kgn = arith.constant " << d_.gridCols << " : index\n"
+          << "    %kki = arith.remui %kpid, %kgk : index\n"
+          << "    %kblock = arith.divui %kpid, %kgk : index\n"
+          << "    %ktj = arith.remui %kblock, %kgn : index\n"
+          << "    %kti = arith.divui %kblock, %kgn : index\n"
+          << "    %kbm = arith.constant " << d_.blockRows << " : index\n"
+          << "    %kbn = arith.constant " << d_.blockCols << " : index\n"
+          << "    %km0 = arith.muli %kti, %kbm : index\n"
+          << "    %kn0 = arith.muli %ktj, %kbn : index\n"
+          << "    %kspan = arith.constant " << k_.depth / d_.gridDepth << " : index\n"
+          << "    %kk0 = arith.muli %kki, %kspan : index\n"
+          << "    %kslice = arith.constant " << epilogueRows() << " : index\n"
+          << "    %kmsl = arith.muli %kki, %kslice : index\n"
+          << "    %kms = arith.addi %km0, %kmsl : index\n";
+  } else if (matmul()) {
     text_ << "    " << (batched ? "%kbi, " : "")
           << "%kti, %ktj = ktdp.get_compute_tile_id : " << (batched ? "index, " : "")
           << "index, index\n"
@@ -331,22 +365,31 @@ void Builder::writeText() {
   if (k_.kind == KernelGroup::Kind::Matmul) {
     Operation* mm = k_.ops.front();
     Value A = mm->getOperand(0), B = mm->getOperand(1), C = mm->getResult(0);
-    const std::string acc = "tensor<" + std::to_string(d_.blockRows) + "x" +
-                            std::to_string(d_.blockCols) + "x" + elem(C) + ">";
-    const std::vector<int64_t> aShape{d_.blockRows, d_.stepDepth},
-        bShape{d_.stepDepth, d_.blockCols};
+    const int64_t rows = splitK() ? d_.blockRows : d_.stepRows;
+    const std::string acc =
+        "tensor<" + std::to_string(rows) + "x" + std::to_string(d_.blockCols) + "x" + elem(C) + ">";
+    const std::vector<int64_t> aShape{rows, d_.stepDepth}, bShape{d_.stepDepth, d_.blockCols};
+    if (subBlocks()) {
+      loop = true;
+      text_ << "    %kmend = arith.addi %km0, %kbm : index\n"
+            << "    %ksm = arith.constant " << d_.stepRows << " : index\n"
+            << "    scf.for %kmr = %km0 to %kmend step %ksm {\n";
+    }
     text_ << "    %kzero = arith.constant 0.0 : " << elem(C) << "\n"
           << "    %kempty = tensor.empty() : " << acc << "\n"
           << "    %kinit = linalg.fill ins(%kzero : " << elem(C) << ") outs(%kempty : " << acc
           << ") -> " << acc << "\n";
-    const bool steps = d_.stepDepth != k_.depth;
-    std::string kk = "%kc0", part = "%kinit";
+    const int64_t span = k_.depth / d_.gridDepth;
+    const bool steps = d_.stepDepth != span;
+    std::string kk = splitK() ? "%kk0" : "%kc0", part = "%kinit";
     if (steps) {
-      text_
-          << "    %kdepth = arith.constant " << k_.depth << " : index\n"
-          << "    %kstep = arith.constant " << d_.stepDepth << " : index\n"
-          << "    %kacc = scf.for %kk = %kc0 to %kdepth step %kstep iter_args(%kpart = %kinit) -> ("
-          << acc << ") {\n";
+      if (splitK())
+        text_ << "    %kdepth = arith.addi %kk0, %kspan : index\n";
+      else
+        text_ << "    %kdepth = arith.constant " << k_.depth << " : index\n";
+      text_ << "    %kstep = arith.constant " << d_.stepDepth << " : index\n"
+            << "    %kacc = scf.for %kk = " << kk
+            << " to %kdepth step %kstep iter_args(%kpart = %kinit) -> (" << acc << ") {\n";
       kk = "%kk";
       part = "%kpart";
     }
@@ -355,7 +398,8 @@ void Builder::writeText() {
       text_ << "    %kkrow = arith.addi %kbk, " << kk << " : index\n";
       kRow = "%kkrow";
     }
-    tile("%kta", A, Form::Matrix, aShape, "%km0, " + kk);
+    tile("%kta", A, Form::Matrix, aShape,
+         (splitK() ? std::string("%km0") : matmulRow()) + ", " + kk);
     tile("%ktb", B, Form::Matrix, bShape, kRow + ", %kn0");
     const std::string ta = "tensor<" + dimsText(aShape) + "x" + elem(A) + ">",
                       tb = "tensor<" + dimsText(bShape) + "x" + elem(B) + ">";
@@ -364,6 +408,30 @@ void Builder::writeText() {
           << "xindex> -> " << tb << "\n    %kmm = linalg.matmul ins(%ka, %kb : " << ta << ", " << tb
           << ") outs(" << part << " : " << acc << ") -> " << acc << "\n";
     if (steps) text_ << "    scf.yield %kmm : " << acc << "\n    }\n";
+    if (splitK()) {
+      // The partials of the block's gridDepth tiles summed over the ring; each keeps a slice
+      // of rows of the sum.
+      const std::string partial = steps ? "%kacc" : "%kmm";
+      const int64_t g = d_.gridDepth;
+      const std::string tiles = "affine_set<(i)[g] : (i - " + std::to_string(g) + "*g >= 0, -i + " +
+                                std::to_string(g) + "*g + " + std::to_string(g - 1) + " >= 0)>";
+      // The groups are #kgroups, written before the module: its '>=' cannot sit inside a
+      // type's angle brackets.
+      const std::string future = "!ktdp.tile_future<" + acc + ", groups = #kgroups>";
+      const std::string sliceT = "tensor<" + std::to_string(epilogueRows()) + "x" +
+                                 std::to_string(d_.blockCols) + "x" + elem(C) + ">";
+      text_ << "    %kfut = ktdp.inter_tile_produce producer_tiles_per_group = " << tiles << " : "
+            << acc << " -> " << future << " {\n    ^bb0(%kgid: index):\n      ktdp.yield_partial "
+            << partial << " : " << acc << "\n    }\n"
+            << "    %kidempty = tensor.empty() : " << acc << "\n"
+            << "    %kid = linalg.fill ins(%kzero : " << elem(C) << ") outs(%kidempty : " << acc
+            << ") -> " << acc << "\n"
+            << "    %ksum = ktdp.inter_tile_reduce_scatter(%kfut) consumer_tiles_per_group = "
+            << tiles << ", scatter_dimensions = [0], identity(%kid : " << acc << ") : " << future
+            << " -> " << sliceT << " {\n    ^bb0(%klhs: " << acc << ", %krhs: " << acc
+            << "):\n      %ks = arith.addf %klhs, %krhs : " << acc
+            << "\n      ktdp.yield_reduced %ks : " << acc << "\n    }\n";
+    }
   } else if (d_.stepRows != d_.blockRows) {
     loop = true;
     text_ << "    %krowend = arith.addi %krow0, %krows : index\n"
@@ -380,7 +448,7 @@ void Builder::writeText() {
   for (const Operand& o : k_.inputs)
     if (o.form != Form::PerCol && (!matmul() || epilogueReads.contains(o.value))) {
       std::string rep;
-      if (o.form == Form::Repeated) rep = repeatedRow(o.value, matmul() ? "%km0" : "%kr");
+      if (o.form == Form::Repeated) rep = repeatedRow(o.value, matmul() ? matmulRow() : "%kr");
       load(o.value, o.form, blockShape(o.value, o.form), blockStart(o.form, rep));
     }
   for (size_t i = 0; i < k_.outputs.size(); ++i) {
@@ -668,11 +736,15 @@ FailureOr<OwningOpRef<ModuleOp>> Builder::build() {
         if (next < loaded_.size()) map_.map(loaded_[next++], l->getResult(0));
       }
     }
-    if (auto m = dyn_cast<linalg::MatmulOp>(op)) {
+    if (auto m = dyn_cast<linalg::MatmulOp>(op); m && !splitK()) {
       Value acc = m->getResult(0);
-      if (auto loop = dyn_cast<scf::ForOp>(m->getParentOp())) acc = loop->getResult(0);
+      // The K loop carries the accumulator (a loop over a tile's rows carries nothing).
+      if (auto loop = dyn_cast<scf::ForOp>(m->getParentOp()); loop && loop.getNumResults() == 1)
+        acc = loop->getResult(0);
       map_.map(k_.ops.front()->getResult(0), acc);
     }
+    if (auto r = dyn_cast<ktdp::InterTileReduceScatterOp>(op))
+      map_.map(k_.ops.front()->getResult(0), r->getResult(0));
     if (op->hasAttr(kOutputAttr)) {
       placeholders.push_back(op);
       if (!firstUse) firstUse = op;
