@@ -645,3 +645,35 @@ func.func @sub(%a: tensor<256x512xf16> {graph.name = "A"}, %b: tensor<512x512xf1
     c = simulate(tmp_path, out, {"A": a, "B": b, "bias": bias}, ["C"])["C"]
     # f16 accumulation between the steps of K: a few f16 ulps.
     close(c, a.astype(np.float32) @ b.astype(np.float32) + bias.astype(np.float32), rtol=1e-2, atol=5e-3)
+
+
+def test_reduction_over_the_dimension_before_the_last(tmp_path):
+    """A global average pool ([N, H*W, C] -> [N, C]) and column sums: the front end permutes
+    the reduced dimension last, then reduces along the rows."""
+    graph = """
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @pool(%x: tensor<2x64x200xf16> {graph.name = "x"}, %m: tensor<96x40xf16> {graph.name = "m"})
+    -> (tensor<2x200xf16> {graph.name = "avg"}, tensor<40xf16> {graph.name = "colsum"}) {
+  %zero = arith.constant 0.0 : f16
+  %inv = arith.constant 0.015625 : f16
+  %e = tensor.empty() : tensor<2x200xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<2x200xf16>) -> tensor<2x200xf16>
+  %s = linalg.reduce { arith.addf } ins(%x : tensor<2x64x200xf16>) outs(%z : tensor<2x200xf16>) dimensions = [1]
+  %avg = linalg.generic {indexing_maps = [#m2, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<2x200xf16>) outs(%e : tensor<2x200xf16>) {
+    ^bb0(%v: f16, %o: f16):
+      %r = arith.mulf %v, %inv : f16
+      linalg.yield %r : f16
+  } -> tensor<2x200xf16>
+  %ec = tensor.empty() : tensor<40xf16>
+  %zc = linalg.fill ins(%zero : f16) outs(%ec : tensor<40xf16>) -> tensor<40xf16>
+  %cs = linalg.reduce { arith.addf } ins(%m : tensor<96x40xf16>) outs(%zc : tensor<40xf16>) dimensions = [0]
+  return %avg, %cs : tensor<2x200xf16>, tensor<40xf16>
+}
+"""
+    out, _ = compile_graph(tmp_path, graph, "pool")
+    rng = np.random.default_rng(14)
+    x, m = f16(rng, 2, 64, 200), f16(rng, 96, 40)
+    got = simulate(tmp_path, out, {"x": x, "m": m}, ["avg", "colsum"])
+    close(got["avg"], x.astype(np.float32).mean(1), rtol=2e-2, atol=2e-3)
+    close(got["colsum"], m.astype(np.float32).sum(0), rtol=2e-2, atol=2e-2)

@@ -10,6 +10,7 @@
 #include "frontend/Frontend.h"
 
 #include "Division.h"
+#include "GraphRewrites.h"
 #include "KernelBuilder.h"
 #include "Kernels.h"
 #include "Link.h"
@@ -78,6 +79,7 @@ const graph::GraphTarget& spyreTarget() {
   static const graph::GraphTarget target{
       [](Type t) { return t.isF16() || t.isBF16() || t.isF32(); },
       "f16, bf16 or f32",
+      "f16, bf16 and f32",
       [](Type t) { return t.isF16() || t.isBF16() || t.isF32() || t.isInteger(1); },
       "f16, bf16, f32, i1",
       spyreBodyOp,
@@ -197,6 +199,7 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
       return failure();
   }
 
+  rewriteForKernels(f);
   FailureOr<KernelPlan> plan = formKernels(f);
   if (failed(plan)) return failure();
   auto ret = cast<func::ReturnOp>(f.getBody().front().getTerminator());

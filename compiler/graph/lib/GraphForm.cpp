@@ -310,13 +310,13 @@ struct Verifier {
         auto in = cast<RankedTensorType>(r.getInputs()[0].getType());
         auto dims = r.getDimensions();
         const bool innermost = dims.size() == 1 && dims[0] == in.getRank() - 1;
-        // Over the rows (column sums): read through a transpose materialised on the MXU.
+        // Over the rows (column sums): read through a transpose (each compiler's own).
         const bool rows = dims.size() == 1 && dims[0] == in.getRank() - 2 && in.getRank() <= 3 &&
-                          (in.getElementType().isBF16() || in.getElementType().isF32());
+                          isa<FloatType>(in.getElementType());
         if (!innermost && !rows)
           fail(&op) << "linalg.reduce is supported over the innermost dimension only (dimension "
-                    << in.getRank() - 1 << "), or for bf16 and f32 of rank 2 or 3 over the one "
-                    << "before it";
+                    << in.getRank() - 1 << "), or for " << target.floatElements
+                    << " of rank 2 or 3 over the one before it";
         checkBody(&op);
         for (Value init : r.getInits())
           if (!constantValue(init))

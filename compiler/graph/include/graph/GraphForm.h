@@ -56,6 +56,8 @@ struct GraphTarget {
   /// messages ("bf16, f32, i8 or i32").
   std::function<bool(mlir::Type)> tensorElement;
   std::string tensorElements;
+  /// Its floating-point tensor types, for messages ("bf16 and f32").
+  std::string floatElements;
   /// Whether an op of a linalg body may produce this scalar type, and the list ("bf16, f32,
   /// i8, i32, i1").
   std::function<bool(mlir::Type)> scalarElement;

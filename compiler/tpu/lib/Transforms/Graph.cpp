@@ -212,6 +212,7 @@ const graph::GraphTarget& tpuTarget() {
   static const graph::GraphTarget target{
       [](Type t) { return dtypeOf(t).has_value(); },
       "bf16, f32, i8 or i32",
+      "bf16 and f32",
       [](Type t) {
         return t.isBF16() || t.isF32() || t.isInteger(8) || t.isInteger(32) || t.isInteger(1);
       },
