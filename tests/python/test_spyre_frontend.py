@@ -677,3 +677,40 @@ func.func @pool(%x: tensor<2x64x200xf16> {graph.name = "x"}, %m: tensor<96x40xf1
     got = simulate(tmp_path, out, {"x": x, "m": m}, ["avg", "colsum"])
     close(got["avg"], x.astype(np.float32).mean(1), rtol=2e-2, atol=2e-3)
     close(got["colsum"], m.astype(np.float32).sum(0), rtol=2e-2, atol=2e-2)
+
+
+def conv_ref(x, w):
+    n, h, wd, c = x.shape
+    kh_, kw_, _, f = w.shape
+    oh, ow = h - kh_ + 1, wd - kw_ + 1
+    out = np.zeros((n, oh, ow, f), np.float32)
+    for kh in range(kh_):
+        for kw in range(kw_):
+            out += x[:, kh:kh + oh, kw:kw + ow, :] @ w[kh, kw]
+    return out
+
+
+def pool_ref(x):
+    n, h, w, c = x.shape
+    return x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
+
+
+def test_cnn_block(tmp_path):
+    """models/graphs/spyre_cnn.mlir: two convolutions (unfold + matmul), bias, ReLU, batch
+    norm, max pools, global average pool, linear; f16 against fp32."""
+    graph = ROOT / "models" / "graphs" / "spyre_cnn.mlir"
+    out, dump = compile_graph(tmp_path, graph, "cnn")
+    names = sorted(p.name for p in dump.glob("k*.mlir"))
+    assert "k1_unfold.mlir" in names and "k4_pool.mlir" in names, names
+    rng = np.random.default_rng(3)
+    u = lambda *s, scale=1.0: (rng.uniform(-1, 1, s) * scale).astype(np.float16)
+    ins = {"x": u(1, 34, 34, 8), "w1": u(3, 3, 8, 16, scale=0.3), "b1": u(16, scale=0.1),
+           "bn_scale": (1 + u(16, scale=0.2).astype(np.float32)).astype(np.float16),
+           "bn_shift": u(16, scale=0.1), "w2": u(3, 3, 16, 32, scale=0.2), "b2": u(32, scale=0.1),
+           "wl": u(32, 10, scale=0.3), "bl": u(10, scale=0.1)}
+    y = simulate(tmp_path, out, ins, ["logits"])["logits"]
+    f = {k: v.astype(np.float32) for k, v in ins.items()}
+    a1 = np.maximum(conv_ref(f["x"], f["w1"]) + f["b1"], 0) * f["bn_scale"] + f["bn_shift"]
+    a2 = np.maximum(conv_ref(pool_ref(a1), f["w2"]) + f["b2"], 0)
+    ref = pool_ref(a2).reshape(1, 49, 32).mean(1) @ f["wl"] + f["bl"]
+    assert relative_error(y, ref) < 0.01, relative_error(y, ref)

@@ -415,6 +415,50 @@ std::vector<Division> transposeDivisions(const KernelGroup& k, const SpyreArch& 
   return out;
 }
 
+/// A window kernel: tiles of whole output rows of one image, each a box per window offset
+/// (an unfold stores KH KW boxes of the input; a pooling combines them).
+std::vector<Division> windowDivisions(const KernelGroup& k, const SpyreArch& arch,
+                                      std::string& why) {
+  Rates r(arch);
+  Operation* op = k.ops.front();
+  auto out = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  Value in = op->getOperand(0);
+  const int64_t e = elementBytes(in);
+  const int64_t OH = out[1], OW = out[2];
+  int64_t boxes = 1, C = out[3];
+  if (out.size() == 6) { // unfold [N, OH, OW, KH, KW, C]
+    boxes = out[3] * out[4];
+    C = out[5];
+  } else { // pooling: its window operand
+    auto win = cast<RankedTensorType>(op->getOperand(1).getType()).getShape();
+    boxes = win[0] * win[1];
+  }
+  // A box's rows are runs of C elements: whole sticks when C is, byte runs otherwise.
+  const int64_t run = roundUp(C * e, r.stick);
+  const int64_t half = r.budget / 2;
+  std::vector<Division> outDivs;
+  for (int64_t perTile : divisors(OH)) {
+    const int64_t tiles = k.rows / perTile;
+    if (tiles > arch.chip.cores) continue;
+    const int64_t bytes = (boxes + 1) * perTile * OW * run;
+    if (bytes > half) continue;
+    Division d;
+    d.gridRows = tiles;
+    d.blockRows = perTile;
+    d.blockCols = k.cols;
+    d.stepRows = perTile;
+    d.residentBytes = bytes;
+    const double moved = static_cast<double>(boxes * perTile * OW * run);
+    const double outBytes =
+        static_cast<double>(perTile * OW * (out.size() == 6 ? boxes : 1) * C * e);
+    d.cycles = tileCycles(r, moved, outBytes, 0, 1, tiles, static_cast<int64_t>(boxes));
+    d.bound = "dma";
+    outDivs.push_back(d);
+  }
+  if (outDivs.empty()) why = "no division of the window kernel fits the scratchpad";
+  return outDivs;
+}
+
 } // namespace
 
 std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& arch,
@@ -426,6 +470,8 @@ std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& 
     return matmulDivisions(k, arch, why);
   case KernelGroup::Kind::Transpose:
     return transposeDivisions(k, arch, why);
+  case KernelGroup::Kind::Window:
+    return windowDivisions(k, arch, why);
   }
   return {};
 }

@@ -77,12 +77,10 @@ bool spyreBodyOp(Operation* op, std::string& why) {
 /// What spyre-compile takes beyond the common graph form.
 const graph::GraphTarget& spyreTarget() {
   static const graph::GraphTarget target{
-      [](Type t) { return t.isF16() || t.isBF16() || t.isF32(); },
-      "f16, bf16 or f32",
+      [](Type t) { return t.isF16() || t.isBF16() || t.isF32(); }, "f16, bf16 or f32",
       "f16, bf16 and f32",
       [](Type t) { return t.isF16() || t.isBF16() || t.isF32() || t.isInteger(1); },
-      "f16, bf16, f32, i1",
-      spyreBodyOp,
+      "f16, bf16, f32, i1", spyreBodyOp,
       [](Type a, Type, Type c) -> std::string {
         std::string s;
         llvm::raw_string_ostream os(s);
@@ -91,6 +89,11 @@ const graph::GraphTarget& spyreTarget() {
         else if (c != a && !c.isF32())
           os << "matmul of '" << a << "' must produce " << a << " or f32 (got '" << c << "')";
         return s;
+      },
+      // Convolutions and pooling: the front end's own (GraphRewrites.cpp, Kernels.cpp).
+      [](Operation* op) {
+        return isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(
+            op);
       }};
   return target;
 }

@@ -44,12 +44,70 @@ void reduceAlongTheLast(linalg::ReduceOp r) {
   r->erase();
 }
 
+/// linalg.conv_2d_nhwc_hwcf (strides and dilations 1) -> an unfold (a linalg.generic marked
+/// kUnfoldAttr whose input map adds the window's offsets: u[n, oh, ow, kh, kw, c] =
+/// x[n, oh + kh, ow + kw, c]) and a matmul of the unfolded rows [N OH OW, KH KW C] by the
+/// filters [KH KW C, F], as torch-spyre lowers a convolution. Left alone (and refused
+/// later, at the op) when it is not of that form.
+void unfoldConvolution(linalg::Conv2DNhwcHwcfOp conv) {
+  auto ones = [](DenseIntElementsAttr a) {
+    return !a || llvm::all_of(a.getValues<int64_t>(), [](int64_t v) { return v == 1; });
+  };
+  if (!ones(conv.getStrides()) || !ones(conv.getDilations())) return;
+  Value x = conv.getInputs()[0], w = conv.getInputs()[1];
+  auto xt = cast<RankedTensorType>(x.getType()), wt = cast<RankedTensorType>(w.getType()),
+       ot = cast<RankedTensorType>(conv->getResult(0).getType());
+  Value init = conv.getOutputs()[0];
+  if (!xt.hasStaticShape() || !wt.hasStaticShape() || !ot.hasStaticShape()) return;
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  MLIRContext* ctx = conv.getContext();
+  const int64_t N = ot.getShape()[0], OH = ot.getShape()[1], OW = ot.getShape()[2],
+                F = ot.getShape()[3], KH = wt.getShape()[0], KW = wt.getShape()[1],
+                C = wt.getShape()[2];
+  Type e = xt.getElementType();
+  // u[n, oh, ow, kh, kw, c] = x[n, oh + kh, ow + kw, c]
+  SmallVector<AffineExpr> d;
+  for (unsigned i = 0; i < 6; ++i) d.push_back(getAffineDimExpr(i, ctx));
+  AffineMap in = AffineMap::get(6, 0, {d[0], d[1] + d[3], d[2] + d[4], d[5]}, ctx);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(6, ctx);
+  Value empty = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{N, OH, OW, KH, KW, C}, e);
+  auto par = utils::IteratorType::parallel;
+  auto unfold = b.create<linalg::GenericOp>(
+      loc, TypeRange{empty.getType()}, ValueRange{x}, ValueRange{empty},
+      ArrayRef<AffineMap>{in, id}, SmallVector<utils::IteratorType>(6, par),
+      [](OpBuilder& nb, Location l, ValueRange a) { nb.create<linalg::YieldOp>(l, a[0]); });
+  unfold->setAttr(kUnfoldAttr, b.getUnitAttr());
+  Value rows = b.create<tensor::CollapseShapeOp>(
+      loc, unfold->getResult(0), SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+  Value filters =
+      b.create<tensor::CollapseShapeOp>(loc, w, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+  // The product into the convolution's own initial value, seen as rows.
+  Value acc = b.create<tensor::CollapseShapeOp>(loc, init,
+                                                SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    Value e2 =
+        b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{N * OH * OW, F}, ot.getElementType());
+    acc = b.create<linalg::FillOp>(loc, fill.getInputs()[0], e2).getResult(0);
+  }
+  Value product = b.create<linalg::MatmulOp>(loc, TypeRange{acc.getType()},
+                                             ValueRange{rows, filters}, ValueRange{acc})
+                      ->getResult(0);
+  Value out = b.create<tensor::ExpandShapeOp>(loc, ot, product,
+                                              SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+  conv->getResult(0).replaceAllUsesWith(out);
+  conv->erase();
+}
+
 } // namespace
 
 void rewriteForKernels(func::FuncOp f) {
   SmallVector<linalg::ReduceOp> reduces;
   f.walk([&](linalg::ReduceOp r) { reduces.push_back(r); });
   for (linalg::ReduceOp r : reduces) reduceAlongTheLast(r);
+  SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
+  f.walk([&](linalg::Conv2DNhwcHwcfOp c) { convs.push_back(c); });
+  for (linalg::Conv2DNhwcHwcfOp c : convs) unfoldConvolution(c);
 }
 
 } // namespace chipless::frontend

@@ -6,6 +6,7 @@
 
 #include "Kernels.h"
 
+#include "GraphRewrites.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -116,9 +117,46 @@ FailureOr<RowForm> rowFormOfGeneric(linalg::GenericOp g) {
   return f;
 }
 
+/// A window kernel: a convolution's unfold or a pooling, divided by rows of output pixels.
+FailureOr<RowForm> windowForm(Operation* op) {
+  RowForm f;
+  f.kind = KernelGroup::Kind::Window;
+  f.elementwise = false;
+  ArrayRef<int64_t> out = shapeOf(op->getResult(0));
+  f.rows = out[0] * out[1]; // images x output rows
+  f.cols = 1;
+  for (size_t i = 2; i < out.size(); ++i) f.cols *= out[i];
+  if (auto p = dyn_cast<linalg::LinalgOp>(op); p && !isa<linalg::GenericOp>(op)) {
+    // Pooling: windows that tile the image (stride = window, no dilation).
+    ArrayRef<int64_t> in = shapeOf(p.getDpsInputs()[0]), win = shapeOf(p.getDpsInputs()[1]);
+    auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
+    auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
+    bool tiles = in[1] == out[1] * win[0] && in[2] == out[2] * win[1];
+    if (strides) {
+      auto sv = llvm::to_vector(strides.getValues<int64_t>());
+      tiles &= sv.size() == 2 && sv[0] == win[0] && sv[1] == win[1];
+    }
+    if (dilations)
+      tiles &= llvm::all_of(dilations.getValues<int64_t>(), [](int64_t v) { return v == 1; });
+    if (!tiles)
+      return op->emitError("the Spyre front end pools with windows that tile the image (strides "
+                           "equal to the window, no dilation, the image a whole number of "
+                           "windows)");
+    f.reads.push_back({p.getDpsInputs()[0], Form::Matrix});
+  } else {
+    f.reads.push_back({op->getOperand(0), Form::Matrix});
+  }
+  f.writes.push_back({op->getResult(0), Form::Matrix});
+  return f;
+}
+
 FailureOr<RowForm> rowFormOf(Operation* op) {
   RowForm f;
   auto matrix = [&](Value v) { return Operand{v, Form::Matrix}; };
+  if (op->hasAttr(kUnfoldAttr) || isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op))
+    return windowForm(op);
+  if (isa<linalg::Conv2DNhwcHwcfOp>(op))
+    return op->emitError("the Spyre front end convolves with strides and dilations of 1 only");
   if (auto g = dyn_cast<linalg::GenericOp>(op)) return rowFormOfGeneric(g);
   if (isa<linalg::AddOp, linalg::SubOp, linalg::MulOp, linalg::DivOp>(op)) {
     auto lin = cast<linalg::LinalgOp>(op);
@@ -224,6 +262,8 @@ FailureOr<RowForm> rowFormOf(Operation* op) {
 
 const char* kindWord(Operation* op) {
   if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) return "matmul";
+  if (op->hasAttr(kUnfoldAttr)) return "unfold";
+  if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op)) return "pool";
   if (isa<linalg::SoftmaxOp>(op)) return "softmax";
   if (isa<linalg::TransposeOp>(op)) return "transpose";
   if (isa<linalg::ReduceOp>(op)) return "reduce";

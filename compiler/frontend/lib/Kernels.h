@@ -39,9 +39,10 @@ struct Operand {
 /// One kernel: a group of graph ops run as one KTIR kernel.
 struct KernelGroup {
   enum class Kind {
-    Rows,     ///< element-wise ops, reductions along the rows, normalisations
-    Matmul,   ///< one (batch) matmul [B, M, K] x [B, K, N] and its element-wise epilogue
-    Transpose ///< a (batched) 2-D transpose materialised (the stick dimension changes)
+    Rows,      ///< element-wise ops, reductions along the rows, normalisations
+    Matmul,    ///< one (batch) matmul [B, M, K] x [B, K, N] and its element-wise epilogue
+    Transpose, ///< a permutation of rank 2 or 3, through a view with permuted strides
+    Window     ///< boxes of an image: a convolution's unfold, a pooling (DMA copies)
   };
   Kind kind = Kind::Rows;
   std::string name;                  ///< k1_softmax, ...

@@ -275,7 +275,8 @@ struct Verifier {
       if (!isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
                tensor::ExtractSliceOp, linalg::FillOp, linalg::MatmulOp, linalg::BatchMatmulOp,
                linalg::AddOp, linalg::SubOp, linalg::MulOp, linalg::DivOp, linalg::GenericOp,
-               linalg::ReduceOp, linalg::BroadcastOp, linalg::TransposeOp, linalg::SoftmaxOp>(op)) {
+               linalg::ReduceOp, linalg::BroadcastOp, linalg::TransposeOp, linalg::SoftmaxOp>(op) &&
+          !(target.extraOps && target.extraOps(&op))) {
         fail(&op) << "'" << op.getName() << "' is not part of the graph form (docs/graph-ir.md)";
         continue;
       }

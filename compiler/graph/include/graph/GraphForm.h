@@ -66,6 +66,8 @@ struct GraphTarget {
   std::function<bool(mlir::Operation*, std::string& why)> bodyOp;
   /// Why a matmul of operands `a`, `b` into `c` is not supported ("" when it is).
   std::function<std::string(mlir::Type a, mlir::Type b, mlir::Type c)> matmulTypes;
+  /// Ops the compiler takes beyond the common form (it checks them itself); may be empty.
+  std::function<bool(mlir::Operation*)> extraOps = {};
 };
 
 /// Checks the graph form of docs/graph-ir.md for `target`: every violation is an error at
