@@ -4,7 +4,8 @@ bounds, and how it changes with the core count and the scratchpad size (each rec
 
     /usr/bin/python3 bench/frontend/blocks.py [--bin build/bin] [GRAPH.mlir ...]
 
-For each graph (default: models/graphs/spyre_mlp, gpt2_block, llama_block, bert_layer) and
+For each graph (default: models/graphs/spyre_mlp, gpt2_block, llama_block, bert_layer,
+spyre_cnn) and
 each of 32 / 16 cores and 2 MB / 1 MB scratchpad: compile time (spyre-compile), kernels,
 modelled cycles (spyre-sim --timing-only), and on 32 cores with 2 MB the bounds: PT peak
 (the graph's MACs at the chip's fp16 peak) and DRAM (the bytes the run moved at full DRAM
@@ -48,7 +49,8 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     a = ap.parse_args()
     graphs = a.graphs or [os.path.join(ROOT, "models", "graphs", g + ".mlir")
-                          for g in ("spyre_mlp", "gpt2_block", "llama_block", "bert_layer")]
+                          for g in ("spyre_mlp", "gpt2_block", "llama_block", "bert_layer",
+                                    "spyre_cnn")]
     print("| graph | kernels | compile (s) | 32 cores, 2 MB | 32 cores, 1 MB | 16 cores, 2 MB | "
           "16 cores, 1 MB | PT bound | DRAM bound | 32 / 2 MB over the larger bound |")
     print("|---|---|---|---|---|---|---|---|---|---|")
