@@ -714,3 +714,59 @@ def test_cnn_block(tmp_path):
     a2 = np.maximum(conv_ref(pool_ref(a1), f["w2"]) + f["b2"], 0)
     ref = pool_ref(a2).reshape(1, 49, 32).mean(1) @ f["wl"] + f["bl"]
     assert relative_error(y, ref) < 0.01, relative_error(y, ref)
+
+
+def test_slices(tmp_path):
+    """tensor.extract_slice of rows and columns: read where it lies in its source, by an
+    element-wise kernel, a softmax and a matmul."""
+    graph = MAP2 + """
+func.func @slices(%x: tensor<100x300xf16> {graph.name = "x"}, %w: tensor<256x64xf16> {graph.name = "w"},
+                  %v: tensor<300xf16> {graph.name = "v"})
+    -> (tensor<50x128xf16> {graph.name = "a"}, tensor<100x100xf16> {graph.name = "s"},
+        tensor<64x64xf16> {graph.name = "m"}, tensor<128xf16> {graph.name = "vs"}) {
+  %two = arith.constant 2.0 : f16
+  %zero = arith.constant 0.0 : f16
+  %x1 = tensor.extract_slice %x[10, 100] [50, 128] [1, 1] : tensor<100x300xf16> to tensor<50x128xf16>
+  %ea = tensor.empty() : tensor<50x128xf16>
+  %a = linalg.generic {indexing_maps = [#mat, #mat], iterator_types = ["parallel", "parallel"]}
+      ins(%x1 : tensor<50x128xf16>) outs(%ea : tensor<50x128xf16>) {
+    ^bb0(%in: f16, %o: f16):
+      %r = arith.mulf %in, %two : f16
+      linalg.yield %r : f16
+  } -> tensor<50x128xf16>
+  %x2 = tensor.extract_slice %x[0, 200] [100, 100] [1, 1] : tensor<100x300xf16> to tensor<100x100xf16>
+  %es = tensor.empty() : tensor<100x100xf16>
+  %s = linalg.softmax dimension(1) ins(%x2 : tensor<100x100xf16>) outs(%es : tensor<100x100xf16>) -> tensor<100x100xf16>
+  %x3 = tensor.extract_slice %x[36, 0] [64, 256] [1, 1] : tensor<100x300xf16> to tensor<64x256xf16>
+  %em = tensor.empty() : tensor<64x64xf16>
+  %zm = linalg.fill ins(%zero : f16) outs(%em : tensor<64x64xf16>) -> tensor<64x64xf16>
+  %m = linalg.matmul ins(%x3, %w : tensor<64x256xf16>, tensor<256x64xf16>) outs(%zm : tensor<64x64xf16>) -> tensor<64x64xf16>
+  %v1 = tensor.extract_slice %v[172] [128] [1] : tensor<300xf16> to tensor<128xf16>
+  %ev = tensor.empty() : tensor<128xf16>
+  %vs = linalg.add ins(%v1, %v1 : tensor<128xf16>, tensor<128xf16>) outs(%ev : tensor<128xf16>) -> tensor<128xf16>
+  return %a, %s, %m, %vs : tensor<50x128xf16>, tensor<100x100xf16>, tensor<64x64xf16>, tensor<128xf16>
+}
+"""
+    out, _ = compile_graph(tmp_path, graph, "slices")
+    rng = np.random.default_rng(15)
+    x, w, v = f16(rng, 100, 300), f16(rng, 256, 64, scale=1 / 16), f16(rng, 300)
+    got = simulate(tmp_path, out, {"x": x, "w": w, "v": v}, ["a", "s", "m", "vs"])
+    xf = x.astype(np.float32)
+    close(got["a"], 2 * xf[10:60, 100:228], rtol=1e-3, atol=1e-3)
+    close(got["s"], softmax_ref(x[:, 200:300]), rtol=2e-2, atol=1e-3)
+    close(got["m"], xf[36:100, :256] @ w.astype(np.float32), rtol=1e-2, atol=2e-3)
+    close(got["vs"], 2 * v.astype(np.float32)[172:300], rtol=1e-3, atol=1e-3)
+
+
+def test_slice_of_a_middle_dimension_is_a_located_error(tmp_path):
+    src = tmp_path / "mid.mlir"
+    src.write_text("""
+func.func @mid(%x: tensor<4x8x64xf16>) -> tensor<4x2x64xf16> {
+  %s = tensor.extract_slice %x[0, 3, 0] [4, 2, 64] [1, 1, 1] : tensor<4x8x64xf16> to tensor<4x2x64xf16>
+  %e = tensor.empty() : tensor<4x2x64xf16>
+  %y = linalg.add ins(%s, %s : tensor<4x2x64xf16>, tensor<4x2x64xf16>) outs(%e : tensor<4x2x64xf16>) -> tensor<4x2x64xf16>
+  return %y : tensor<4x2x64xf16>
+}
+""")
+    r = run(BIN / "spyre-compile", src, "-o", tmp_path / "o", ok=False)
+    assert r.returncode == 1 and "mid.mlir:3:8: error: the Spyre front end slices the first and the last" in r.stderr, r.stderr

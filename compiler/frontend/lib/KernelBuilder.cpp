@@ -118,6 +118,7 @@ private:
   std::vector<Value> loaded_;                ///< graph tensors in the order of their loads
   IRMapping map_;                            ///< graph values -> kernel values
   int repeats_ = 0;                          ///< repeated rows computed so far
+  int shifts_ = 0;                           ///< slice offsets added so far
 
   bool matmul() const { return k_.kind == KernelGroup::Kind::Matmul; }
   bool splitK() const { return matmul() && d_.gridDepth > 1; }
@@ -133,6 +134,8 @@ private:
 
   /// The view shape of a graph tensor in form `f`.
   std::vector<int64_t> viewShape(Value v, Form f) const {
+    // A slice is seen through a view of its source (the box starts at sliceStart()).
+    if (plan_.slices.count(v)) v = plan_.memoryOf.lookup(v);
     ArrayRef<int64_t> s = cast<RankedTensorType>(v.getType()).getShape();
     if (f == Form::Matrix || f == Form::Repeated) return {rowsOf(s), s.back()};
     int64_t n = 1;
@@ -203,8 +206,38 @@ private:
     return "memref<" + dimsText(viewShape(v, f)) + "x" + elem(v) + ">";
   }
   /// An access tile of `shape` at `start` in the view of `v`, and its load or store.
+  /// `start` moved to where slice `v`'s box lies in its source's view (unchanged for a
+  /// tensor that is not a slice).
+  std::string sliceStart(Value v, Form f, const std::string& start) {
+    auto it = plan_.slices.find(v);
+    if (it == plan_.slices.end()) return start;
+    std::vector<std::string> coords;
+    for (size_t from = 0;;) {
+      size_t comma = start.find(", ", from);
+      coords.push_back(start.substr(from, comma == std::string::npos ? comma : comma - from));
+      if (comma == std::string::npos) break;
+      from = comma + 2;
+    }
+    auto shift = [&](std::string& c, int64_t by) {
+      if (by == 0) return;
+      const std::string n = std::to_string(shifts_++);
+      text_ << "    %koff" << n << " = arith.constant " << by << " : index\n    %kat" << n
+            << " = arith.addi " << c << ", %koff" << n << " : index\n";
+      c = "%kat" + n;
+    };
+    if (coords.size() == 2) {
+      shift(coords[0], it->second.row);
+      shift(coords[1], it->second.col);
+    } else {
+      shift(coords[0], f == Form::PerRow ? it->second.row : it->second.col);
+    }
+    std::string out;
+    for (size_t i = 0; i < coords.size(); ++i) out += (i ? ", " : "") + coords[i];
+    return out;
+  }
   void tile(const std::string& name, Value v, Form f, const std::vector<int64_t>& shape,
-            const std::string& start) {
+            const std::string& given) {
+    const std::string start = sliceStart(v, f, given);
     text_ << "    " << name << " = ktdp.construct_access_tile " << views_[v] << "[" << start
           << "] {\n      access_tile_set = " << boxSet(shape)
           << ", access_tile_order = " << identityMap(shape.size()) << "\n    } : " << memrefOf(v, f)

@@ -254,8 +254,6 @@ FailureOr<RowForm> rowFormOf(Operation* op) {
     f.writes.push_back(matrix(t->getResult(0)));
     return f;
   }
-  if (isa<tensor::ExtractSliceOp>(op))
-    return op->emitError("tensor.extract_slice is not supported by the Spyre front end yet");
   return op->emitError("'") << op->getName()
                             << "' is not supported by the Spyre front end (docs/frontend.md)";
 }
@@ -281,6 +279,25 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f) {
     if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
       // A reshape of a row-major tensor is a view of the same memory.
       plan.memoryOf[op->getResult(0)] = op->getOperand(0);
+      continue;
+    }
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      // A box of the source's memory, when it is one in row form: the first dimension and
+      // the last may be cut, the others are whole; the source is a tensor of its own.
+      Value src = slice.getSource();
+      ArrayRef<int64_t> in = shapeOf(src), out = shapeOf(slice.getResult());
+      auto offsets = slice.getStaticOffsets();
+      bool box = !plan.memoryOf.count(src) && !plan.slices.count(src);
+      for (size_t d = 1; d + 1 < in.size(); ++d) box &= out[d] == in[d] && offsets[d] == 0;
+      if (!box)
+        return slice.emitError("the Spyre front end slices the first and the last dimension of "
+                               "a tensor that is not itself a view only"),
+               failure();
+      KernelPlan::Slice s;
+      s.row = in.size() > 1 ? offsets[0] * (rowsOf(in) / in[0]) : 0;
+      s.col = offsets.back();
+      plan.memoryOf[slice.getResult()] = src;
+      plan.slices[slice.getResult()] = s;
       continue;
     }
     FailureOr<RowForm> rf = rowFormOf(op);

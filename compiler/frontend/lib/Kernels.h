@@ -72,6 +72,12 @@ struct KernelPlan {
   /// A view (tensor.expand_shape / collapse_shape) reads the memory of its source: view
   /// result -> the tensor whose memory it is.
   llvm::DenseMap<mlir::Value, mlir::Value> memoryOf;
+  /// A slice (tensor.extract_slice) reads a box of its source's memory: in the source's row
+  /// form, rows from `row` and columns from `col`.
+  struct Slice {
+    int64_t row = 0, col = 0;
+  };
+  llvm::DenseMap<mlir::Value, Slice> slices;
 };
 
 /// The tensor whose device memory holds `v` (itself unless it is a view).
