@@ -770,3 +770,24 @@ func.func @mid(%x: tensor<4x8x64xf16>) -> tensor<4x2x64xf16> {
 """)
     r = run(BIN / "spyre-compile", src, "-o", tmp_path / "o", ok=False)
     assert r.returncode == 1 and "mid.mlir:3:8: error: the Spyre front end slices the first and the last" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("k", [2.0, 3.0, 0.5, -0.5, -1.0])
+def test_pow_by_a_constant(tmp_path, k):
+    graph = MAP2 + f"""
+func.func @pow(%x: tensor<64x200xf16> {{graph.name = "x"}}) -> (tensor<64x200xf16> {{graph.name = "y"}}) {{
+  %k = arith.constant {k} : f16
+  %e = tensor.empty() : tensor<64x200xf16>
+  %y = linalg.generic {{indexing_maps = [#mat, #mat], iterator_types = ["parallel", "parallel"]}}
+      ins(%x : tensor<64x200xf16>) outs(%e : tensor<64x200xf16>) {{
+    ^bb0(%v: f16, %o: f16):
+      %p = math.powf %v, %k : f16
+      linalg.yield %p : f16
+  }} -> tensor<64x200xf16>
+  return %y : tensor<64x200xf16>
+}}
+"""
+    out, _ = compile_graph(tmp_path, graph, "pow")
+    x = (np.random.default_rng(16).uniform(0.5, 2.0, (64, 200))).astype(np.float16)
+    y = simulate(tmp_path, out, {"x": x}, ["y"])["y"]
+    close(y, x.astype(np.float32) ** k, rtol=1e-2, atol=1e-3)

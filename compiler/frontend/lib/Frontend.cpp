@@ -63,6 +63,13 @@ bool spyreBodyOp(Operation* op, std::string& why) {
       return false;
     }
   }
+  if (auto pow = dyn_cast<math::PowFOp>(op)) {
+    std::optional<double> k = graph::constantValue(pow.getRhs());
+    if (k && (*k == 0.5 || *k == -0.5 || *k == -1 || *k == 1 || *k == 2 || *k == 3 || *k == 4))
+      return true;
+    why = "'math.powf' needs a constant exponent in {-1, -0.5, 0.5, 1, 2, 3, 4} on the Spyre";
+    return false;
+  }
   if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
     why = "'" + op->getName().getStringRef().str() +
           "' is not supported by spyre-compile: the SFU computes one element type per op, so "

@@ -9,6 +9,7 @@
 
 #include "KernelBuilder.h"
 
+#include "graph/GraphForm.h"
 #include "ktir/Dialect/Ktdp/KtdpOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -69,6 +70,27 @@ std::string identityMap(size_t rank) {
 /// ops it has: erf(x) = sign(x) (1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5)))) e^(-x^2)),
 /// t = 1 / (1 + p |x|).
 void cloneBodyOp(OpBuilder& b, Operation& op, IRMapping& m) {
+  if (auto pow = dyn_cast<math::PowFOp>(op)) {
+    // A constant exponent (the front end's verifier admits 0.5, -0.5, -1, 1, 2, 3, 4) as
+    // the SFU's products, square root and reciprocal square root.
+    Location loc = op.getLoc();
+    Value x = m.lookup(pow.getLhs());
+    const double k = *graph::constantValue(pow.getRhs());
+    Value r;
+    if (k == 0.5)
+      r = b.create<math::SqrtOp>(loc, x);
+    else if (k == -0.5)
+      r = b.create<math::RsqrtOp>(loc, x);
+    else if (k == -1.0)
+      r = b.create<arith::DivFOp>(
+          loc, b.create<arith::ConstantOp>(loc, b.getFloatAttr(x.getType(), 1.0)), x);
+    else {
+      r = x;
+      for (int i = 1; i < static_cast<int>(k); ++i) r = b.create<arith::MulFOp>(loc, r, x);
+    }
+    m.map(pow.getResult(), r);
+    return;
+  }
   auto erf = dyn_cast<math::ErfOp>(op);
   if (!erf) {
     b.clone(op, m);
