@@ -107,10 +107,15 @@ void OutputSet::add(const std::string& path, std::string_view contents) {
   stage(path).append(contents);
 }
 
+void OutputSet::removeAfterCommit(const std::string& path) {
+  stale_.push_back(path);
+}
+
 void OutputSet::commit() {
   for (auto& f : files_) f->close();
   for (auto& f : files_) f->commit();
   committed_ = true;
+  for (const std::string& p : stale_) ::unlink(p.c_str());
 }
 
 void writeFileAtomically(const std::string& path, const void* data, size_t size) {

@@ -54,12 +54,16 @@ public:
   void add(const std::string& path, std::string_view contents);
   /// Creates `dir` (and its parents) unless it exists, to be removed again without commit().
   void makeDirectory(const std::string& dir);
+  /// Removes `path` once the staged files are in place (a file of an earlier output the
+  /// new one replaces without naming it); a failure to remove it is ignored.
+  void removeAfterCommit(const std::string& path);
   /// Closes every staged file (any failure throws before a file is in place), then renames
-  /// each into place.
+  /// each into place, then removes what removeAfterCommit() named.
   void commit();
 
 private:
   std::vector<std::unique_ptr<StagedFile>> files_;
+  std::vector<std::string> stale_;       ///< removed after the commit
   std::vector<std::string> createdDirs_; ///< in creation order (parents first)
   bool committed_ = false;
 };

@@ -13,6 +13,7 @@
 #include "support/progformat/plan_json.h"
 #include "support/progformat/symbols.h"
 
+#include <algorithm>
 #include <string>
 
 namespace chipless::progformat {
@@ -100,6 +101,20 @@ void stageJob(OutputSet& out, const std::string& dir, const typename Chip::Job& 
   out.add(dir + "/" + plan.binaryFile, encodeBinary<Chip>(job.binary));
   for (const auto& [file, binary] : job.extraBinaries)
     out.add(dir + "/" + file, encodeBinary<Chip>(binary));
+  // The binaries of the job the directory held that this one does not have go, so that no
+  // stale kernel lies beside the new plan (only files the old plan named; best effort).
+  std::vector<std::string> mine{plan.binaryFile};
+  for (const auto& [file, _] : job.extraBinaries) mine.push_back(file);
+  try {
+    const typename Chip::JobPlan old = parsePlan<Chip>(readFile(dir + "/job.plan"), dir);
+    for (const auto& c : old.prepare)
+      if (c.kind == PlanCommand::Kind::InitTransfer && !c.filePath.empty() &&
+          c.filePath.find('/') == std::string::npos &&
+          std::find(mine.begin(), mine.end(), c.filePath) == mine.end())
+        out.removeAfterCommit(dir + "/" + c.filePath);
+  } catch (const std::exception&) {
+    // No earlier job there, or not one this build reads: nothing to remove.
+  }
   out.add(dir + "/job.plan", planToJson<Chip>(plan));
 }
 

@@ -791,3 +791,17 @@ func.func @pow(%x: tensor<64x200xf16> {{graph.name = "x"}}) -> (tensor<64x200xf1
     x = (np.random.default_rng(16).uniform(0.5, 2.0, (64, 200))).astype(np.float16)
     y = simulate(tmp_path, out, {"x": x}, ["y"])["y"]
     close(y, x.astype(np.float32) ** k, rtol=1e-2, atol=1e-3)
+
+
+def test_recompiling_into_a_directory_removes_the_old_jobs_binaries(tmp_path):
+    """A graph's job (one binary per kernel) and a KTIR kernel's (init.bin) compiled in turn
+    into one directory: each leaves only its own binaries there."""
+    out = tmp_path / "job"
+    run(BIN / "spyre-compile", ROOT / "models" / "graphs" / "spyre_mlp.mlir", "-o", out)
+    assert sorted(p.name for p in out.glob("*.bin")) == ["k1_matmul.bin", "k2_matmul.bin", "k3_rows_softmax.bin"]
+    (out / "notes.txt").write_text("mine")
+    run(BIN / "spyre-compile", ROOT / "models" / "kernels" / "softmax_rows.mlir", "-o", out)
+    assert sorted(p.name for p in out.glob("*.bin")) == ["init.bin"]
+    run(BIN / "spyre-compile", ROOT / "models" / "graphs" / "spyre_mlp.mlir", "-o", out)
+    assert sorted(p.name for p in out.glob("*.bin")) == ["k1_matmul.bin", "k2_matmul.bin", "k3_rows_softmax.bin"]
+    assert (out / "notes.txt").read_text() == "mine"  # only files the old plan named go
