@@ -295,8 +295,9 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
       for (int64_t gk : divisors(K)) {
         const int64_t bm = M / gm, bn = N / gn, kSpan = K / gk, tiles = B * gm * gn * gk;
         if (tiles > arch.chip.cores) continue;
-        if (period != 0 && period % bm != 0) continue; // a block reads one stretch of a mask
-        if (gn > 1 && bn % lanes != 0) continue;       // column blocks of whole sticks
+        if (k.wholeRows && (gn > 1 || gk > 1)) continue; // the epilogue needs whole rows
+        if (period != 0 && period % bm != 0) continue;   // a block reads one stretch of a mask
+        if (gn > 1 && bn % lanes != 0) continue;         // column blocks of whole sticks
         // Splitting the reduction dimension: each of gk tiles multiplies a span of K, and a
         // ring reduce-scatter leaves each a slice of rows of the sum (a whole number of
         // sticks each); one matrix at a time.

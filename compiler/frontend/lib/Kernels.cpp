@@ -319,7 +319,11 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f) {
       if (cur->kind == KernelGroup::Kind::Rows)
         join = reads;
       else if (cur->kind == KernelGroup::Kind::Matmul)
-        join = reads && rf->elementwise && rf->cols == cur->cols;
+        // Element-wise ops; and, after a batch matmul (attention's scores), ops along whole
+        // rows (a softmax), its tiles then taking whole rows: each matrix of the batch is
+        // small, so little is lost. After a plain matmul (a projection) forcing whole rows
+        // costs more than a second kernel saves (docs/performance.md).
+        join = reads && rf->cols == cur->cols && (rf->elementwise || cur->batch > 1);
       // An epilogue's whole operands must be blocks of the output.
       if (join && cur->kind == KernelGroup::Kind::Matmul)
         for (const Operand& r : rf->reads)
@@ -339,6 +343,7 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f) {
       cur->name += "_softmax";
     }
     const int index = static_cast<int>(plan.kernels.size()) - 1;
+    if (join && cur->kind == KernelGroup::Kind::Matmul && !rf->elementwise) cur->wholeRows = true;
     cur->ops.push_back(op);
     for (const Operand& r : rf->reads) {
       auto [it, inserted] = cur->forms.try_emplace(r.value, r.form);

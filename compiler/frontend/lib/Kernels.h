@@ -51,8 +51,11 @@ struct KernelGroup {
   int64_t cols = 1;                  ///< columns of the domain (N for a matmul)
   int64_t depth = 0;                 ///< K of a matmul
   int64_t batch = 1;                 ///< matrices of a batch matmul or batched transpose
-  std::vector<Operand> inputs;       ///< read from device memory, in first-use order
-  std::vector<Operand> outputs;      ///< written to device memory
+  /// A matmul whose epilogue works along whole rows of its output (a softmax, a
+  /// normalisation): its tiles take whole rows (no split of N or K).
+  bool wholeRows = false;
+  std::vector<Operand> inputs;  ///< read from device memory, in first-use order
+  std::vector<Operand> outputs; ///< written to device memory
   /// The form of every tensor value the kernel computes or reads.
   llvm::DenseMap<mlir::Value, Form> forms;
   /// The form of `v` in this kernel (Matrix when it has none).
