@@ -5,8 +5,8 @@ of a tensor graph, compiled alone and run timing-only on the emulated Spyre.
     /usr/bin/python3 bench/frontend/divisions.py GRAPH.mlir [--bin build/bin] [--set k=v ...]
                                                  [--json OUT.json]
 
-For each kernel of the graph (spyre-compile --dump-dir: divisions.txt) and each candidate
-INDEX, the graph is compiled with --division KERNEL=INDEX, the kernel's KTIR (kN_NAME.mlir)
+The graph is compiled once with --dump-candidates (divisions.txt lists each kernel's
+candidates; candidates/KERNEL/INDEX.mlir is each one's KTIR), and every candidate's KTIR is
 compiled on its own with spyre-compile and run with spyre-sim --timing-only. Prints, per
 kernel, every candidate's estimated and simulated cycles, and the ratio of the cost model's
 choice to the best candidate simulated (1.00: the model picked the fastest).
@@ -66,14 +66,13 @@ def main():
     report = {}
     with tempfile.TemporaryDirectory() as work:
         dump = os.path.join(work, "dump")
-        run([compile_, a.graph, "-o", os.path.join(work, "g"), "--dump-dir", dump] + sets)
+        run([compile_, a.graph, "-o", os.path.join(work, "g"), "--dump-dir", dump,
+             "--dump-candidates"] + sets)
         kernels = divisions(open(os.path.join(dump, "divisions.txt")).read())
         for name, cands in kernels.items():
             for c in cands:
-                d = os.path.join(work, "d")
-                run([compile_, a.graph, "-o", os.path.join(work, "g2"), "--dump-dir", d,
-                     "--division", f"{name}={c['index']}"] + sets)
-                c["simulated"] = simulate_kernel(a.bin, os.path.join(d, name + ".mlir"), work, sets)
+                ktir = os.path.join(dump, "candidates", name, f"{c['index']}.mlir")
+                c["simulated"] = simulate_kernel(a.bin, ktir, work, sets)
             best = min(c["simulated"] for c in cands)
             chosen = next(c for c in cands if c["chosen"])
             report[name] = {"candidates": cands, "best": best, "chosen": chosen["simulated"],

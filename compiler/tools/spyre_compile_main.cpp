@@ -79,6 +79,11 @@ static cl::list<std::string>
                     cl::desc("tensor graphs: use candidate INDEX of divisions.txt for kernel NAME "
                              "instead of the cost model's choice"),
                     cl::value_desc("NAME=INDEX"), cl::cat(category));
+static cl::opt<bool> dumpCandidates(
+    "dump-candidates",
+    cl::desc("tensor graphs: also write every candidate division's KTIR to --dump-dir "
+             "(candidates/KERNEL/INDEX.mlir)"),
+    cl::cat(category));
 static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("check that the errors are those the file's expected-error comments name"),
@@ -175,6 +180,9 @@ int main(int argc, char** argv) {
                                     "apply to KTIR kernels only");
           frontend::FrontendOptions fo;
           fo.dump = options.dump;
+          if (dumpCandidates && dumpDir.empty())
+            throw Error("--dump-candidates writes into --dump-dir: give one");
+          fo.dumpCandidates = dumpCandidates;
           for (const std::string& d : divisionChoices) {
             const size_t eq = d.find('=');
             size_t used = 0;
@@ -203,8 +211,9 @@ int main(int argc, char** argv) {
           out.commit();
           return mlir::success();
         }
-        if (!divisionChoices.empty())
-          throw Error(inputFile + " is a KTIR kernel: --division applies to tensor graphs only");
+        if (!divisionChoices.empty() || dumpCandidates)
+          throw Error(inputFile + " is a KTIR kernel: --division and --dump-candidates apply to "
+                                  "tensor graphs only");
         if (!dumpDir.empty()) {
           std::string text;
           llvm::raw_string_ostream os(text);

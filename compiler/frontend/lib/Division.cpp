@@ -478,10 +478,13 @@ std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& 
 }
 
 size_t chooseDivision(const std::vector<Division>& c) {
+  // Ties (a kernel the model sees bound by DRAM alone) go to more tiles: each then has less
+  // to do after its start (measured: bench/frontend/divisions.py on the window and
+  // permutation kernels).
   size_t best = 0;
   for (size_t i = 1; i < c.size(); ++i)
     if (c[i].cycles < c[best].cycles ||
-        (c[i].cycles == c[best].cycles && c[i].tiles() < c[best].tiles()))
+        (c[i].cycles == c[best].cycles && c[i].tiles() > c[best].tiles()))
       best = i;
   return best;
 }

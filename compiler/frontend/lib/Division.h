@@ -49,7 +49,7 @@ int64_t elementBytes(mlir::Value v);
 std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& arch,
                                          std::string& why);
 
-/// The index of the division with the fewest estimated cycles (ties: fewer tiles).
+/// The index of the division with the fewest estimated cycles (ties: more tiles).
 size_t chooseDivision(const std::vector<Division>& candidates);
 
 } // namespace chipless::frontend

@@ -267,12 +267,22 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
                 << d.residentBytes << " B resident, " << static_cast<int64_t>(d.cycles)
                 << " cycles (" << d.bound << ")\n";
     }
+    auto printed = [](ModuleOp m) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      m->print(os);
+      return withArgumentNames(text, m);
+    };
     FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernel(k, candidates[chosen], *plan, names, ctx);
     if (failed(kernel)) return failure();
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    (*kernel)->print(os);
-    if (options.dump) options.dump(k.name + ".mlir", withArgumentNames(text, **kernel));
+    if (options.dump) options.dump(k.name + ".mlir", printed(**kernel));
+    // Every candidate's KTIR, for checking the cost model against the simulator.
+    if (options.dump && options.dumpCandidates)
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        FailureOr<OwningOpRef<ModuleOp>> c = buildKernel(k, candidates[i], *plan, names, ctx);
+        if (failed(c)) return failure();
+        options.dump("candidates/" + k.name + "/" + std::to_string(i) + ".mlir", printed(**c));
+      }
 
     dataflow::SchedulerOptions so;
     if (options.dump)

@@ -32,6 +32,9 @@ struct FrontendOptions {
   /// the candidate's number in divisions.txt (spyre-compile --division k1_matmul=3). For
   /// checking the cost model against the simulator.
   std::map<std::string, size_t> divisions;
+  /// With `dump`: also every candidate division's KTIR (`candidates/k1_matmul/3.mlir`,
+  /// numbered as in divisions.txt; spyre-compile --dump-candidates).
+  bool dumpCandidates = false;
   /// Receives the time each stage takes (spyre-compile --timing).
   std::function<void(const std::string& stage, double seconds)> timing;
 };
