@@ -310,11 +310,11 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
                      static_cast<uint64_t>(relocation_);
       auto loaded = loadedBinaries_.find(ptr);
       if (loaded == loadedBinaries_.end()) {
-        std::string where;
+        std::string loadedAt;
         for (const auto& [p, _] : loadedBinaries_)
-          where += (where.empty() ? "" : ", ") + progformat::formatDevPtr(p);
+          loadedAt += (loadedAt.empty() ? "" : ", ") + progformat::formatDevPtr(p);
         throw Error(at + ": job_bin_ptr " + c.devPtr + " is not where a job binary was loaded (" +
-                    where + ")");
+                    loadedAt + ")");
       }
       // Each binary's run starts its clock at 0: its trace events follow the previous one's.
       if (args.trace && !kernelStats.empty()) args.trace->continueAfterLatest();

@@ -47,22 +47,7 @@ bool spyreBodyOp(Operation* op, std::string& why) {
           arith::MinNumFOp, arith::SelectOp, math::ExpOp, math::LogOp, math::SqrtOp, math::RsqrtOp,
           math::TanhOp, math::AbsFOp, math::ErfOp>(op))
     return true;
-  if (auto c = dyn_cast<arith::CmpFOp>(op)) {
-    using P = arith::CmpFPredicate;
-    switch (c.getPredicate()) {
-    case P::OEQ:
-    case P::UNE:
-    case P::OLT:
-    case P::OLE:
-    case P::OGT:
-    case P::OGE:
-      return true;
-    default:
-      why = "arith.cmpf predicate '" + arith::stringifyCmpFPredicate(c.getPredicate()).str() +
-            "' is not supported (oeq, une, olt, ole, ogt, oge are)";
-      return false;
-    }
-  }
+  if (isa<arith::CmpFOp>(op)) return graph::supportedFloatCompare(op, why);
   if (auto pow = dyn_cast<math::PowFOp>(op)) {
     std::optional<double> k = graph::constantValue(pow.getRhs());
     if (k && (*k == 0.5 || *k == -0.5 || *k == -1 || *k == 1 || *k == 2 || *k == 3 || *k == 4))

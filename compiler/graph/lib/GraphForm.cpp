@@ -103,6 +103,24 @@ std::optional<Combiner> reductionCombiner(Value yielded, BlockArgument acc, std:
   return c;
 }
 
+bool supportedFloatCompare(Operation* op, std::string& why) {
+  using P = arith::CmpFPredicate;
+  const P p = cast<arith::CmpFOp>(op).getPredicate();
+  switch (p) {
+  case P::OEQ:
+  case P::UNE:
+  case P::OLT:
+  case P::OLE:
+  case P::OGT:
+  case P::OGE:
+    return true;
+  default:
+    why = "arith.cmpf predicate '" + arith::stringifyCmpFPredicate(p).str() +
+          "' is not supported (oeq, une, olt, ole, ogt, oge are)";
+    return false;
+  }
+}
+
 namespace {
 
 bool isMatmul(Operation* op) {

@@ -50,6 +50,10 @@ struct Combiner {
 std::optional<Combiner> reductionCombiner(mlir::Value yielded, mlir::BlockArgument acc,
                                           std::string& why);
 
+/// Whether an arith.cmpf in a linalg body compares with a predicate both compilers
+/// evaluate (oeq, une, olt, ole, ogt, oge); false with the reason in `why`.
+bool supportedFloatCompare(mlir::Operation* cmpf, std::string& why);
+
 /// What one compiler takes beyond the common form.
 struct GraphTarget {
   /// Whether arguments, results and tensors may have this element type, and the list for

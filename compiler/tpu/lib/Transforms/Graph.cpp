@@ -159,22 +159,7 @@ bool supportedBodyOp(Operation* op, std::string& why) {
         "'" + op->getName().getStringRef().str() + "' is supported on i1 (comparison results) only";
     return false;
   }
-  if (auto c = dyn_cast<arith::CmpFOp>(op)) {
-    using P = arith::CmpFPredicate;
-    switch (c.getPredicate()) {
-    case P::OEQ:
-    case P::UNE:
-    case P::OLT:
-    case P::OLE:
-    case P::OGT:
-    case P::OGE:
-      return true;
-    default:
-      why = "arith.cmpf predicate '" + arith::stringifyCmpFPredicate(c.getPredicate()).str() +
-            "' is not supported (oeq, une, olt, ole, ogt, oge are)";
-      return false;
-    }
-  }
+  if (isa<arith::CmpFOp>(op)) return graph::supportedFloatCompare(op, why);
   if (auto c = dyn_cast<arith::CmpIOp>(op)) {
     using P = arith::CmpIPredicate;
     switch (c.getPredicate()) {

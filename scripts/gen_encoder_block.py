@@ -1,8 +1,16 @@
 #!/usr/bin/python3
-"""Writes models/graphs/bert_layer.mlir (a bf16 tensor graph for spyre-compile and tpu-compile):
+"""Writes the bundled encoder blocks of models/graphs/ (bf16 tensor graphs for spyre-compile
+and tpu-compile): a GPT-2 block (pre-norm, tanh GELU) or a BERT layer (post-norm, exact
+GELU). The two share every part but the wiring of the norms and the GELU.
 
-    python3 scripts/gen_bert_layer.py > models/graphs/bert_layer.mlir
+    python3 scripts/gen_encoder_block.py gpt2 > models/graphs/gpt2_block.mlir
+    python3 scripts/gen_encoder_block.py bert > models/graphs/bert_layer.mlir
 """
+import sys
+
+if len(sys.argv) != 2 or sys.argv[1] not in ("gpt2", "bert"):
+    sys.exit("usage: gen_encoder_block.py gpt2|bert")
+BERT = sys.argv[1] == "bert"
 import sys
 S, D, H, F = 128, 768, 12, 3072
 HD = D // H
@@ -10,23 +18,34 @@ T = "bf16"
 def t(*s): return "tensor<" + "x".join(map(str, s)) + "x" + T + ">"
 L = []
 def w(x): L.append(x)
-w(f"""// A BERT encoder layer (d={D}, {H} heads, sequence {S}, an additive attention mask as an
+HEADER_MAPS = """
+#mat = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+#m3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mask = affine_map<(d0, d1, d2) -> (d1, d2)>"""
+if BERT:
+    w(f"""// A BERT encoder layer (d={D}, {H} heads, sequence {S}, an additive attention mask as an
 // input: 0 where a key may be attended, -10000 where it is padding), in bf16 so that it
 // compiles for both chips: spyre-compile (the Spyre front end, docs/frontend.md) and
 // tpu-compile (docs/graph-ir.md). Post-norm: a = LN1(x + Attn(x)); y = LN2(a + FFN(a)),
 // FFN = GELU (the exact erf form) between two linear layers of 4d.
 //
 //   spyre-compile models/graphs/bert_layer.mlir -o out/bert --dump-dir out/bert-dump
-//   tpu-compile models/graphs/bert_layer.mlir -o out/bert-tpu
-#mat = affine_map<(d0, d1) -> (d0, d1)>
-#row = affine_map<(d0, d1) -> (d0)>
-#col = affine_map<(d0, d1) -> (d1)>
-#m3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
-#mask = affine_map<(d0, d1, d2) -> (d1, d2)>""")
+//   tpu-compile models/graphs/bert_layer.mlir -o out/bert-tpu""" + HEADER_MAPS)
+else:
+    w(f"""// A GPT-2 block (d={D}, {H} heads, sequence {S}, causal mask as an input), in bf16 so
+// that it compiles for both chips: spyre-compile (the Spyre front end, docs/frontend.md)
+// and tpu-compile (docs/graph-ir.md). Pre-norm: a = x + Attn(LN1(x)); y = a + MLP(LN2(a)),
+// MLP = GELU(tanh) between two linear layers of 4d.
+//
+//   spyre-compile models/graphs/gpt2_block.mlir -o out/gpt2 --dump-dir out/gpt2-dump
+//   tpu-compile models/graphs/gpt2_block.mlir -o out/gpt2-tpu""" + HEADER_MAPS)
+
 args = [("x", (S, D)), ("ln1_g", (D,)), ("ln1_b", (D,)), ("Wq", (D, D)), ("bq", (D,)), ("Wk", (D, D)), ("bk", (D,)),
         ("Wv", (D, D)), ("bv", (D,)), ("Wo", (D, D)), ("bo", (D,)), ("ln2_g", (D,)), ("ln2_b", (D,)),
         ("W1", (D, F)), ("b1", (F,)), ("W2", (F, D)), ("b2", (D,)), ("mask", (S, S))]
-w("func.func @bert_layer(" + ",\n    ".join(f'%{n}: {t(*s)} {{graph.name = "{n}"}}' for n, s in args) +
+w("func.func @" + ("bert_layer" if BERT else "gpt2_block") + "(" + ",\n    ".join(f'%{n}: {t(*s)} {{graph.name = "{n}"}}' for n, s in args) +
   f")\n    -> ({t(S, D)} {{graph.name = \"y\"}}) {{")
 w(f"""  %zero = arith.constant 0.0 : {T}
   %one = arith.constant 1.0 : {T}
@@ -36,8 +55,8 @@ w(f"""  %zero = arith.constant 0.0 : {T}
   %scale = arith.constant {1.0 / HD ** 0.5:.8f} : {T}
   %g0 = arith.constant 0.7978845608 : {T}
   %g1 = arith.constant 0.044715 : {T}
-  %rsqrt2 = arith.constant 0.70710678 : {T}
-  %ev = tensor.empty() : tensor<{S}x{T}>
+""" + (f"""  %rsqrt2 = arith.constant 0.70710678 : {T}
+""" if BERT else "") + f"""  %ev = tensor.empty() : tensor<{S}x{T}>
   %zv = linalg.fill ins(%zero : {T}) outs(%ev : tensor<{S}x{T}>) -> tensor<{S}x{T}>
   %ed = tensor.empty() : {t(S, D)}
   %zd = linalg.fill ins(%zero : {T}) outs(%ed : {t(S, D)}) -> {t(S, D)}
@@ -82,9 +101,17 @@ def linear(n, x, W, b, rows, k, cols, zero, empty, res=None, gelu=False):
       %v = arith.addf %a, %bb : {T}""")
     last = "%v"
     if gelu:
-        w(f"""      %t0 = arith.mulf %v, %rsqrt2 : {T}
-      %t3 = math.erf %t0 : {T}
-      %t4 = arith.addf %t3, %one : {T}
+        if BERT:
+            w(f"""      %t0 = arith.mulf %v, %rsqrt2 : {T}
+      %t3 = math.erf %t0 : {T}""")
+        else:
+            w(f"""      %v2 = arith.mulf %v, %v : {T}
+      %v3 = arith.mulf %v2, %v : {T}
+      %t0 = arith.mulf %v3, %g1 : {T}
+      %t1 = arith.addf %v, %t0 : {T}
+      %t2 = arith.mulf %t1, %g0 : {T}
+      %t3 = math.tanh %t2 : {T}""")
+        w(f"""      %t4 = arith.addf %t3, %one : {T}
       %t5 = arith.mulf %v, %t4 : {T}
       %gl = arith.mulf %t5, %half : {T}""")
         last = "%gl"
@@ -93,8 +120,10 @@ def linear(n, x, W, b, rows, k, cols, zero, empty, res=None, gelu=False):
         last = "%rv"
     w(f"""      linalg.yield {last} : {T}
   }} -> {t(rows, cols)}""")
+if not BERT:
+    layernorm("h", "x", "ln1_g", "ln1_b")
 for p in "qkv":
-    linear(p + "p", "x", "W" + p, "b" + p, S, D, D, "zd", "ed")
+    linear(p + "p", "x" if BERT else "h", "W" + p, "b" + p, S, D, D, "zd", "ed")
 w(f"""  %qs = tensor.expand_shape %qp [[0], [1, 2]] output_shape [{S}, {H}, {HD}] : {t(S, D)} into {t(S, H, HD)}
   %ks = tensor.expand_shape %kp [[0], [1, 2]] output_shape [{S}, {H}, {HD}] : {t(S, D)} into {t(S, H, HD)}
   %vs = tensor.expand_shape %vp [[0], [1, 2]] output_shape [{S}, {H}, {HD}] : {t(S, D)} into {t(S, H, HD)}
@@ -121,9 +150,14 @@ w(f"""  %qs = tensor.expand_shape %qp [[0], [1, 2]] output_shape [{S}, {H}, {HD}
   %o3 = linalg.transpose ins(%oh : {t(H, S, HD)}) outs(%eo2 : {t(S, H, HD)}) permutation = [1, 0, 2]
   %attn = tensor.collapse_shape %o3 [[0], [1, 2]] : {t(S, H, HD)} into {t(S, D)}""")
 linear("res", "attn", "Wo", "bo", S, D, D, "zd", "ed", res="x")
-layernorm("ln_a", "res", "ln1_g", "ln1_b")
-linear("f", "ln_a", "W1", "b1", S, D, F, "zf", "ef", gelu=True)
-linear("res2", "f", "W2", "b2", S, F, D, "zd", "ed", res="ln_a")
-layernorm("y", "res2", "ln2_g", "ln2_b")
+if BERT:
+    layernorm("ln_a", "res", "ln1_g", "ln1_b")
+    linear("f", "ln_a", "W1", "b1", S, D, F, "zf", "ef", gelu=True)
+    linear("res2", "f", "W2", "b2", S, F, D, "zd", "ed", res="ln_a")
+    layernorm("y", "res2", "ln2_g", "ln2_b")
+else:
+    layernorm("h2", "res", "ln2_g", "ln2_b")
+    linear("f", "h2", "W1", "b1", S, D, F, "zf", "ef", gelu=True)
+    linear("y", "f", "W2", "b2", S, F, D, "zd", "ed", res="res")
 w(f"  return %y : {t(S, D)}\n}}")
 print("\n".join(L))

@@ -1,0 +1,327 @@
+"""The Spyre front end (compiler/frontend) op by op: tensor graphs compiled with spyre-compile
+into one linked SpyreCode job, run with spyre-sim, outputs compared with fp32 references
+computed with numpy. Shapes that are not multiples of a stick, of the core count or of a
+tile; fused kernels; located errors; determinism; program directories.
+"""
+import json
+import re
+
+import numpy as np
+import pytest
+
+from frontend_util import (ROOT, BIN, run, compile_graph, simulate, f16, r16, close,
+                           softmax_ref, MAP2, layernorm_graph, softmax_graph, attention_graph)
+
+
+def activation_graph(r, c, dt="f16"):
+    body = {
+        "gelu_tanh": """
+      %v2 = arith.mulf %v, %v : T
+      %v3 = arith.mulf %v2, %v : T
+      %t0 = arith.mulf %v3, %c1 : T
+      %t1 = arith.addf %v, %t0 : T
+      %t2 = arith.mulf %t1, %c0 : T
+      %t3 = math.tanh %t2 : T
+      %t4 = arith.addf %t3, %one : T
+      %t5 = arith.mulf %v, %t4 : T
+      %r = arith.mulf %t5, %half : T""",
+        "gelu_erf": """
+      %s = arith.mulf %v, %rsqrt2 : T
+      %e = math.erf %s : T
+      %t4 = arith.addf %e, %one : T
+      %t5 = arith.mulf %v, %t4 : T
+      %r = arith.mulf %t5, %half : T""",
+        "silu": """
+      %n = arith.negf %v : T
+      %ex = math.exp %n : T
+      %d = arith.addf %ex, %one : T
+      %r = arith.divf %v, %d : T""",
+        "sigmoid": """
+      %n = arith.negf %v : T
+      %ex = math.exp %n : T
+      %d = arith.addf %ex, %one : T
+      %r = arith.divf %one, %d : T""",
+    }
+    outs = ", ".join(f'tensor<{r}x{c}x{dt}> {{graph.name = "{n}"}}' for n in body)
+    text = f"""#mat = affine_map<(d0, d1) -> (d0, d1)>
+func.func @act(%x: tensor<{r}x{c}x{dt}> {{graph.name = "x"}}) -> ({outs}) {{
+  %half = arith.constant 0.5 : {dt}
+  %one = arith.constant 1.0 : {dt}
+  %c0 = arith.constant 0.7978845608 : {dt}
+  %c1 = arith.constant 0.044715 : {dt}
+  %rsqrt2 = arith.constant 0.70710678 : {dt}
+  %empty = tensor.empty() : tensor<{r}x{c}x{dt}>
+"""
+    for n, b in body.items():
+        text += f"""  %{n} = linalg.generic {{indexing_maps = [#mat, #mat], iterator_types = ["parallel", "parallel"]}}
+      ins(%x : tensor<{r}x{c}x{dt}>) outs(%empty : tensor<{r}x{c}x{dt}>) {{
+    ^bb0(%v: {dt}, %o: {dt}):{b.replace("T", dt)}
+      linalg.yield %r : {dt}
+  }} -> tensor<{r}x{c}x{dt}>
+"""
+    text += "  return " + ", ".join("%" + n for n in body) + " : " + ", ".join(f"tensor<{r}x{c}x{dt}>" for _ in body) + "\n}\n"
+    return text, list(body)
+
+
+@pytest.mark.parametrize("rows,cols", [(1000, 200), (7, 33), (64, 1024)])
+def test_layernorm(tmp_path, rows, cols):
+    out, _ = compile_graph(tmp_path, layernorm_graph(rows, cols), "ln")
+    rng = np.random.default_rng(rows + cols)
+    x, g, b = f16(rng, rows, cols), f16(rng, cols), f16(rng, cols)
+    y = simulate(tmp_path, out, {"x": x, "gamma": g, "beta": b}, ["y"])["y"]
+    xf = x.astype(np.float32)
+    xc = xf - xf.mean(1, keepdims=True)
+    ref = xc / np.sqrt((xc * xc).mean(1, keepdims=True) + 1e-5) * g.astype(np.float32) + b.astype(np.float32)
+    # f16 sums over a row and an f16 reciprocal square root: a few f16 ulps of the result.
+    close(y, ref, rtol=3e-2, atol=3e-2)
+
+
+@pytest.mark.parametrize("rows,cols", [(7, 33), (100, 300), (1, 1)])
+def test_softmax(tmp_path, rows, cols):
+    out, _ = compile_graph(tmp_path, softmax_graph(rows, cols), "sm")
+    x = f16(np.random.default_rng(3), rows, cols, scale=4)
+    y = simulate(tmp_path, out, {"X": x}, ["Y"])["Y"]
+    close(y, softmax_ref(x), rtol=2e-2, atol=1e-3)
+
+
+def test_elementwise_chain_and_transpose(tmp_path):
+    graph = MAP2 + """
+func.func @chain(%a: tensor<96x40xf16> {graph.name = "A"}, %b: tensor<96x40xf16> {graph.name = "B"})
+    -> (tensor<40x96xf16> {graph.name = "T"}, tensor<96x40xf16> {graph.name = "S"}) {
+  %e = tensor.empty() : tensor<96x40xf16>
+  %s = linalg.sub ins(%a, %b : tensor<96x40xf16>, tensor<96x40xf16>) outs(%e : tensor<96x40xf16>) -> tensor<96x40xf16>
+  %m = linalg.mul ins(%s, %a : tensor<96x40xf16>, tensor<96x40xf16>) outs(%e : tensor<96x40xf16>) -> tensor<96x40xf16>
+  %g = linalg.generic {indexing_maps = [#mat, #mat], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<96x40xf16>) outs(%e : tensor<96x40xf16>) {
+    ^bb0(%v: f16, %o: f16):
+      %t = math.tanh %v : f16
+      linalg.yield %t : f16
+  } -> tensor<96x40xf16>
+  %et = tensor.empty() : tensor<40x96xf16>
+  %t = linalg.transpose ins(%g : tensor<96x40xf16>) outs(%et : tensor<40x96xf16>) permutation = [1, 0]
+  return %t, %g : tensor<40x96xf16>, tensor<96x40xf16>
+}
+"""
+    out, dump = compile_graph(tmp_path, graph, "chain")
+    # sub, mul and tanh are one kernel; the transpose (a new stick dimension) another.
+    assert sorted(p.name for p in dump.glob("k*.mlir")) == ["k1_rows.mlir", "k2_transpose.mlir"]
+    rng = np.random.default_rng(5)
+    a, b = f16(rng, 96, 40), f16(rng, 96, 40)
+    got = simulate(tmp_path, out, {"A": a, "B": b}, ["T", "S"])
+    af, bf = a.astype(np.float32), b.astype(np.float32)
+    ref = np.tanh(r16(r16(af - bf) * af))
+    close(got["S"], ref, rtol=1e-2, atol=2e-3)
+    close(got["T"], got["S"].T, rtol=0, atol=0)
+
+
+def test_activations(tmp_path):
+    from math import erf
+    text, names = activation_graph(100, 200)
+    out, dump = compile_graph(tmp_path, text, "act")
+    assert sorted(p.name for p in dump.glob("k*.mlir")) == ["k1_rows.mlir"]  # one kernel reads x once
+    x = f16(np.random.default_rng(4), 100, 200, scale=4)
+    got = simulate(tmp_path, out, {"x": x}, names)
+    v = x.astype(np.float32)
+    ref = {"gelu_tanh": 0.5 * v * (1 + np.tanh(0.7978845608 * (v + 0.044715 * v ** 3))),
+           "gelu_erf": 0.5 * v * (1 + np.vectorize(erf)(v / np.sqrt(2))),
+           "silu": v / (1 + np.exp(-v)), "sigmoid": 1 / (1 + np.exp(-v))}
+    for n in names:
+        close(got[n], ref[n], rtol=1e-2, atol=4e-3)
+
+
+def test_unsupported_op_is_a_located_error(tmp_path):
+    graph = """
+func.func @conv(%x: tensor<1x13x13x64xf16>, %w: tensor<3x3x64x64xf16>) -> tensor<1x6x6x64xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<1x6x6x64xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<1x6x6x64xf16>) -> tensor<1x6x6x64xf16>
+  %c = linalg.conv_2d_nhwc_hwcf {strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x13x13x64xf16>, tensor<3x3x64x64xf16>) outs(%z : tensor<1x6x6x64xf16>) -> tensor<1x6x6x64xf16>
+  return %c : tensor<1x6x6x64xf16>
+}
+"""
+    src = tmp_path / "conv.mlir"
+    src.write_text(graph)
+    existing = tmp_path / "out"
+    existing.mkdir()
+    (existing / "keep").write_text("x")
+    r = run(BIN / "spyre-compile", src, "-o", existing, ok=False)
+    assert r.returncode == 1
+    assert re.search(r"conv\.mlir:6:\d+: error: the Spyre front end convolves with strides and "
+                     r"dilations of 1 only", r.stderr), r.stderr
+    # Nothing written, nothing removed.
+    assert sorted(p.name for p in existing.iterdir()) == ["keep"]
+
+
+@pytest.mark.parametrize("heads,seq,dim", [(4, 128, 64), (3, 40, 32)])
+def test_causal_attention(tmp_path, heads, seq, dim):
+    out, dump = compile_graph(tmp_path, attention_graph(heads, seq, dim), "att")
+    # K^T materialised; Q K^T with its scale, mask and softmax fused (its tiles take whole
+    # rows of scores); P V.
+    assert sorted(p.name for p in dump.glob("k*.mlir")) == [
+        "k1_transpose.mlir", "k2_matmul_softmax.mlir", "k3_matmul.mlir"]
+    for kernel in dump.glob("k*.mlir"):  # batched grids are valid KTIR too
+        run(BIN / "ktir-opt", kernel)
+    rng = np.random.default_rng(11)
+    q, k, v = f16(rng, heads, seq, dim), f16(rng, heads, seq, dim), f16(rng, heads, seq, dim)
+    causal = np.triu(np.full((seq, seq), -30000.0, np.float32), 1)
+    mask = causal.astype(np.float16)  # one [S, S] mask for every head
+    o = simulate(tmp_path, out, {"Q": q, "K": k, "V": v, "mask": mask}, ["O"])["O"]
+    qf, kf, vf = (t.astype(np.float32) for t in (q, k, v))
+    s = r16(r16(qf @ kf.transpose(0, 2, 1)) * r16(1.0 / dim ** 0.5)) + causal
+    e = np.exp(s - s.max(2, keepdims=True))
+    p = r16(e / e.sum(2, keepdims=True))
+    close(o, p @ vf, rtol=3e-2, atol=3e-3)
+
+
+def test_bad_argument_type_names_the_argument(tmp_path):
+    src = tmp_path / "i8.mlir"
+    src.write_text("""
+func.func @f(%a: tensor<4x64xi8>) -> tensor<4x64xi8> {
+  return %a : tensor<4x64xi8>
+}
+""")
+    r = run(BIN / "spyre-compile", src, "-o", tmp_path / "o", ok=False)
+    assert r.returncode == 1
+    assert "i8.mlir:2:" in r.stderr and "argument 0 must be a tensor of f16, bf16 or f32" in r.stderr, r.stderr
+
+
+def test_compile_is_deterministic_and_dumps_parse(tmp_path):
+    out1, dump = compile_graph(tmp_path, ROOT / "models" / "graphs" / "spyre_mlp.mlir", "a")
+    out2, _ = compile_graph(tmp_path, ROOT / "models" / "graphs" / "spyre_mlp.mlir", "b")
+    files = sorted(p.name for p in out1.iterdir())
+    assert files == sorted(p.name for p in out2.iterdir())
+    for f in files:
+        assert (out1 / f).read_bytes() == (out2 / f).read_bytes(), f
+    # Every kernel's KTIR is valid KTIR a kernel engineer can compile by hand.
+    for k in sorted(dump.glob("k*.mlir")):
+        run(BIN / "ktir-opt", k)
+        run(BIN / "spyre-compile", k, "-o", tmp_path / ("hand-" + k.stem))
+        # ... into a job whose tensors have the graph's names (intermediates t1, t2, ...)
+        plan = json.loads((tmp_path / ("hand-" + k.stem) / "job.plan").read_text())
+        names = {a["name"] for a in plan["arguments"]}
+        assert names <= {"x", "W1", "b1", "W2", "b2", "y", "t1", "t2"}, names
+    text = (dump / "divisions.txt").read_text()
+    assert text.count("  * ") == 3, text  # one choice per kernel, marked
+
+
+def test_reduction_over_the_dimension_before_the_last(tmp_path):
+    """A global average pool ([N, H*W, C] -> [N, C]) and column sums: the front end permutes
+    the reduced dimension last, then reduces along the rows."""
+    graph = """
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @pool(%x: tensor<2x64x200xf16> {graph.name = "x"}, %m: tensor<96x40xf16> {graph.name = "m"})
+    -> (tensor<2x200xf16> {graph.name = "avg"}, tensor<40xf16> {graph.name = "colsum"}) {
+  %zero = arith.constant 0.0 : f16
+  %inv = arith.constant 0.015625 : f16
+  %e = tensor.empty() : tensor<2x200xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<2x200xf16>) -> tensor<2x200xf16>
+  %s = linalg.reduce { arith.addf } ins(%x : tensor<2x64x200xf16>) outs(%z : tensor<2x200xf16>) dimensions = [1]
+  %avg = linalg.generic {indexing_maps = [#m2, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<2x200xf16>) outs(%e : tensor<2x200xf16>) {
+    ^bb0(%v: f16, %o: f16):
+      %r = arith.mulf %v, %inv : f16
+      linalg.yield %r : f16
+  } -> tensor<2x200xf16>
+  %ec = tensor.empty() : tensor<40xf16>
+  %zc = linalg.fill ins(%zero : f16) outs(%ec : tensor<40xf16>) -> tensor<40xf16>
+  %cs = linalg.reduce { arith.addf } ins(%m : tensor<96x40xf16>) outs(%zc : tensor<40xf16>) dimensions = [0]
+  return %avg, %cs : tensor<2x200xf16>, tensor<40xf16>
+}
+"""
+    out, _ = compile_graph(tmp_path, graph, "pool")
+    rng = np.random.default_rng(14)
+    x, m = f16(rng, 2, 64, 200), f16(rng, 96, 40)
+    got = simulate(tmp_path, out, {"x": x, "m": m}, ["avg", "colsum"])
+    close(got["avg"], x.astype(np.float32).mean(1), rtol=2e-2, atol=2e-3)
+    close(got["colsum"], m.astype(np.float32).sum(0), rtol=2e-2, atol=2e-2)
+
+
+def test_slices(tmp_path):
+    """tensor.extract_slice of rows and columns: read where it lies in its source, by an
+    element-wise kernel, a softmax and a matmul."""
+    graph = MAP2 + """
+func.func @slices(%x: tensor<100x300xf16> {graph.name = "x"}, %w: tensor<256x64xf16> {graph.name = "w"},
+                  %v: tensor<300xf16> {graph.name = "v"})
+    -> (tensor<50x128xf16> {graph.name = "a"}, tensor<100x100xf16> {graph.name = "s"},
+        tensor<64x64xf16> {graph.name = "m"}, tensor<128xf16> {graph.name = "vs"}) {
+  %two = arith.constant 2.0 : f16
+  %zero = arith.constant 0.0 : f16
+  %x1 = tensor.extract_slice %x[10, 100] [50, 128] [1, 1] : tensor<100x300xf16> to tensor<50x128xf16>
+  %ea = tensor.empty() : tensor<50x128xf16>
+  %a = linalg.generic {indexing_maps = [#mat, #mat], iterator_types = ["parallel", "parallel"]}
+      ins(%x1 : tensor<50x128xf16>) outs(%ea : tensor<50x128xf16>) {
+    ^bb0(%in: f16, %o: f16):
+      %r = arith.mulf %in, %two : f16
+      linalg.yield %r : f16
+  } -> tensor<50x128xf16>
+  %x2 = tensor.extract_slice %x[0, 200] [100, 100] [1, 1] : tensor<100x300xf16> to tensor<100x100xf16>
+  %es = tensor.empty() : tensor<100x100xf16>
+  %s = linalg.softmax dimension(1) ins(%x2 : tensor<100x100xf16>) outs(%es : tensor<100x100xf16>) -> tensor<100x100xf16>
+  %x3 = tensor.extract_slice %x[36, 0] [64, 256] [1, 1] : tensor<100x300xf16> to tensor<64x256xf16>
+  %em = tensor.empty() : tensor<64x64xf16>
+  %zm = linalg.fill ins(%zero : f16) outs(%em : tensor<64x64xf16>) -> tensor<64x64xf16>
+  %m = linalg.matmul ins(%x3, %w : tensor<64x256xf16>, tensor<256x64xf16>) outs(%zm : tensor<64x64xf16>) -> tensor<64x64xf16>
+  %v1 = tensor.extract_slice %v[172] [128] [1] : tensor<300xf16> to tensor<128xf16>
+  %ev = tensor.empty() : tensor<128xf16>
+  %vs = linalg.add ins(%v1, %v1 : tensor<128xf16>, tensor<128xf16>) outs(%ev : tensor<128xf16>) -> tensor<128xf16>
+  return %a, %s, %m, %vs : tensor<50x128xf16>, tensor<100x100xf16>, tensor<64x64xf16>, tensor<128xf16>
+}
+"""
+    out, _ = compile_graph(tmp_path, graph, "slices")
+    rng = np.random.default_rng(15)
+    x, w, v = f16(rng, 100, 300), f16(rng, 256, 64, scale=1 / 16), f16(rng, 300)
+    got = simulate(tmp_path, out, {"x": x, "w": w, "v": v}, ["a", "s", "m", "vs"])
+    xf = x.astype(np.float32)
+    close(got["a"], 2 * xf[10:60, 100:228], rtol=1e-3, atol=1e-3)
+    close(got["s"], softmax_ref(x[:, 200:300]), rtol=2e-2, atol=1e-3)
+    close(got["m"], xf[36:100, :256] @ w.astype(np.float32), rtol=1e-2, atol=2e-3)
+    close(got["vs"], 2 * v.astype(np.float32)[172:300], rtol=1e-3, atol=1e-3)
+
+
+def test_slice_of_a_middle_dimension_is_a_located_error(tmp_path):
+    src = tmp_path / "mid.mlir"
+    src.write_text("""
+func.func @mid(%x: tensor<4x8x64xf16>) -> tensor<4x2x64xf16> {
+  %s = tensor.extract_slice %x[0, 3, 0] [4, 2, 64] [1, 1, 1] : tensor<4x8x64xf16> to tensor<4x2x64xf16>
+  %e = tensor.empty() : tensor<4x2x64xf16>
+  %y = linalg.add ins(%s, %s : tensor<4x2x64xf16>, tensor<4x2x64xf16>) outs(%e : tensor<4x2x64xf16>) -> tensor<4x2x64xf16>
+  return %y : tensor<4x2x64xf16>
+}
+""")
+    r = run(BIN / "spyre-compile", src, "-o", tmp_path / "o", ok=False)
+    assert r.returncode == 1 and "mid.mlir:3:8: error: the Spyre front end slices the first and the last" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("k", [2.0, 3.0, 0.5, -0.5, -1.0])
+def test_pow_by_a_constant(tmp_path, k):
+    graph = MAP2 + f"""
+func.func @pow(%x: tensor<64x200xf16> {{graph.name = "x"}}) -> (tensor<64x200xf16> {{graph.name = "y"}}) {{
+  %k = arith.constant {k} : f16
+  %e = tensor.empty() : tensor<64x200xf16>
+  %y = linalg.generic {{indexing_maps = [#mat, #mat], iterator_types = ["parallel", "parallel"]}}
+      ins(%x : tensor<64x200xf16>) outs(%e : tensor<64x200xf16>) {{
+    ^bb0(%v: f16, %o: f16):
+      %p = math.powf %v, %k : f16
+      linalg.yield %p : f16
+  }} -> tensor<64x200xf16>
+  return %y : tensor<64x200xf16>
+}}
+"""
+    out, _ = compile_graph(tmp_path, graph, "pow")
+    x = (np.random.default_rng(16).uniform(0.5, 2.0, (64, 200))).astype(np.float16)
+    y = simulate(tmp_path, out, {"x": x}, ["y"])["y"]
+    close(y, x.astype(np.float32) ** k, rtol=1e-2, atol=1e-3)
+
+
+def test_recompiling_into_a_directory_removes_the_old_jobs_binaries(tmp_path):
+    """A graph's job (one binary per kernel) and a KTIR kernel's (init.bin) compiled in turn
+    into one directory: each leaves only its own binaries there."""
+    out = tmp_path / "job"
+    run(BIN / "spyre-compile", ROOT / "models" / "graphs" / "spyre_mlp.mlir", "-o", out)
+    assert sorted(p.name for p in out.glob("*.bin")) == ["k1_matmul.bin", "k2_matmul.bin", "k3_rows_softmax.bin"]
+    (out / "notes.txt").write_text("mine")
+    run(BIN / "spyre-compile", ROOT / "models" / "kernels" / "softmax_rows.mlir", "-o", out)
+    assert sorted(p.name for p in out.glob("*.bin")) == ["init.bin"]
+    run(BIN / "spyre-compile", ROOT / "models" / "graphs" / "spyre_mlp.mlir", "-o", out)
+    assert sorted(p.name for p in out.glob("*.bin")) == ["k1_matmul.bin", "k2_matmul.bin", "k3_rows_softmax.bin"]
+    assert (out / "notes.txt").read_text() == "mine"  # only files the old plan named go
