@@ -377,22 +377,29 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
   return out;
 }
 
-std::vector<Division> transposeDivisions(const KernelGroup& k, const SpyreArch& arch,
-                                         std::string& why) {
+/// A re-layout: blocks of rows of one matrix of the result, or whole matrices of a rank-3
+/// result, each a box of the source as it lies.
+std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& arch,
+                                        std::string& why) {
   Rates r(arch);
-  auto t = cast<linalg::TransposeOp>(k.ops.front());
-  const int64_t e = elementBytes(t.getInput());
-  const auto perm = t.getPermutation();
-  // When the innermost dimension moves, every element is a DMA run of its own, charged a
-  // whole stick; otherwise rows move whole.
-  const bool elementRuns = perm.back() != static_cast<int64_t>(perm.size()) - 1;
+  Value result = k.ops.front()->getResult(0);
+  const int64_t e = elementBytes(result);
+  const size_t rank = cast<RankedTensorType>(result.getType()).getRank();
+  const TensorView& src = k.source;
+  // When the source's values are not contiguous along its last dimension (a permutation
+  // moved it), every element is a DMA run of its own, charged a whole stick; otherwise rows
+  // move whole.
+  const bool elementRuns = src.dims.back().factors.back().stride != 1;
   const int64_t half = r.budget / 2;
   std::vector<Division> out;
-  const int64_t rows = k.rows / k.batch; // of one matrix of the output
+  const int64_t rows = k.rows / k.batch; // of one matrix of the result
   auto add = [&](int64_t perBatch, int64_t perTile) {
     const int64_t tiles = (k.batch / perBatch) * (rows / perTile);
     const int64_t bytes = perBatch * perTile * roundUp(k.cols * e, r.stick);
     if (tiles > arch.chip.cores || bytes > half) return;
+    // The block must be a box of the source's factors.
+    if (rank >= 2 && !blockFits(src.dims[rank - 2], perTile)) return;
+    if (perBatch > 1 && !blockFits(src.dims[0], perBatch)) return;
     Division d;
     d.gridBatch = k.batch / perBatch;
     d.blockBatch = perBatch;
@@ -408,11 +415,12 @@ std::vector<Division> transposeDivisions(const KernelGroup& k, const SpyreArch& 
     d.bound = elementRuns ? "dma" : "dram";
     out.push_back(d);
   };
-  // Blocks of rows of one matrix each, or whole matrices, several per tile.
+  // Blocks of rows of one matrix each, or whole matrices of a rank-3 result, several per tile.
   for (int64_t perTile : divisors(rows)) add(1, perTile);
-  for (int64_t perBatch : divisors(k.batch))
-    if (perBatch > 1) add(perBatch, rows);
-  if (out.empty()) why = "no division of the transpose fits the scratchpad";
+  if (rank == 3)
+    for (int64_t perBatch : divisors(k.batch))
+      if (perBatch > 1) add(perBatch, rows);
+  if (out.empty()) why = "no division of the re-layout fits the scratchpad";
   return out;
 }
 
@@ -469,8 +477,8 @@ std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& 
     return rowDivisions(k, arch, why);
   case KernelGroup::Kind::Matmul:
     return matmulDivisions(k, arch, why);
-  case KernelGroup::Kind::Transpose:
-    return transposeDivisions(k, arch, why);
+  case KernelGroup::Kind::Relayout:
+    return relayoutDivisions(k, arch, why);
   case KernelGroup::Kind::Window:
     return windowDivisions(k, arch, why);
   }

@@ -97,12 +97,6 @@ std::optional<DType> deviceType(Type t) {
   return std::nullopt;
 }
 
-int64_t elementsOf(Type t) {
-  int64_t n = 1;
-  for (int64_t d : cast<RankedTensorType>(t).getShape()) n *= d;
-  return n;
-}
-
 /// The printed kernel with its function's arguments under their names (`%x_ptr`, which
 /// the KTIR compiler names the job's tensors after) rather than the printer's `%arg0`: the
 /// dump compiles by hand into a job with the graph's names. The function's arguments are
@@ -181,7 +175,7 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
     a.role = role;
     a.dtype = *dt;
     for (int64_t d : rt.getShape()) a.shape.push_back(d);
-    a.layout = spyrecode::Layout::RowMajor;
+    a.layout = spyrecode::Layout::Stick;
     args.push_back(a);
     names[v] = name;
     return success();
@@ -195,15 +189,12 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
   }
 
   rewriteForKernels(f);
-  FailureOr<KernelPlan> plan = formKernels(f);
+  FailureOr<KernelPlan> plan = formKernels(f, arch.chip.stick_bytes);
   if (failed(plan)) return failure();
   auto ret = cast<func::ReturnOp>(f.getBody().front().getTerminator());
   for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
-    Value root = memoryRoot(*plan, ret.getOperand(i));
-    if (names.count(root))
-      return ret.emitError("result ")
-             << i << " is an argument or another result: the Spyre front end does not copy "
-             << "tensors yet";
+    // formKernels made every result a tensor of its own in the stick layout.
+    Value root = ret.getOperand(i);
     auto n = f.getResultAttrOfType<StringAttr>(i, kNameAttr);
     if (failed(declare(root, ret.getOperand(i).getType(),
                        n ? n.str() : "result" + std::to_string(i), progformat::ArgRole::Output,
@@ -221,7 +212,11 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
       while (used.count(name)) name += "_";
       used.insert(name);
       names[root] = name;
-      const int64_t bytes = elementsOf(root.getType()) * elementBytes(root);
+      const RootInfo& info = plan->roots.lookup(root);
+      const int64_t bytes =
+          rootElements(info.shape, info.layout,
+                       elementsInStick(arch.chip.stick_bytes, elementBytes(root))) *
+          elementBytes(root);
       buffers[name] = (bytes + alignment - 1) / alignment * alignment;
     }
   stage("form kernels");

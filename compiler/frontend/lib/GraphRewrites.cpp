@@ -83,12 +83,14 @@ void unfoldConvolution(linalg::Conv2DNhwcHwcfOp conv) {
   Value filters =
       b.create<tensor::CollapseShapeOp>(loc, w, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
   // The product into the convolution's own initial value, seen as rows.
-  Value acc = b.create<tensor::CollapseShapeOp>(loc, init,
-                                                SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+  Value acc;
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
     Value e2 =
         b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{N * OH * OW, F}, ot.getElementType());
     acc = b.create<linalg::FillOp>(loc, fill.getInputs()[0], e2).getResult(0);
+  } else {
+    acc = b.create<tensor::CollapseShapeOp>(loc, init,
+                                            SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
   }
   Value product = b.create<linalg::MatmulOp>(loc, TypeRange{acc.getType()},
                                              ValueRange{rows, filters}, ValueRange{acc})

@@ -13,8 +13,8 @@
 
 namespace chipless::frontend {
 
-void KernelWriter::writeText() {
-  if (k_.kind == KernelGroup::Kind::Transpose) return writePermuteText();
+LogicalResult KernelWriter::writeText() {
+  if (k_.kind == KernelGroup::Kind::Relayout) return writeRelayoutText();
   if (k_.kind == KernelGroup::Kind::Window) return writeWindowText();
   // Arguments: every tensor the kernel reads or writes, by its memory.
   for (const Operand& o : k_.inputs) argument(o.value);
@@ -36,8 +36,16 @@ void KernelWriter::writeText() {
   }
   text_ << "]} {\n";
   text_ << "    %kc0 = arith.constant 0 : index\n";
-  for (const Operand& o : k_.inputs) view(o.value, o.form);
-  for (const Operand& o : k_.outputs) view(o.value, o.form);
+  // Every tensor's global memory view, as it lies (Layout.h).
+  for (const auto* list : {&k_.inputs, &k_.outputs})
+    for (const Operand& o : *list) {
+      std::optional<TensorView> tv = accessView(o.value, o.form);
+      if (!tv)
+        return fail("internal error: the Spyre front end cannot read or write a tensor that "
+                    "lies as " +
+                    plan_.views.lookup(o.value).describe());
+      memView(*tv, elem(o.value));
+    }
 
   bool loop = false;
   // A batch: tile (b, ...) works on matrix b, whose rows follow the rows of matrix b - 1.
@@ -83,8 +91,9 @@ void KernelWriter::writeText() {
   }
   // Vectors along the columns: one load per tile, before any loop.
   for (const Operand& o : k_.inputs)
-    if (o.form == Form::PerCol)
-      load(o.value, o.form, blockShape(o.value, o.form), blockStart(o.form));
+    if (o.form == Form::PerCol &&
+        failed(load(o.value, o.form, blockShape(o.value, o.form), blockStart(o.form))))
+      return failure();
   if (k_.kind == KernelGroup::Kind::Matmul) {
     Operation* mm = k_.ops.front();
     Value A = mm->getOperand(0), B = mm->getOperand(1), C = mm->getResult(0);
@@ -121,14 +130,15 @@ void KernelWriter::writeText() {
       text_ << "    %kkrow = arith.addi %kbk, " << kk << " : index\n";
       kRow = "%kkrow";
     }
-    tile("%kta", A, Form::Matrix, aShape,
-         (splitK() ? std::string("%km0") : matmulRow()) + ", " + kk);
-    tile("%ktb", B, Form::Matrix, bShape, kRow + ", %kn0");
+    FailureOr<std::string> a =
+        loadBox(*accessView(A, Form::Matrix), elem(A),
+                {splitK() ? std::string("%km0") : matmulRow(), kk}, aShape);
+    FailureOr<std::string> bm = loadBox(*accessView(B, Form::Matrix), elem(B), {kRow, "%kn0"}, bShape);
+    if (failed(a) || failed(bm))
+      return fail("internal error: the Spyre front end cannot load the matmul's operand blocks");
     const std::string ta = "tensor<" + dimsText(aShape) + "x" + elem(A) + ">",
                       tb = "tensor<" + dimsText(bShape) + "x" + elem(B) + ">";
-    text_ << "    %ka = ktdp.load %kta : !ktdp.access_tile<" << dimsText(aShape) << "xindex> -> "
-          << ta << "\n    %kb = ktdp.load %ktb : !ktdp.access_tile<" << dimsText(bShape)
-          << "xindex> -> " << tb << "\n    %kmm = linalg.matmul ins(%ka, %kb : " << ta << ", " << tb
+    text_ << "    %kmm = linalg.matmul ins(" << *a << ", " << *bm << " : " << ta << ", " << tb
           << ") outs(" << part << " : " << acc << ") -> " << acc << "\n";
     if (steps) text_ << "    scf.yield %kmm : " << acc << "\n    }\n";
     if (splitK()) {
@@ -172,25 +182,26 @@ void KernelWriter::writeText() {
     if (o.form != Form::PerCol && (!matmul() || epilogueReads.contains(o.value))) {
       std::string rep;
       if (o.form == Form::Repeated) rep = repeatedRow(o.value, matmul() ? matmulRow() : "%kr");
-      load(o.value, o.form, blockShape(o.value, o.form), blockStart(o.form, rep));
+      if (failed(load(o.value, o.form, blockShape(o.value, o.form), blockStart(o.form, rep))))
+        return failure();
     }
   for (size_t i = 0; i < k_.outputs.size(); ++i) {
     Value v = k_.outputs[i].value;
     std::vector<int64_t> shape = blockShape(v, k_.outputs[i].form);
-    std::string start = blockStart(k_.outputs[i].form);
     const std::string t = "tensor<" + dimsText(shape) + "x" + elem(v) + ">";
     text_ << "    %kout" << i << " = tensor.empty() {" << kOutputAttr << " = " << i << "} : " << t
           << "\n";
-    tile("%kto" + std::to_string(i), v, k_.outputs[i].form, shape, start);
-    text_ << "    ktdp.store %kout" << i << ", %kto" << i << " : " << t << ", !ktdp.access_tile<"
-          << dimsText(shape) << "xindex>\n";
+    if (failed(storeBox("%kout" + std::to_string(i), *accessView(v, k_.outputs[i].form), elem(v),
+                        blockStart(k_.outputs[i].form), shape)))
+      return fail("internal error: the Spyre front end cannot store a block of a result");
   }
   if (loop) text_ << "    }\n";
   text_ << "    return\n  }\n}\n";
+  return success();
 }
 
 FailureOr<OwningOpRef<ModuleOp>> KernelWriter::build() {
-  writeText();
+  if (failed(writeText())) return failure();
   ParserConfig config(ctx_);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text_.str(), config, k_.name);
   if (!module) {
@@ -204,7 +215,7 @@ FailureOr<OwningOpRef<ModuleOp>> KernelWriter::build() {
   for (size_t i = 0; i < args_.size(); ++i)
     f.getArgument(static_cast<unsigned>(i))
         .setLoc(NameLoc::get(StringAttr::get(ctx_, args_[i] + "_ptr")));
-  if (k_.kind == KernelGroup::Kind::Transpose || k_.kind == KernelGroup::Kind::Window) {
+  if (k_.kind == KernelGroup::Kind::Relayout || k_.kind == KernelGroup::Kind::Window) {
     if (failed(verify(*module))) return failure();
     return module;
   }
@@ -214,10 +225,14 @@ FailureOr<OwningOpRef<ModuleOp>> KernelWriter::build() {
   Operation* firstUse = nullptr;
   f.walk([&](Operation* op) {
     if (auto l = dyn_cast<ktdp::LoadOp>(op)) {
-      // The matmul's own operands (%ka, %kb) feed the scaffolding's matmul only.
-      if (!l->getResult(0).hasOneUse() ||
-          !isa<linalg::MatmulOp>(*l->getResult(0).getUsers().begin())) {
-        if (next < loaded_.size()) map_.map(loaded_[next++], l->getResult(0));
+      // A block is the load's tile collapsed to the tensor's dimensions and its padding
+      // sliced off; the matmul's own operands feed the scaffolding's matmul only.
+      Value block = l->getResult(0);
+      while (block.hasOneUse() &&
+             isa<tensor::CollapseShapeOp, tensor::ExtractSliceOp>(*block.getUsers().begin()))
+        block = block.getUsers().begin()->getResult(0);
+      if (!block.hasOneUse() || !isa<linalg::MatmulOp>(*block.getUsers().begin())) {
+        if (next < loaded_.size()) map_.map(loaded_[next++], block);
       }
     }
     if (auto m = dyn_cast<linalg::MatmulOp>(op); m && !splitK()) {

@@ -11,6 +11,7 @@
 #define FRONTEND_KERNELWRITER_H
 
 #include "KernelBuilder.h"
+#include "Layout.h"
 #include "graph/GraphForm.h"
 #include "ktir/Dialect/Ktdp/KtdpOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,7 +27,9 @@
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <set>
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -93,11 +96,12 @@ private:
   MLIRContext* ctx_;
   std::ostringstream text_;
   std::vector<std::string> args_;            ///< memory names, in argument order
-  llvm::DenseMap<Value, std::string> views_; ///< graph tensor -> its view's SSA name
+  std::map<std::string, std::string> views_;   ///< a view's text -> its SSA name
+  std::map<std::string, std::string> memrefs_; ///< a view's SSA name -> its memref type
   std::vector<Value> loaded_;                ///< graph tensors in the order of their loads
   IRMapping map_;                            ///< graph values -> kernel values
   int repeats_ = 0;                          ///< repeated rows computed so far
-  int shifts_ = 0;                           ///< slice offsets added so far
+  int fresh_ = 0;                            ///< constants and index values written so far
 
   bool matmul() const { return k_.kind == KernelGroup::Kind::Matmul; }
   bool splitK() const { return matmul() && d_.gridDepth > 1; }
@@ -111,16 +115,6 @@ private:
   /// The first row of what a step of a matmul tile computes.
   std::string matmulRow() const { return splitK() ? "%kms" : subBlocks() ? "%kmr" : "%km0"; }
 
-  /// The view shape of a graph tensor in form `f`.
-  std::vector<int64_t> viewShape(Value v, Form f) const {
-    // A slice is seen through a view of its source (the box starts at sliceStart()).
-    if (plan_.slices.count(v)) v = plan_.memoryOf.lookup(v);
-    ArrayRef<int64_t> s = cast<RankedTensorType>(v.getType()).getShape();
-    if (f == Form::Matrix || f == Form::Repeated) return {rowsOf(s), s.back()};
-    int64_t n = 1;
-    for (int64_t x : s) n *= x;
-    return {n};
-  }
   /// The block of a graph tensor one step of one tile holds.
   std::vector<int64_t> blockShape(Value v, Form f) const {
     ArrayRef<int64_t> s = cast<RankedTensorType>(v.getType()).getShape();
@@ -131,7 +125,7 @@ private:
     case Form::PerRow:
       return {blockRows()};
     case Form::PerCol:
-      return {matmul() ? d_.blockCols : viewShape(v, f)[0]};
+      return {matmul() ? d_.blockCols : s.back()};
     }
     return {};
   }
@@ -139,113 +133,95 @@ private:
     auto shape = blockShape(v, k_.formOf(v));
     return RankedTensorType::get(shape, cast<ShapedType>(v.getType()).getElementType());
   }
-  /// Where a step's block of `v` starts in its view (a repeated matrix's row is computed
-  /// first: its name in `repeatedRow`).
-  std::string blockStart(Form f, const std::string& repeatedRow = "") const {
+  /// Where a step's block of `v` starts (a repeated matrix's row is computed first: its
+  /// name in `repeatedRow`).
+  std::vector<std::string> blockStart(Form f, const std::string& repeatedRow = "") const {
     const std::string row = matmul() ? matmulRow() : "%kr", col = matmul() ? "%kn0" : "%kc0";
     switch (f) {
     case Form::Matrix:
-      return row + ", " + col;
+      return {row, col};
     case Form::Repeated:
-      return repeatedRow + ", " + col;
+      return {repeatedRow, col};
     case Form::PerRow:
-      return row;
+      return {row};
     case Form::PerCol:
-      return col;
+      return {col};
     }
-    return "";
+    return {};
   }
 
-  int argument(Value v) {
-    const std::string& name = names_.lookup(memoryRoot(plan_, v));
-    for (size_t i = 0; i < args_.size(); ++i)
-      if (args_[i] == name) return static_cast<int>(i);
-    args_.push_back(name);
-    return static_cast<int>(args_.size()) - 1;
+  /// Makes the memory `name` an argument of the kernel (once).
+  void argumentNamed(const std::string& name) {
+    if (std::find(args_.begin(), args_.end(), name) == args_.end()) args_.push_back(name);
   }
+  void argument(Value v) { argumentNamed(names_.lookup(memoryRoot(plan_, v))); }
   std::string elem(Value v) const {
     return typeText(cast<ShapedType>(v.getType()).getElementType());
   }
-  /// Declares the view of graph tensor `v` (once).
-  void view(Value v, Form f) {
-    if (views_.count(v)) return;
-    const std::string name = "%kv" + std::to_string(views_.size());
-    views_[v] = name;
-    auto shape = viewShape(v, f);
-    std::vector<int64_t> strides(shape.size(), 1);
-    for (size_t i = shape.size() - 1; i-- > 0;) strides[i] = strides[i + 1] * shape[i + 1];
-    text_ << "    " << name << " = ktdp.construct_memory_view %"
-          << names_.lookup(memoryRoot(plan_, v)) << "_ptr, sizes: [" << dimsText(shape, ", ")
-          << "], strides: [" << dimsText(strides, ", ")
-          << "] {\n      coordinate_set = " << boxSet(shape)
-          << ", memory_space = #ktdp.memory_space<global>\n    } : memref<" << dimsText(shape)
-          << "x" << elem(v) << ">\n";
-  }
-  std::string memrefOf(Value v, Form f) const {
-    return "memref<" + dimsText(viewShape(v, f)) + "x" + elem(v) + ">";
-  }
-  /// An access tile of `shape` at `start` in the view of `v`, and its load or store.
-  /// `start` moved to where slice `v`'s box lies in its source's view (unchanged for a
-  /// tensor that is not a slice).
-  std::string sliceStart(Value v, Form f, const std::string& start) {
-    auto it = plan_.slices.find(v);
-    if (it == plan_.slices.end()) return start;
-    std::vector<std::string> coords;
-    for (size_t from = 0;;) {
-      size_t comma = start.find(", ", from);
-      coords.push_back(start.substr(from, comma == std::string::npos ? comma : comma - from));
-      if (comma == std::string::npos) break;
-      from = comma + 2;
-    }
-    auto shift = [&](std::string& c, int64_t by) {
-      if (by == 0) return;
-      const std::string n = std::to_string(shifts_++);
-      text_ << "    %koff" << n << " = arith.constant " << by << " : index\n    %kat" << n
-            << " = arith.addi " << c << ", %koff" << n << " : index\n";
-      c = "%kat" + n;
-    };
-    if (coords.size() == 2) {
-      shift(coords[0], it->second.row);
-      shift(coords[1], it->second.col);
-    } else {
-      shift(coords[0], f == Form::PerRow ? it->second.row : it->second.col);
-    }
-    std::string out;
-    for (size_t i = 0; i < coords.size(); ++i) out += (i ? ", " : "") + coords[i];
-    return out;
-  }
-  void tile(const std::string& name, Value v, Form f, const std::vector<int64_t>& shape,
-            const std::string& given) {
-    const std::string start = sliceStart(v, f, given);
-    text_ << "    " << name << " = ktdp.construct_access_tile " << views_[v] << "[" << start
-          << "] {\n      access_tile_set = " << boxSet(shape)
-          << ", access_tile_order = " << identityMap(shape.size()) << "\n    } : " << memrefOf(v, f)
-          << " -> !ktdp.access_tile<" << dimsText(shape) << "xindex>\n";
-  }
+  /// How a kernel of this kind reads or writes `v` in form `f` (Layout.h): a matrix of rows
+  /// or a vector. Kernels are formed so that it exists (Kernels.cpp inserts re-layouts).
+  std::optional<TensorView> accessView(Value v, Form f) const;
+  /// Declares the global memory view of `tv` (once per distinct view) and returns its name.
+  std::string memView(const TensorView& tv, const std::string& elemType);
+  /// A fresh index constant.
+  std::string constant(int64_t value);
+  /// One dimension of a box in a view's factors: each factor's start and extent, the
+  /// positions the factors cover and the leading positions to drop.
+  struct BoxDim {
+    std::vector<std::string> starts;
+    std::vector<int64_t> sizes;
+    int64_t covered = 1, skip = 0;
+  };
+  FailureOr<BoxDim> boxDim(const DimLayout& d, const std::string& start, int64_t n);
+  /// Loads the box of `tv` at `start` (one SSA index per logical dimension) of `box`
+  /// elements per dimension: an access tile over the view's factors, a collapse to the
+  /// logical dimensions and a slice of the padding. Returns the name of the loaded tensor
+  /// (of shape `box`).
+  FailureOr<std::string> loadBox(const TensorView& tv, const std::string& elemType,
+                                 const std::vector<std::string>& start,
+                                 const std::vector<int64_t>& box);
+  /// Stores tensor `value` (of shape `box`) into `tv` at `start`: whole sticks in one store,
+  /// the values of a last partial stick in a second.
+  LogicalResult storeBox(const std::string& value, const TensorView& tv,
+                         const std::string& elemType, const std::vector<std::string>& start,
+                         const std::vector<int64_t>& box);
   /// `row` modulo the rows of repeated matrix `v`: the row of `v` a kernel row reads.
   std::string repeatedRow(Value v, const std::string& row) {
     const std::string n = std::to_string(repeats_++);
-    text_ << "    %kperiod" << n << " = arith.constant " << viewShape(v, Form::Repeated)[0]
+    auto s = cast<RankedTensorType>(v.getType()).getShape();
+    text_ << "    %kperiod" << n << " = arith.constant " << rowsOf(s)
           << " : index\n    %krep" << n << " = arith.remui " << row << ", %kperiod" << n
           << " : index\n";
     return "%krep" + n;
   }
-  void load(Value v, Form f, const std::vector<int64_t>& shape, const std::string& start) {
-    const std::string n = std::to_string(loaded_.size());
-    tile("%kt" + n, v, f, shape, start);
-    text_ << "    %kin" << n << " = ktdp.load %kt" << n << " : !ktdp.access_tile<"
-          << dimsText(shape) << "xindex> -> tensor<" << dimsText(shape) << "x" << elem(v) << ">\n";
+  /// Loads a block of graph tensor `v` for the kernel's ops.
+  LogicalResult load(Value v, Form f, const std::vector<int64_t>& shape,
+                     const std::vector<std::string>& start) {
+    std::optional<TensorView> tv = accessView(v, f);
+    FailureOr<std::string> t =
+        tv ? loadBox(*tv, elem(v), start, shape) : FailureOr<std::string>(failure());
+    if (failed(t))
+      return fail("internal error: the Spyre front end cannot load a block of a tensor that "
+                  "lies as " +
+                  (plan_.views.count(v) ? plan_.views.lookup(v).describe() : std::string("?")));
     loaded_.push_back(v);
+    return success();
+  }
+  /// An error at the kernel's first op.
+  LogicalResult fail(const std::string& why) {
+    k_.ops.front()->emitError(why);
+    return failure();
   }
 
-  void writeText();
-  /// A permutation (linalg.transpose): blocks of output rows loaded through a view of the
-  /// input whose strides are permuted, and stored.
-  void writePermuteText();
+  LogicalResult writeText();
+  /// The module, the function with its arguments and `grid`, the constant 0 (%kc0).
+  void header(const std::vector<int64_t>& grid);
+  /// A re-layout (linalg.copy): blocks of the result loaded through the view of the source
+  /// as it lies, and stored in the result's own layout.
+  LogicalResult writeRelayoutText();
   /// A window kernel (a convolution's unfold, a pooling): boxes of the image copied (or
   /// combined) a block of output rows at a time.
-  void writeWindowText();
-  std::set<int64_t> constants_; ///< index constants %kcN written so far
+  LogicalResult writeWindowText();
   LogicalResult rebuild(Operation* op, OpBuilder& b);
   FailureOr<Value> fresh(Value graphInit, RankedTensorType t, OpBuilder& b, Location loc);
   FailureOr<Value> mapped(Value v, Operation* user);

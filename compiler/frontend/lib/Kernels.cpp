@@ -11,6 +11,11 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include "support/spyre_arch.h"
+
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <functional>
 #include <optional>
 
 using namespace mlir;
@@ -31,9 +36,8 @@ bool isInitOp(Operation* op) {
 }
 
 Value memoryRoot(const KernelPlan& plan, Value v) {
-  for (auto it = plan.memoryOf.find(v); it != plan.memoryOf.end(); it = plan.memoryOf.find(v))
-    v = it->second;
-  return v;
+  auto it = plan.views.find(v);
+  return it == plan.views.end() ? v : it->second.root;
 }
 
 namespace {
@@ -238,20 +242,17 @@ FailureOr<RowForm> rowFormOf(Operation* op) {
     f.writes.push_back(matrix(op->getResult(0)));
     return f;
   }
-  if (auto t = dyn_cast<linalg::TransposeOp>(op)) {
-    ArrayRef<int64_t> out = shapeOf(t->getResult(0));
-    if (out.size() > 3)
-      return t.emitError("the Spyre front end permutes tensors of rank 2 and 3 only (got rank ")
-             << out.size() << ")";
-    // Written a block of output rows at a time, read through a view of the input with
-    // its strides permuted: the DMA engines do the permutation.
-    f.kind = KernelGroup::Kind::Transpose;
-    f.batch = out.size() == 3 ? out[0] : 1;
+  if (auto c = dyn_cast<linalg::CopyOp>(op)) {
+    // A re-layout: a block of the result's rows at a time, read through the source's view.
+    ArrayRef<int64_t> out = shapeOf(c->getResult(0));
+    f.kind = KernelGroup::Kind::Relayout;
+    f.batch = 1;
+    for (size_t i = 0; i + 2 < out.size(); ++i) f.batch *= out[i];
     f.rows = rowsOf(out);
     f.cols = out.back();
     f.elementwise = false;
-    f.reads.push_back(matrix(t.getInput()));
-    f.writes.push_back(matrix(t->getResult(0)));
+    f.reads.push_back(matrix(c.getInputs()[0]));
+    f.writes.push_back(matrix(c->getResult(0)));
     return f;
   }
   return op->emitError("'") << op->getName()
@@ -263,59 +264,139 @@ const char* kindWord(Operation* op) {
   if (op->hasAttr(kUnfoldAttr)) return "unfold";
   if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op)) return "pool";
   if (isa<linalg::SoftmaxOp>(op)) return "softmax";
-  if (isa<linalg::TransposeOp>(op)) return "transpose";
+  if (isa<linalg::CopyOp>(op)) return "relayout";
   if (isa<linalg::ReduceOp>(op)) return "reduce";
   return "rows";
 }
 
 } // namespace
 
-FailureOr<KernelPlan> formKernels(func::FuncOp f) {
+namespace {
+
+/// Marks a re-layout whose result is packed row-major (a vector of one value per row).
+constexpr const char* kFlatAttr = "frontend.flat";
+
+bool isViewOp(Operation* op) {
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp,
+             linalg::TransposeOp>(op);
+}
+
+/// The result of view op `op` as a strided view of `src`; empty when it is not one.
+std::optional<TensorView> viewOf(Operation* op, const TensorView& src) {
+  ArrayRef<int64_t> out = shapeOf(op->getResult(0));
+  auto groupsOf = [](SmallVector<ReassociationIndices> r) {
+    std::vector<SmallVector<int64_t, 2>> g;
+    for (auto& x : r) g.emplace_back(x.begin(), x.end());
+    return g;
+  };
+  if (auto e = dyn_cast<tensor::ExpandShapeOp>(op))
+    return reshapeView(src, out, groupsOf(e.getReassociationIndices()), /*expand=*/true);
+  if (auto c = dyn_cast<tensor::CollapseShapeOp>(op))
+    return reshapeView(src, out, groupsOf(c.getReassociationIndices()), /*expand=*/false);
+  if (auto t = dyn_cast<linalg::TransposeOp>(op)) return permuteView(src, t.getPermutation());
+  auto slice = cast<tensor::ExtractSliceOp>(op);
+  auto v = sliceView(src, slice.getStaticOffsets(), slice.getStaticSizes(),
+                     slice.getStaticStrides());
+  if (!v) return v;
+  // A rank-reducing slice drops dimensions of one element.
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  std::vector<DimLayout> kept;
+  for (size_t i = 0; i < v->dims.size(); ++i)
+    if (!dropped.test(static_cast<unsigned>(i))) kept.push_back(v->dims[i]);
+  v->dims = std::move(kept);
+  return v;
+}
+
+/// Whether a kernel of `kind` can read `v` in form `f` as it lies.
+bool readable(KernelGroup::Kind kind, Form f, const TensorView& v) {
+  if (kind == KernelGroup::Kind::Relayout) return true;
+  if (kind == KernelGroup::Kind::Window) {
+    // Boxes of the image: every dimension but the channels one strided factor.
+    for (size_t i = 0; i + 1 < v.dims.size(); ++i)
+      if (v.dims[i].factors.size() != 1) return false;
+    return matrixView(v).has_value();
+  }
+  if (f == Form::Matrix || f == Form::Repeated) return matrixView(v).has_value();
+  return vectorView(v).has_value();
+}
+
+} // namespace
+
+FailureOr<KernelPlan> formKernels(func::FuncOp f, int64_t stickBytes) {
   KernelPlan plan;
   llvm::DenseMap<Value, int> producer; // tensor -> index of the kernel computing it
-  for (Operation& o : f.getBody().front()) {
-    Operation* op = &o;
-    if (isa<func::ReturnOp>(op) || isInitOp(op)) continue;
-    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
-      // A reshape of a row-major tensor is a view of the same memory.
-      plan.memoryOf[op->getResult(0)] = op->getOperand(0);
-      continue;
-    }
-    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-      // A box of the source's memory, when it is one in row form: the first dimension and
-      // the last may be cut, the others are whole; the source is a tensor of its own.
-      Value src = slice.getSource();
-      ArrayRef<int64_t> in = shapeOf(src), out = shapeOf(slice.getResult());
-      auto offsets = slice.getStaticOffsets();
-      bool box = !plan.memoryOf.count(src) && !plan.slices.count(src);
-      for (size_t d = 1; d + 1 < in.size(); ++d) box &= out[d] == in[d] && offsets[d] == 0;
-      if (!box)
-        return slice.emitError("the Spyre front end slices the first and the last dimension of "
-                               "a tensor that is not itself a view only"),
-               failure();
-      KernelPlan::Slice s;
-      s.row = in.size() > 1 ? offsets[0] * (rowsOf(in) / in[0]) : 0;
-      s.col = offsets.back();
-      plan.memoryOf[slice.getResult()] = src;
-      plan.slices[slice.getResult()] = s;
-      continue;
+  auto stickElems = [&](Value v) {
+    return elementsInStick(stickBytes,
+                           cast<ShapedType>(v.getType()).getElementTypeBitWidth() / 8);
+  };
+  auto makeRoot = [&](Value v, RootLayout layout, ArrayRef<int64_t> layoutShape) {
+    auto view = rootView(v, shapeOf(v), layoutShape, layout, stickElems(v));
+    if (!view) return false;
+    plan.views[v] = *view;
+    plan.roots[v] = {layout, std::vector<int64_t>(layoutShape.begin(), layoutShape.end())};
+    return true;
+  };
+  for (BlockArgument a : f.getArguments())
+    if (isa<RankedTensorType>(a.getType())) makeRoot(a, RootLayout::Stick, shapeOf(a));
+  // A copy of `v`, before `before`, into a tensor of its own laid out as `layout`.
+  auto copyOf = [&](Value v, Operation* before, RootLayout layout) {
+    OpBuilder b(before);
+    auto t = cast<RankedTensorType>(v.getType());
+    Value empty = b.create<tensor::EmptyOp>(before->getLoc(), t.getShape(), t.getElementType());
+    auto c = b.create<linalg::CopyOp>(before->getLoc(), v, empty);
+    if (layout == RootLayout::Flat) c->setAttr(kFlatAttr, b.getUnitAttr());
+    return c;
+  };
+
+  std::function<LogicalResult(Operation*)> process = [&](Operation* op) -> LogicalResult {
+    if (isa<func::ReturnOp>(op) || isInitOp(op)) return success();
+    if (isViewOp(op)) {
+      Value src = op->getOperand(0);
+      auto it = plan.views.find(src);
+      if (it == plan.views.end()) {
+        if (op->use_empty()) return success();
+        return op->emitError("the Spyre front end views tensors in device memory only (this "
+                             "one is a constant)");
+      }
+      std::optional<TensorView> v = viewOf(op, it->second);
+      if (!v) {
+        // Not a strided view of the same memory (a dimension padded to sticks split or
+        // merged): the source is first copied packed row-major, whose views all are.
+        auto c = copyOf(src, op, RootLayout::Flat);
+        if (failed(process(c))) return failure();
+        op->setOperand(0, c->getResult(0));
+        v = viewOf(op, plan.views[c->getResult(0)]);
+        if (!v)
+          return op->emitError("the Spyre front end cannot view this tensor as a strided box "
+                               "of device memory");
+      }
+      plan.views[op->getResult(0)] = *v;
+      return success();
     }
     FailureOr<RowForm> rf = rowFormOf(op);
     if (failed(rf)) return failure();
+    auto suits = [&](const Operand& r) {
+      auto it = plan.views.find(r.value);
+      return it == plan.views.end() || readable(rf->kind, r.form, it->second);
+    };
     KernelGroup* cur = plan.kernels.empty() ? nullptr : &plan.kernels.back();
     const int curIndex = static_cast<int>(plan.kernels.size()) - 1;
     // Join the kernel before when the op reads something it computes (or a tensor it reads)
     // and the division of that kernel suits the op too.
     bool join = false;
     if (cur && rf->kind == KernelGroup::Kind::Rows && rf->rows == cur->rows) {
-      bool reads = false;
+      bool reads = false, lies = true;
       // It reads what the kernel computes, or a tensor the kernel already reads (siblings:
-      // the tensor is loaded once for both).
+      // the tensor is loaded once for both); what it reads from memory lies as the kernel
+      // reads it.
       for (const Operand& r : rf->reads) {
         auto p = producer.find(r.value);
-        if (p != producer.end() && p->second == curIndex) reads = true;
+        const bool inKernel = p != producer.end() && p->second == curIndex;
+        if (inKernel) reads = true;
         if (cur->forms.count(r.value) && cur->kind == KernelGroup::Kind::Rows) reads = true;
+        if (!inKernel && !suits(r)) lies = false;
       }
+      reads &= lies;
       if (cur->kind == KernelGroup::Kind::Rows)
         join = reads;
       else if (cur->kind == KernelGroup::Kind::Matmul)
@@ -330,6 +411,19 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f) {
           if (r.form == Form::Matrix && shapeOf(r.value).back() != cur->cols) join = false;
     }
     if (!join) {
+      // A tensor that does not lie as this kernel reads it is re-laid out first (restickify:
+      // a transposed or padded view copied into the stick layout; a vector packed).
+      llvm::DenseMap<Value, Value> relaid;
+      for (Operand& r : rf->reads) {
+        if (auto done = relaid.find(r.value); done != relaid.end()) r.value = done->second;
+        if (suits(r)) continue;
+        const bool vector = r.form == Form::PerRow || r.form == Form::PerCol;
+        auto c = copyOf(r.value, op, vector ? RootLayout::Flat : RootLayout::Stick);
+        if (failed(process(c))) return failure();
+        op->replaceUsesOfWith(r.value, c->getResult(0));
+        relaid[r.value] = c->getResult(0);
+        r.value = c->getResult(0);
+      }
       KernelGroup k;
       k.kind = rf->kind;
       k.rows = rf->rows;
@@ -337,6 +431,12 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f) {
       k.depth = rf->depth;
       k.batch = rf->batch;
       k.name = "k" + std::to_string(plan.kernels.size() + 1) + "_" + kindWord(op);
+      if (k.kind == KernelGroup::Kind::Relayout) {
+        k.source = plan.views[rf->reads.front().value];
+        // A new stick dimension (the source's last dimension is not contiguous): restickify.
+        if (k.source.dims.back().factors.back().stride != 1)
+          k.name = "k" + std::to_string(plan.kernels.size() + 1) + "_restickify";
+      }
       plan.kernels.push_back(std::move(k));
       cur = &plan.kernels.back();
     } else if (isa<linalg::SoftmaxOp>(op) && cur->name.find("softmax") == std::string::npos) {
@@ -354,8 +454,55 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f) {
     for (const Operand& w : rf->writes) {
       cur->forms[w.value] = w.form;
       producer[w.value] = index;
+      // Where the tensor lies if it leaves the kernel: in the stick layout; a convolution's
+      // unfolded rows as the matrix the matmul reads (packed where a window's channels are
+      // not whole sticks); one value per row packed where the stick layout would spread
+      // the values over sticks.
+      ArrayRef<int64_t> shape = shapeOf(w.value);
+      std::vector<int64_t> layoutShape(shape.begin(), shape.end());
+      RootLayout layout = RootLayout::Stick;
+      if (op->hasAttr(kUnfoldAttr)) {
+        layoutShape = {shape[0] * shape[1] * shape[2], shape[3] * shape[4] * shape[5]};
+        if (shape[5] % stickElems(w.value) != 0) layout = RootLayout::Flat;
+      } else if (op->hasAttr(kFlatAttr)) {
+        layout = RootLayout::Flat;
+      } else if (w.form == Form::PerRow) {
+        auto stick = rootView(w.value, shape, shape, RootLayout::Stick, stickElems(w.value));
+        if (!stick || !vectorView(*stick)) layout = RootLayout::Flat;
+      }
+      if (!makeRoot(w.value, layout, layoutShape))
+        return op->emitError("internal error: the Spyre front end found no layout for this "
+                             "result");
     }
+    return success();
+  };
+  for (Operation& o : llvm::make_early_inc_range(f.getBody().front()))
+    if (failed(process(&o))) return failure();
+
+  // Every graph result is a tensor of its own in the stick layout, as the host reads it: a
+  // view, an argument, a tensor returned twice or one laid out otherwise is copied.
+  auto ret = cast<func::ReturnOp>(f.getBody().front().getTerminator());
+  llvm::DenseSet<Value> returned;
+  for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
+    Value v = ret.getOperand(i);
+    auto root = plan.roots.find(v);
+    if (!plan.views.count(v))
+      return ret.emitError("result ") << i << " is a constant: the Spyre front end returns "
+                                      << "tensors the graph computes or takes";
+    const bool own = root != plan.roots.end() && !isa<BlockArgument>(v) &&
+                     root->second.layout == RootLayout::Stick &&
+                     root->second.shape == std::vector<int64_t>(shapeOf(v).begin(),
+                                                                 shapeOf(v).end()) &&
+                     !returned.contains(v);
+    if (!own) {
+      auto c = copyOf(v, ret, RootLayout::Stick);
+      if (failed(process(c))) return failure();
+      ret.setOperand(i, c->getResult(0));
+      v = c->getResult(0);
+    }
+    returned.insert(v);
   }
+
   // What each kernel reads from and writes to device memory.
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     KernelGroup& kg = plan.kernels[k];

@@ -1,8 +1,8 @@
 //===- Kernels.h - grouping a graph's ops into Spyre kernels ----*- C++ -*-===//
 //
 // Part of chipless. Every compute op of a tensor graph is seen in *row form*: its tensors are
-// matrices of rows (all leading dimensions folded together, as the row-major layout lays
-// them out) by columns (the last dimension, the stick dimension), vectors with one value per
+// matrices of rows (all leading dimensions folded together) by columns (the last dimension,
+// the stick dimension), vectors with one value per
 // row (a reduction's result) or vectors with one value per column (a bias broadcast along
 // the rows). Ops whose rows are independent fuse into one kernel divided over the cores by
 // rows; a matmul fuses with the element-wise ops after it (its epilogue) into a kernel
@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
+
+#include "Layout.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -41,7 +43,7 @@ struct KernelGroup {
   enum class Kind {
     Rows,      ///< element-wise ops, reductions along the rows, normalisations
     Matmul,    ///< one (batch) matmul [B, M, K] x [B, K, N] and its element-wise epilogue
-    Transpose, ///< a permutation of rank 2 or 3, through a view with permuted strides
+    Relayout,  ///< a copy into the result's own layout (restickify), through the source's view
     Window     ///< boxes of an image: a convolution's unfold, a pooling (DMA copies)
   };
   Kind kind = Kind::Rows;
@@ -54,6 +56,8 @@ struct KernelGroup {
   /// A matmul whose epilogue works along whole rows of its output (a softmax, a
   /// normalisation): its tiles take whole rows (no split of N or K).
   bool wholeRows = false;
+  /// A re-layout's source as it lies in memory.
+  TensorView source;
   std::vector<Operand> inputs;  ///< read from device memory, in first-use order
   std::vector<Operand> outputs; ///< written to device memory
   /// The form of every tensor value the kernel computes or reads.
@@ -69,26 +73,33 @@ struct KernelGroup {
 /// vector).
 int64_t rowsOf(llvm::ArrayRef<int64_t> shape);
 
+/// How a root's memory is laid out: as a tensor of `shape` (its own, or a reshape of it) in
+/// `layout`.
+struct RootInfo {
+  RootLayout layout = RootLayout::Stick;
+  std::vector<int64_t> shape;
+};
+
 /// The graph's kernels and the tensors they exchange through device memory.
 struct KernelPlan {
   std::vector<KernelGroup> kernels;
-  /// A view (tensor.expand_shape / collapse_shape) reads the memory of its source: view
-  /// result -> the tensor whose memory it is.
-  llvm::DenseMap<mlir::Value, mlir::Value> memoryOf;
-  /// A slice (tensor.extract_slice) reads a box of its source's memory: in the source's row
-  /// form, rows from `row` and columns from `col`.
-  struct Slice {
-    int64_t row = 0, col = 0;
-  };
-  llvm::DenseMap<mlir::Value, Slice> slices;
+  /// Where every tensor kernels read or write lies: a root (a graph argument or a tensor a
+  /// kernel writes) in its own layout; a view (reshape, transpose, slice) as a strided view
+  /// of its root.
+  llvm::DenseMap<mlir::Value, TensorView> views;
+  /// The layout of every root.
+  llvm::DenseMap<mlir::Value, RootInfo> roots;
 };
 
 /// The tensor whose device memory holds `v` (itself unless it is a view).
 mlir::Value memoryRoot(const KernelPlan& plan, mlir::Value v);
 
-/// Groups the ops of `f` into kernels in graph order and records the form of every value.
-/// Emits an error at any op the front end cannot lower (naming the op and why) and fails.
-mlir::FailureOr<KernelPlan> formKernels(mlir::func::FuncOp f);
+/// Groups the ops of `f` into kernels in graph order and records the form of every value and
+/// where every tensor lies (sticks of `stickBytes`). Inserts a re-layout (a `linalg.copy`)
+/// where a kernel cannot read a tensor as it lies, and before every graph result that is not
+/// a tensor of its own in the stick layout. Emits an error at any op the front end cannot
+/// lower (naming the op and why) and fails.
+mlir::FailureOr<KernelPlan> formKernels(mlir::func::FuncOp f, int64_t stickBytes);
 
 /// Whether `op` only gives a kernel an initial value (tensor.empty, a constant, a fill of a
 /// constant): it is re-created in each kernel that needs it, never stored.
