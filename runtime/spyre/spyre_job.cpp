@@ -39,6 +39,10 @@ StickLayout SpyreChip::layout(Device& device, const Arg& a, std::vector<int64_t>
   l.stickBytes = device.spyreArch().chip.stick_bytes;
   l.rowMajor = a.layout == spyrecode::Layout::RowMajor;
   l.shape = std::move(shape);
+  l.paddedRows = a.paddedRows;
+  if (a.paddedRows && a.paddedRows < l.rows())
+    throw Error("tensor '" + a.name + "': padded_rows " + std::to_string(a.paddedRows) +
+                " is less than its " + std::to_string(l.rows()) + " rows");
   return l;
 }
 

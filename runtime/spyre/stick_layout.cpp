@@ -43,7 +43,10 @@ void toDevice(const NpyArray& host, const StickLayout& layout, Fp16Format fmt, u
     return;
   }
   // Each row's elements (converted unless the bits are the same) go to its sticks, one per
-  // stick row; the padding after the last element of a row's last stick is zero.
+  // stick row; the padding after the last element of a row's last stick is zero, and so are
+  // the padding rows of each stick column.
+  const int64_t stickRows = layout.stickRows();
+  if (stickRows != rows) std::memset(device, 0, layout.deviceBytes());
   std::vector<float> row(static_cast<size_t>(spr * eps), 0.0f);
   std::vector<uint8_t> encoded(static_cast<size_t>(spr * layout.stickBytes));
   for (int64_t r = 0; r < rows; ++r) {
@@ -61,7 +64,7 @@ void toDevice(const NpyArray& host, const StickLayout& layout, Fp16Format fmt, u
     }
     for (int64_t s = 0; s < spr; ++s) {
       const size_t count = static_cast<size_t>(std::min(eps, last - s * eps)) * dsize;
-      uint8_t* dst = device + static_cast<size_t>((s * rows + r) * layout.stickBytes);
+      uint8_t* dst = device + static_cast<size_t>((s * stickRows + r) * layout.stickBytes);
       std::memcpy(dst, elements + static_cast<size_t>(s * eps) * dsize, count);
       std::memset(dst + count, 0, static_cast<size_t>(layout.stickBytes) - count);
     }
@@ -96,7 +99,7 @@ NpyArray fromDevice(const uint8_t* device, const StickLayout& layout, Fp16Format
     uint8_t* row = sameBits ? dst : gathered.data();
     for (int64_t s = 0; s < spr; ++s)
       std::memcpy(row + static_cast<size_t>(s * eps) * dsize,
-                  device + static_cast<size_t>((s * rows + r) * layout.stickBytes),
+                  device + static_cast<size_t>((s * layout.stickRows() + r) * layout.stickBytes),
                   static_cast<size_t>(std::min(eps, last - s * eps)) * dsize);
     if (!sameBits) {
       decodeToFloat(dd, gathered.data(), tmp.data(), static_cast<size_t>(last), fmt);

@@ -2,7 +2,9 @@
 /// Host tensors ↔ the device layouts. In the stick layout the last dimension is padded to
 /// whole sticks and split off as the outermost dimension: a (1024, 256) fp16 tensor is
 /// stored as (4, 1024, 64); (1000, 200) as (4, 1000, 64) with 8 real values in each row's
-/// last stick. fp16 is converted to the device format (IEEE or DLFloat16) on the way.
+/// last stick. A stick column may be padded to more rows than the tensor has (padded_rows:
+/// stick s of row r at (s * paddedRows + r) * stickBytes). fp16 is converted to the device
+/// format (IEEE or DLFloat16) on the way.
 #include "support/dtype.h"
 #include "support/npy.h"
 #include "support/numerics.h"
@@ -22,6 +24,10 @@ struct StickLayout {
   /// Row-major instead of sticks: the elements packed as on the host, the allocation
   /// rounded up to a whole stick (spyrecode::Layout::RowMajor).
   bool rowMajor = false;
+  /// Rows of device memory per stick column (0: rows()): padding between stick columns.
+  int64_t paddedRows = 0;
+  /// Rows of device memory per stick column.
+  int64_t stickRows() const { return paddedRows ? paddedRows : rows(); }
 
   int64_t elementsPerStick() const {
     return elementsInStick(stickBytes, static_cast<int64_t>(dtypeSize(dtype)));
@@ -40,7 +46,7 @@ struct StickLayout {
       const int64_t bytes = elements() * static_cast<int64_t>(dtypeSize(dtype));
       return static_cast<uint64_t>((bytes + stickBytes - 1) / stickBytes * stickBytes);
     }
-    return static_cast<uint64_t>(sticksPerRow() * rows() * stickBytes);
+    return static_cast<uint64_t>(sticksPerRow() * stickRows() * stickBytes);
   }
 };
 

@@ -69,9 +69,12 @@ struct TensorArg {
   DType dtype = DType::F16;
   std::vector<Dim> shape;
   Layout layout = Layout::Stick;
+  /// Stick layout only: rows of device memory per stick column, at least the tensor's rows
+  /// (0: exactly its rows). Padding that moves each stick column to another DRAM channel.
+  int64_t paddedRows = 0;
   bool operator==(const TensorArg& o) const {
     return name == o.name && role == o.role && dtype == o.dtype && shape == o.shape &&
-           layout == o.layout;
+           layout == o.layout && paddedRows == o.paddedRows;
   }
 };
 

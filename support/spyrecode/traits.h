@@ -71,15 +71,27 @@ struct Traits : progformat::IsaTraits<OpcodeInfo, opcodeTable, registerNames> {
   static constexpr const char* kExtraDirectives = ""; ///< none beyond the shared ones
   /// SpyreCode has no directives of its own.
   static bool directive(As&, const std::string&, const std::string&) { return false; }
-  /// The optional layout word after a tensor's shape: `stick` (the default) or `row_major`.
+  /// The optional words after a tensor's shape: its layout, `stick` (the default) or
+  /// `row_major`, and `padded_rows=N` (stick layout).
   static void argOptions(As& as, const std::string& word, TensorArg& a, const std::string& text) {
     std::istringstream after(text);
-    std::string layout, extra;
-    if (after >> layout && !parseLayout(layout, a.layout))
-      as.fail(word + " " + a.name + ": unknown layout '" + layout +
-              "' (expected stick or row_major)");
-    if (after >> extra)
-      as.fail(word + " " + a.name + ": unexpected '" + extra + "' after the layout");
+    std::string option;
+    bool layoutSeen = false;
+    while (after >> option) {
+      if (option.rfind("padded_rows=", 0) == 0) {
+        a.paddedRows = as.constantExpr(option.substr(12), "padded_rows");
+        if (a.paddedRows <= 0)
+          as.fail(word + " " + a.name + ": padded_rows must be positive (got " +
+                  option.substr(12) + ")");
+        continue;
+      }
+      if (layoutSeen || !parseLayout(option, a.layout))
+        as.fail(word + " " + a.name + ": unexpected '" + option +
+                "' after the shape (expected stick, row_major or padded_rows=N)");
+      layoutSeen = true;
+    }
+    if (a.paddedRows && a.layout != Layout::Stick)
+      as.fail(word + " " + a.name + ": padded_rows applies to the stick layout only");
   }
   /// The unit word that starts a .program line.
   static Program programStart(As& as, std::istringstream& words) {
@@ -113,9 +125,10 @@ struct Traits : progformat::IsaTraits<OpcodeInfo, opcodeTable, registerNames> {
 
   // ---- disassembly --------------------------------------------------------------------
   static constexpr const char* kTitle = "SpyreCode job"; ///< the first comment's words
-  /// " row_major" for row-major tensors.
+  /// " row_major" for row-major tensors, " padded_rows=N" for padded stick columns.
   static std::string argSuffix(const TensorArg& a) {
-    return a.layout == Layout::RowMajor ? " row_major" : "";
+    if (a.layout == Layout::RowMajor) return " row_major";
+    return a.paddedRows ? " padded_rows=" + std::to_string(a.paddedRows) : "";
   }
   /// No directives of its own.
   static std::string planDirectives(const JobPlan&) { return ""; }
@@ -156,16 +169,22 @@ struct Traits : progformat::IsaTraits<OpcodeInfo, opcodeTable, registerNames> {
 
   // ---- job.plan and the directory -----------------------------------------------------
   static constexpr const char* kPlanFormat = "spyrecode"; ///< the plan's "format"
-  /// A tensor's own field: its layout.
-  static std::vector<const char*> argKeys() { return {"layout"}; }
-  /// Reads "layout" (optional, default stick).
+  /// A tensor's own fields: its layout and its padded rows.
+  static std::vector<const char*> argKeys() { return {"layout", "padded_rows"}; }
+  /// Reads "layout" (optional, default stick) and "padded_rows" (optional, stick only).
   static void readArgFields(const JsonFields& r, TensorArg& a) {
     if (r.has("layout") && !parseLayout(r.str("layout"), a.layout))
       r.failField("layout", "expected \"stick\" or \"row_major\", got '" + r.str("layout") + "'");
+    if (r.has("padded_rows")) {
+      a.paddedRows = r.integer("padded_rows");
+      if (a.paddedRows <= 0) r.failField("padded_rows", "must be positive");
+      if (a.layout != Layout::Stick) r.failField("padded_rows", "applies to the stick layout only");
+    }
   }
-  /// Writes "layout".
+  /// Writes "layout" and, when set, "padded_rows".
   static void argFieldsToJson(const TensorArg& a, nlohmann::json& j) {
     j["layout"] = layoutName(a.layout);
+    if (a.paddedRows) j["padded_rows"] = a.paddedRows;
   }
   /// No plan fields of its own.
   static std::vector<const char*> planKeys() { return {}; }

@@ -189,7 +189,11 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
   }
 
   rewriteForKernels(f);
-  FailureOr<KernelPlan> plan = formKernels(f, arch.chip.stick_bytes);
+  MemoryParams memory;
+  memory.stickBytes = arch.chip.stick_bytes;
+  memory.interleaveBytes = arch.dram.interleave_bytes;
+  memory.channels = arch.dram.channels;
+  FailureOr<KernelPlan> plan = formKernels(f, memory);
   if (failed(plan)) return failure();
   auto ret = cast<func::ReturnOp>(f.getBody().front().getTerminator());
   for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
@@ -201,6 +205,10 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
                        ret.getLoc(), "result " + std::to_string(i))))
       return failure();
   }
+  // Arguments and results whose stick columns the front end padded say so in the plan.
+  for (const auto& [v, name] : names)
+    for (spyrecode::TensorArg& a : args)
+      if (a.name == name) a.paddedRows = plan->roots.lookup(v).paddedRows;
   // Every other tensor a kernel writes is an intermediate in a buffer of the job.
   std::map<std::string, int64_t> buffers;
   const int64_t alignment = arch.memory.alignment_bytes;
@@ -215,7 +223,8 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
       const RootInfo& info = plan->roots.lookup(root);
       const int64_t bytes =
           rootElements(info.shape, info.layout,
-                       elementsInStick(arch.chip.stick_bytes, elementBytes(root))) *
+                       elementsInStick(arch.chip.stick_bytes, elementBytes(root)),
+                       info.paddedRows) *
           elementBytes(root);
       buffers[name] = (bytes + alignment - 1) / alignment * alignment;
     }

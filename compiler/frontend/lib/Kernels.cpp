@@ -307,6 +307,30 @@ std::optional<TensorView> viewOf(Operation* op, const TensorView& src) {
   return v;
 }
 
+/// Whether a view of `v` (through reshapes, permutations and slices) splits or merges its
+/// last dimension with another: the view then folds stick columns into rows or rows into
+/// sticks.
+bool reshapesLastDim(Value v) {
+  for (OpOperand& use : v.getUses()) {
+    Operation* op = use.getOwner();
+    if (use.getOperandNumber() != 0 || !isViewOp(op)) continue;
+    const int64_t last = static_cast<int64_t>(shapeOf(v).size()) - 1;
+    auto wide = [](ArrayRef<int64_t> shape, const ReassociationIndices& g) {
+      int64_t n = 0;
+      for (int64_t i : g) n += shape[static_cast<size_t>(i)] != 1;
+      return n;
+    };
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
+      if (wide(shapeOf(e.getResult()), e.getReassociationIndices()[static_cast<size_t>(last)]) > 1)
+        return true;
+    } else if (auto c = dyn_cast<tensor::CollapseShapeOp>(op)) {
+      if (wide(shapeOf(v), c.getReassociationIndices().back()) > 1) return true;
+    }
+    if (reshapesLastDim(op->getResult(0))) return true;
+  }
+  return false;
+}
+
 /// Whether a kernel of `kind` can read `v` in form `f` as it lies.
 bool readable(KernelGroup::Kind kind, Form f, const TensorView& v) {
   if (kind == KernelGroup::Kind::Relayout) return true;
@@ -322,18 +346,28 @@ bool readable(KernelGroup::Kind kind, Form f, const TensorView& v) {
 
 } // namespace
 
-FailureOr<KernelPlan> formKernels(func::FuncOp f, int64_t stickBytes) {
+FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
   KernelPlan plan;
   llvm::DenseMap<Value, int> producer; // tensor -> index of the kernel computing it
   auto stickElems = [&](Value v) {
-    return elementsInStick(stickBytes,
+    return elementsInStick(memory.stickBytes,
                            cast<ShapedType>(v.getType()).getElementTypeBitWidth() / 8);
   };
   auto makeRoot = [&](Value v, RootLayout layout, ArrayRef<int64_t> layoutShape) {
-    auto view = rootView(v, shapeOf(v), layoutShape, layout, stickElems(v));
+    // Stick columns padded to spread them over the DRAM channels, unless a reshape folds
+    // them into rows (a view of heads), which needs them exactly one after another.
+    int64_t padded = 0;
+    if (layout == RootLayout::Stick && !layoutShape.empty() && !reshapesLastDim(v)) {
+      const int64_t rows = rowsOf(layoutShape);
+      const int64_t sticks = (layoutShape.back() + stickElems(v) - 1) / stickElems(v);
+      const int64_t p = paddedRows(rows, sticks, memory);
+      if (p != rows) padded = p;
+    }
+    auto view = rootView(v, shapeOf(v), layoutShape, layout, stickElems(v), padded);
     if (!view) return false;
     plan.views[v] = *view;
-    plan.roots[v] = {layout, std::vector<int64_t>(layoutShape.begin(), layoutShape.end())};
+    plan.roots[v] = {layout, std::vector<int64_t>(layoutShape.begin(), layoutShape.end()),
+                     padded};
     return true;
   };
   for (BlockArgument a : f.getArguments())

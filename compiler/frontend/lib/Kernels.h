@@ -78,6 +78,7 @@ int64_t rowsOf(llvm::ArrayRef<int64_t> shape);
 struct RootInfo {
   RootLayout layout = RootLayout::Stick;
   std::vector<int64_t> shape;
+  int64_t paddedRows = 0; ///< rows per stick column (0: the rows; Layout.h paddedRows)
 };
 
 /// The graph's kernels and the tensors they exchange through device memory.
@@ -95,11 +96,11 @@ struct KernelPlan {
 mlir::Value memoryRoot(const KernelPlan& plan, mlir::Value v);
 
 /// Groups the ops of `f` into kernels in graph order and records the form of every value and
-/// where every tensor lies (sticks of `stickBytes`). Inserts a re-layout (a `linalg.copy`)
+/// where every tensor lies in `memory`. Inserts a re-layout (a `linalg.copy`)
 /// where a kernel cannot read a tensor as it lies, and before every graph result that is not
 /// a tensor of its own in the stick layout. Emits an error at any op the front end cannot
 /// lower (naming the op and why) and fails.
-mlir::FailureOr<KernelPlan> formKernels(mlir::func::FuncOp f, int64_t stickBytes);
+mlir::FailureOr<KernelPlan> formKernels(mlir::func::FuncOp f, const MemoryParams& memory);
 
 /// Whether `op` only gives a kernel an initial value (tensor.empty, a constant, a fill of a
 /// constant): it is re-created in each kernel that needs it, never stored.

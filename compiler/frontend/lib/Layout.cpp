@@ -6,6 +6,7 @@
 
 #include "Layout.h"
 
+#include <numeric>
 #include <sstream>
 
 namespace chipless::frontend {
@@ -63,7 +64,7 @@ void simplify(DimLayout& d, int64_t& offset) {
 
 /// The dimensions of a root of `shape` in `layout`, in its own order.
 TensorView standard(mlir::Value root, llvm::ArrayRef<int64_t> shape, RootLayout layout,
-                    int64_t stickElems) {
+                    int64_t stickElems, int64_t paddedRows) {
   TensorView v;
   v.root = root;
   const size_t rank = shape.size();
@@ -80,6 +81,7 @@ TensorView standard(mlir::Value root, llvm::ArrayRef<int64_t> shape, RootLayout 
     } else {
       int64_t rows = 1;
       for (size_t j = 0; j + 1 < rank; ++j) rows *= shape[j];
+      if (paddedRows) rows = paddedRows;
       const int64_t sticks = (shape[i] + stickElems - 1) / stickElems;
       d.factors = {{sticks, rows * stickElems}, {stickElems, 1}};
     }
@@ -125,8 +127,8 @@ int64_t onlyWide(const std::vector<DimLayout>& all, llvm::ArrayRef<int64_t> dims
 
 std::optional<TensorView> rootView(mlir::Value root, llvm::ArrayRef<int64_t> shape,
                                    llvm::ArrayRef<int64_t> layoutShape, RootLayout layout,
-                                   int64_t stickElems) {
-  TensorView v = standard(root, layoutShape, layout, stickElems);
+                                   int64_t stickElems, int64_t paddedRows) {
+  TensorView v = standard(root, layoutShape, layout, stickElems, paddedRows);
   if (shape == layoutShape) return v;
   if (shape.size() > layoutShape.size()) {
     auto groups = expansionOf(layoutShape, shape);
@@ -138,12 +140,27 @@ std::optional<TensorView> rootView(mlir::Value root, llvm::ArrayRef<int64_t> sha
   return reshapeView(v, shape, *groups, /*expand=*/false);
 }
 
-int64_t rootElements(llvm::ArrayRef<int64_t> shape, RootLayout layout, int64_t stickElems) {
+int64_t rootElements(llvm::ArrayRef<int64_t> shape, RootLayout layout, int64_t stickElems,
+                     int64_t paddedRows) {
   int64_t rows = 1;
   for (size_t i = 0; i + 1 < shape.size(); ++i) rows *= shape[i];
   const int64_t cols = shape.empty() ? 1 : shape.back();
   if (layout == RootLayout::Flat) return rows * cols;
+  if (paddedRows) rows = paddedRows;
   return rows * ((cols + stickElems - 1) / stickElems) * stickElems;
+}
+
+int64_t paddedRows(int64_t rows, int64_t sticks, const MemoryParams& memory) {
+  const int64_t bytes = rows * memory.stickBytes;
+  if (sticks <= 1 || memory.channels <= 1 || memory.interleaveBytes <= 0 ||
+      memory.interleaveBytes % memory.stickBytes != 0 || bytes % memory.interleaveBytes != 0)
+    return rows;
+  // Columns `blocks` interleave blocks apart start in channels blocks * s mod channels: all
+  // in one when blocks is a multiple of channels; padded, every channel in turn.
+  int64_t blocks = bytes / memory.interleaveBytes;
+  if (blocks % memory.channels != 0) return rows;
+  while (std::gcd(blocks, memory.channels) != 1) ++blocks;
+  return blocks * memory.interleaveBytes / memory.stickBytes;
 }
 
 std::optional<TensorView> reshapeView(const TensorView& v, llvm::ArrayRef<int64_t> shape,

@@ -63,13 +63,29 @@ struct TensorView {
 
 /// The layout of a root of `shape` laid out as a tensor of `layoutShape` (the same elements:
 /// an unfold's [N, OH, OW, KH, KW, C] laid out as its matrix [N OH OW, KH KW C]); sticks of
-/// `stickElems` values. Empty when `shape` is not a strided view of that layout.
+/// `stickElems` values, each stick column `paddedRows` rows long (0: the rows). Empty when
+/// `shape` is not a strided view of that layout.
 std::optional<TensorView> rootView(mlir::Value root, llvm::ArrayRef<int64_t> shape,
                                    llvm::ArrayRef<int64_t> layoutShape, RootLayout layout,
-                                   int64_t stickElems);
+                                   int64_t stickElems, int64_t paddedRows = 0);
 
 /// Elements a root of `shape` in `layout` takes (padding included).
-int64_t rootElements(llvm::ArrayRef<int64_t> shape, RootLayout layout, int64_t stickElems);
+int64_t rootElements(llvm::ArrayRef<int64_t> shape, RootLayout layout, int64_t stickElems,
+                     int64_t paddedRows = 0);
+
+/// The device memory layouts are planned for (numbers of the architecture file).
+struct MemoryParams {
+  int64_t stickBytes = 128;      ///< chip.stick_bytes
+  int64_t interleaveBytes = 0;   ///< dram.interleave_bytes: consecutive blocks, next channel
+  int64_t channels = 1;          ///< dram.channels
+};
+
+/// The rows each stick column of a stick-layout tensor of `rows` rows and `sticks` columns
+/// takes: its rows, or more where every column would otherwise start in the same DRAM
+/// channel (a column a whole multiple of channels x interleave bytes long), so that a block
+/// of rows spread over several columns reads from every channel (bench/frontend/blocks.py:
+/// padding columns that only share some channels was slower on the MLP).
+int64_t paddedRows(int64_t rows, int64_t sticks, const MemoryParams& memory);
 
 /// `v` reshaped to `shape`, dimensions of `v` grouped as `groups` (one group per result
 /// dimension when collapsing, per dimension of `v` when expanding). Empty when the result is

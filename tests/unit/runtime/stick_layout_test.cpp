@@ -104,6 +104,26 @@ TEST(StickLayout, F16RoundTripPlacesEachElementInItsStick) {
   EXPECT_EQ(back.data, host.data);
 }
 
+TEST(StickLayout, PaddedStickColumns) {
+  // (100, 200) with 128 rows per stick column: stick s of row r at (s * 128 + r) * 128; the
+  // 28 padding rows of every column are zero.
+  NpyArray host = filled(DType::F16, {100, 200}, [](size_t i) { return 1 + (i % 11); });
+  StickLayout l = layout(DType::F16, {100, 200});
+  l.paddedRows = 128;
+  EXPECT_EQ(l.stickRows(), 128);
+  EXPECT_EQ(l.deviceBytes(), 4u * 128 * 128);
+  std::vector<uint8_t> dev(l.deviceBytes(), 0xAB);
+  toDevice(host, l, Fp16Format::Ieee, dev.data(), "x");
+  for (int64_t r = 0; r < 100; r += 9)
+    for (int64_t c = 0; c < 200; c += 7)
+      ASSERT_EQ(u16(&dev[static_cast<size_t>(((c / 64) * 128 + r) * 128 + (c % 64) * 2)]),
+                u16(&host.data[static_cast<size_t>(r * 200 + c) * 2]));
+  for (int64_t s = 0; s < 4; ++s)
+    for (size_t b = static_cast<size_t>((s * 128 + 100) * 128); b < static_cast<size_t>((s + 1) * 128 * 128); ++b)
+      ASSERT_EQ(dev[b], 0) << "stick column " << s << " byte " << b;
+  EXPECT_EQ(fromDevice(dev.data(), l, Fp16Format::Ieee).data, host.data);
+}
+
 TEST(StickLayout, PaddingBytesAreZero) {
   // (1000, 200): 3 full sticks and one with 8 values + 112 bytes of padding per row.
   NpyArray host = filled(DType::F16, {1000, 200}, [](size_t i) { return 1 + (i % 7); });

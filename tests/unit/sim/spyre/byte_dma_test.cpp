@@ -43,7 +43,7 @@ TEST(RowMajorLayout, PlanAndAssemblyRoundTrip) {
   EXPECT_EQ(again.args[0].layout, spyrecode::Layout::RowMajor);
   EXPECT_NE(spyrecode::disassemble(job).find(".input A f16 [3, 5] row_major"), std::string::npos);
   std::string e = errorOf([] { assembleText(".kernel t\n.input A f16 [3] tiled\n"); });
-  EXPECT_CONTAINS(e, "unknown layout 'tiled'");
+  EXPECT_CONTAINS(e, "unexpected 'tiled' after the shape");
 }
 
 // Short rows at unaligned addresses: row r of a row-major [4, 5] f16 tensor (10 bytes at

@@ -84,6 +84,26 @@ TEST(AssemblerDirectives, DeclarationsFillThePlan) {
   EXPECT_EQ(p.buffers[1], (Buffer{"acc", 64}));
 }
 
+TEST(AssemblerDirectives, LayoutWordsAfterTheShape) {
+  Job job = as(".kernel k\n.input A f16 [100, 200] padded_rows=128\n"
+               ".input B f16 [4, 64] stick padded_rows=8\n.output C f32 [8] row_major\n"
+               ".program dma_in cores=0\n nop\n.end\n");
+  EXPECT_EQ(job.plan.args[0].layout, Layout::Stick);
+  EXPECT_EQ(job.plan.args[0].paddedRows, 128);
+  EXPECT_EQ(job.plan.args[1].paddedRows, 8);
+  EXPECT_EQ(job.plan.args[2].layout, Layout::RowMajor);
+  EXPECT_EQ(job.plan.args[2].paddedRows, 0);
+  const std::string text = disassemble(job);
+  EXPECT_NE(text.find(".input A f16 [100, 200] padded_rows=128\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(".output C f32 [8] row_major\n"), std::string::npos) << text;
+  expectError(".kernel k\n.input A f16 [4, 64] padded_rows=0\n", 2,
+              {"padded_rows must be positive"});
+  expectError(".kernel k\n.input A f16 [4, 64] row_major padded_rows=8\n", 2,
+              {"padded_rows applies to the stick layout only"});
+  expectError(".kernel k\n.input A f16 [4, 64] tiled\n", 2,
+              {"unexpected 'tiled' after the shape (expected stick, row_major or padded_rows=N)"});
+}
+
 TEST(AssemblerDirectives, StandardStepsPlaceTheProgramAndBuffers) {
   std::string text = ".kernel k\n.input A f16 [64]\n.output C f16 [64]\n.inout D f16 [64]\n"
                      ".buffer one 100\n.buffer two 300\n"

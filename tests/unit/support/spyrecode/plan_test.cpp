@@ -24,6 +24,7 @@ JobPlan samplePlan() {
   p.args.push_back({"A", ArgRole::Input, DType::F16, {int64_t{4}, std::string("N")}});
   p.args.push_back({"C", ArgRole::Output, DType::F32, {std::string("N")}});
   p.args.push_back({"D", ArgRole::InOut, DType::BF16, {int64_t{2}, int64_t{3}}});
+  p.args.back().paddedRows = 4;
   p.buffers.push_back({"tmp", 256});
   addStandardSteps(p, 0x1C00000000ull, 1000, 128);
   PlanCommand host;
@@ -293,7 +294,7 @@ TEST(PlanErrors, UnknownFields) {
   j = base();
   j["arguments"][0]["strides"] = {1};
   expectPlanError(j, {"arguments[0].strides: unknown field (expected one of: dtype, layout, name, "
-                      "role, shape)"});
+                      "padded_rows, role, shape)"});
   j = base();
   j["scalars"][0]["value"] = 3;
   expectPlanError(
@@ -387,6 +388,13 @@ TEST(PlanErrors, BadRoleDtypeLayout) {
   j = base();
   j["arguments"][0]["layout"] = 1;
   expectPlanError(j, {"arguments[0].layout: expected a string"});
+  j = base();
+  j["arguments"][0]["padded_rows"] = 0;
+  expectPlanError(j, {"arguments[0].padded_rows: must be positive"});
+  j = base();
+  j["arguments"][0]["layout"] = "row_major";
+  j["arguments"][0]["padded_rows"] = 64;
+  expectPlanError(j, {"arguments[0].padded_rows: applies to the stick layout only"});
 }
 
 TEST(PlanErrors, BadShapes) {
