@@ -157,3 +157,58 @@ def test_padded_rows_in_a_hand_written_plan(tmp_path):
     (out / "job.plan").write_text(json.dumps(plan, indent=2))
     r = run(BIN / "spyre-sim", "run", out / "job.plan", "--timing-only", ok=False)
     assert r.returncode != 0 and "tensor 'w': padded_rows 1000 is less than its 1024 rows" in r.stderr, r.stderr
+
+
+def test_concat_and_embedding_gather(tmp_path):
+    """tensor.concat along the stick dimension (one part starting inside a stick: the result
+    packed, then laid out in sticks) and along the rows; tensor.gather of table rows by i32
+    ids (an embedding lookup through an indirect access tile), its result returned as a
+    reshape that lies exactly as the result."""
+    graph = """
+func.func @emb(%table: tensor<1000x200xf16> {graph.name = "table"}, %ids: tensor<96x1xi32> {graph.name = "ids"},
+               %a: tensor<96x100xf16> {graph.name = "a"})
+    -> (tensor<96x200xf16> {graph.name = "rows"}, tensor<96x300xf16> {graph.name = "cat"},
+        tensor<192x100xf16> {graph.name = "cat0"}) {
+  %g = tensor.gather %table[%ids] gather_dims([0]) : (tensor<1000x200xf16>, tensor<96x1xi32>) -> tensor<96x1x200xf16>
+  %r = tensor.collapse_shape %g [[0, 1], [2]] : tensor<96x1x200xf16> into tensor<96x200xf16>
+  %c = tensor.concat dim(1) %a, %r : (tensor<96x100xf16>, tensor<96x200xf16>) -> tensor<96x300xf16>
+  %c0 = tensor.concat dim(0) %a, %a : (tensor<96x100xf16>, tensor<96x100xf16>) -> tensor<192x100xf16>
+  return %r, %c, %c0 : tensor<96x200xf16>, tensor<96x300xf16>, tensor<192x100xf16>
+}
+"""
+    out, dump = compile_graph(tmp_path, graph, "emb")
+    assert kernels(dump) == ["k1_gather.mlir", "k2_concat.mlir", "k3_concat.mlir",
+                             "k4_concat.mlir", "k5_concat.mlir", "k6_relayout.mlir"], kernels(dump)
+    assert "construct_indirect_access_tile" in (dump / "k1_gather.mlir").read_text()
+    rng = np.random.default_rng(12)
+    table, a = f16(rng, 1000, 200), f16(rng, 96, 100)
+    ids = rng.integers(0, 1000, (96, 1)).astype(np.int32)
+    got = simulate(tmp_path, out, {"table": table, "ids": ids, "a": a}, ["rows", "cat", "cat0"])
+    rows = table.astype(np.float32)[ids[:, 0]]
+    close(got["rows"], rows, rtol=0, atol=0)
+    close(got["cat"], np.concatenate([a.astype(np.float32), rows], 1), rtol=0, atol=0)
+    close(got["cat0"], np.concatenate([a, a], 0).astype(np.float32), rtol=0, atol=0)
+
+
+def test_integer_tensors_are_only_indices(tmp_path):
+    """i32 tensors are an embedding's indices: arithmetic on them is refused at the op (the
+    named op's implicit body has no location of its own), and so is a softmax of them."""
+    src = tmp_path / "i.mlir"
+    src.write_text("""
+func.func @i(%x: tensor<4x64xi32>) -> tensor<4x64xi32> {
+  %e = tensor.empty() : tensor<4x64xi32>
+  %y = linalg.add ins(%x, %x : tensor<4x64xi32>, tensor<4x64xi32>) outs(%e : tensor<4x64xi32>) -> tensor<4x64xi32>
+  return %y : tensor<4x64xi32>
+}
+""")
+    r = run(BIN / "spyre-compile", src, "-o", tmp_path / "o", ok=False)
+    assert r.returncode == 1 and "i.mlir:4:8: error: 'arith.addi' is not supported in a linalg body by spyre-compile" in r.stderr, r.stderr
+    src.write_text("""
+func.func @j(%x: tensor<4x64xi32>) -> tensor<4x64xi32> {
+  %e = tensor.empty() : tensor<4x64xi32>
+  %y = linalg.softmax dimension(1) ins(%x : tensor<4x64xi32>) outs(%e : tensor<4x64xi32>) -> tensor<4x64xi32>
+  return %y : tensor<4x64xi32>
+}
+""")
+    r = run(BIN / "spyre-compile", src, "-o", tmp_path / "o", ok=False)
+    assert r.returncode == 1 and "i.mlir:4:8: error: the Spyre front end takes i32 tensors as the indices of a tensor.gather only" in r.stderr, r.stderr

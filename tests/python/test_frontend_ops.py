@@ -182,7 +182,7 @@ func.func @f(%a: tensor<4x64xi8>) -> tensor<4x64xi8> {
 """)
     r = run(BIN / "spyre-compile", src, "-o", tmp_path / "o", ok=False)
     assert r.returncode == 1
-    assert "i8.mlir:2:" in r.stderr and "argument 0 must be a tensor of f16, bf16 or f32" in r.stderr, r.stderr
+    assert "i8.mlir:2:" in r.stderr and "argument 0 must be a tensor of f16, bf16, f32 or i32 (got element type i8)" in r.stderr, r.stderr
 
 
 def test_compile_is_deterministic_and_dumps_parse(tmp_path):

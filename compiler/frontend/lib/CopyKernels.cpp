@@ -20,10 +20,9 @@ void KernelWriter::header(const std::vector<int64_t>& grid) {
 }
 
 LogicalResult KernelWriter::writeRelayoutText() {
-  auto copy = cast<linalg::CopyOp>(k_.ops.front());
-  Value in = copy.getInputs()[0], out = copy->getResult(0);
-  TensorView src = plan_.views.lookup(in), dst = plan_.views.lookup(out);
-  std::vector<int64_t> shape = dst.shape();
+  Value in = k_.copyFrom;
+  TensorView src = k_.source, dst = k_.dest;
+  std::vector<int64_t> shape = src.shape();
   if (shape.size() == 1) {
     // A vector is one row.
     const std::vector<SmallVector<int64_t, 2>> groups{{0, 1}};
@@ -35,13 +34,13 @@ LogicalResult KernelWriter::writeRelayoutText() {
     shape = {1, shape[0]};
   }
   const size_t rank = shape.size();
-  argument(in);
-  argument(out);
+  argumentNamed(names_.lookup(src.root));
+  argumentNamed(names_.lookup(dst.root));
   std::vector<int64_t> grid;
   if (d_.gridBatch > 1) grid.push_back(d_.gridBatch);
   grid.push_back(d_.gridRows);
   header(grid);
-  const std::string e = elem(out);
+  const std::string e = elem(in);
   memView(src, e);
   memView(dst, e);
   text_ << "    " << (d_.gridBatch > 1 ? "%kbi, " : "")
@@ -84,6 +83,66 @@ LogicalResult KernelWriter::writeRelayoutText() {
     return fail("internal error: the Spyre front end cannot copy a block of a tensor that lies "
                 "as " +
                 src.describe());
+  text_ << "    return\n  }\n}\n";
+  return success();
+}
+
+LogicalResult KernelWriter::writeGatherText() {
+  auto g = cast<tensor::GatherOp>(k_.ops.front());
+  Value table = g.getSource(), ids = g.getIndices(), out = g->getResult(0);
+  std::optional<TensorView> tv = accessView(table, Form::Matrix),
+                            iv = accessView(ids, Form::PerRow),
+                            ov = accessView(out, Form::Matrix);
+  if (!tv || !iv || !ov)
+    return fail("internal error: the Spyre front end cannot read the gather's operands as "
+                "they lie");
+  argument(table);
+  argument(ids);
+  argument(out);
+  header({d_.gridRows});
+  const std::string e = elem(table);
+  const std::string tableView = memView(*tv, e), idsView = memView(*iv, elem(ids));
+  memView(*ov, e);
+  text_ << "    %kpid = ktdp.get_compute_tile_id : index\n"
+        << "    %krows = arith.constant " << d_.blockRows << " : index\n"
+        << "    %kr = arith.muli %kpid, %krows : index\n";
+  // rows[m, ...] = table[ids[r + m], ...]: the row subscript read from the ids, one
+  // variable per factor of the columns, each a direct subscript.
+  const DimLayout& cols = tv->dims[1];
+  std::vector<int64_t> box{d_.blockRows}, covered{d_.blockRows};
+  std::string vars = "%km", subs = "ind(" + idsView + "[%km + %kr])";
+  for (size_t i = 0; i < cols.factors.size(); ++i) {
+    const std::string v = "%kv" + std::to_string(i) + "f";
+    vars += ", " + v;
+    subs += ", (" + v + ")";
+    box.push_back(cols.factors[i].size);
+  }
+  covered.push_back(cols.covered());
+  const std::string tileT = "!ktdp.access_tile<" + dimsText(box) + "xindex>",
+                    loadT = "tensor<" + dimsText(box) + "x" + e + ">";
+  text_ << "    %ktg = ktdp.construct_indirect_access_tile intermediate_variables(" << vars << ") "
+        << tableView << "[" << subs << "] {\n      variables_space_set = " << boxSet(box)
+        << ", variables_space_order = " << identityMap(box.size()) << "\n    } : "
+        << memrefs_[tableView] << ", " << memrefs_[idsView] << " -> " << tileT
+        << "\n    %kgather = ktdp.load %ktg : " << tileT << " -> " << loadT << "\n";
+  std::string value = "%kgather";
+  const int64_t D = cast<RankedTensorType>(table.getType()).getShape().back();
+  const std::vector<int64_t> block{d_.blockRows, D};
+  if (cols.factors.size() > 1) {
+    std::string groups = "[0], [";
+    for (size_t i = 0; i < cols.factors.size(); ++i) groups += (i ? ", " : "") + std::to_string(i + 1);
+    const std::string t = "tensor<" + dimsText(covered) + "x" + e + ">";
+    text_ << "    %kgcol = tensor.collapse_shape %kgather [" << groups << "]] : " << loadT
+          << " into " << t << "\n";
+    value = "%kgcol";
+    if (covered[1] != D) {
+      text_ << "    %kgrows = tensor.extract_slice %kgcol[0, 0] [" << dimsText(block, ", ")
+            << "] [1, 1] : " << t << " to tensor<" << dimsText(block) << "x" << e << ">\n";
+      value = "%kgrows";
+    }
+  }
+  if (failed(storeBox(value, *ov, e, {"%kr", "%kc0"}, block)))
+    return fail("internal error: the Spyre front end cannot store the gathered rows");
   text_ << "    return\n  }\n}\n";
   return success();
 }

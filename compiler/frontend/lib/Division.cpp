@@ -382,14 +382,15 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
 std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& arch,
                                         std::string& why) {
   Rates r(arch);
-  Value result = k.ops.front()->getResult(0);
-  const int64_t e = elementBytes(result);
-  const size_t rank = cast<RankedTensorType>(result.getType()).getRank();
+  const bool gather = k.kind == KernelGroup::Kind::Gather;
+  Value copied = gather ? k.ops.front()->getResult(0) : k.copyFrom;
+  const int64_t e = elementBytes(copied);
+  const size_t rank = gather ? 2 : cast<RankedTensorType>(copied.getType()).getRank();
   const TensorView& src = k.source;
   // When the source's values are not contiguous along its last dimension (a permutation
   // moved it), every element is a DMA run of its own, charged a whole stick; otherwise rows
-  // move whole.
-  const bool elementRuns = src.dims.back().factors.back().stride != 1;
+  // move whole (a gather: one row per index).
+  const bool elementRuns = !gather && src.dims.back().factors.back().stride != 1;
   const int64_t half = r.budget / 2;
   std::vector<Division> out;
   const int64_t rows = k.rows / k.batch; // of one matrix of the result
@@ -398,8 +399,13 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
     const int64_t bytes = perBatch * perTile * roundUp(k.cols * e, r.stick);
     if (tiles > arch.chip.cores || bytes > half) return;
     // The block must be a box of the source's factors.
-    if (rank >= 2 && !blockFits(src.dims[rank - 2], perTile)) return;
-    if (perBatch > 1 && !blockFits(src.dims[0], perBatch)) return;
+    if (!gather) {
+      if (rank >= 2 && (!blockFits(src.dims[rank - 2], perTile) ||
+                        !blockFits(k.dest.dims[rank - 2], perTile)))
+        return;
+      if (perBatch > 1 && (!blockFits(src.dims[0], perBatch) || !blockFits(k.dest.dims[0], perBatch)))
+        return;
+    }
     Division d;
     d.gridBatch = k.batch / perBatch;
     d.blockBatch = perBatch;
@@ -478,6 +484,7 @@ std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& 
   case KernelGroup::Kind::Matmul:
     return matmulDivisions(k, arch, why);
   case KernelGroup::Kind::Relayout:
+  case KernelGroup::Kind::Gather:
     return relayoutDivisions(k, arch, why);
   case KernelGroup::Kind::Window:
     return windowDivisions(k, arch, why);

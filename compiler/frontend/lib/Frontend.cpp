@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "support/error.h"
 #include "support/spyrecode/disassembler.h"
@@ -69,8 +70,9 @@ bool spyreBodyOp(Operation* op, std::string& why) {
 /// What spyre-compile takes beyond the common graph form.
 const graph::GraphTarget& spyreTarget() {
   static const graph::GraphTarget target{
-      [](Type t) { return t.isF16() || t.isBF16() || t.isF32(); }, "f16, bf16 or f32",
-      "f16, bf16 and f32",
+      // i32: the indices of an embedding lookup (Kernels.cpp refuses them anywhere else).
+      [](Type t) { return t.isF16() || t.isBF16() || t.isF32() || t.isInteger(32); },
+      "f16, bf16, f32 or i32", "f16, bf16 and f32",
       [](Type t) { return t.isF16() || t.isBF16() || t.isF32() || t.isInteger(1); },
       "f16, bf16, f32, i1", spyreBodyOp,
       [](Type a, Type, Type c) -> std::string {
@@ -82,10 +84,11 @@ const graph::GraphTarget& spyreTarget() {
           os << "matmul of '" << a << "' must produce " << a << " or f32 (got '" << c << "')";
         return s;
       },
-      // Convolutions and pooling: the front end's own (GraphRewrites.cpp, Kernels.cpp).
+      // Convolutions, pooling, concatenation and embedding lookups: the front end's own
+      // (GraphRewrites.cpp, Kernels.cpp).
       [](Operation* op) {
-        return isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(
-            op);
+        return isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp,
+                   tensor::ConcatOp, tensor::GatherOp>(op);
       }};
   return target;
 }
@@ -94,6 +97,7 @@ std::optional<DType> deviceType(Type t) {
   if (t.isF16()) return DType::F16;
   if (t.isBF16()) return DType::BF16;
   if (t.isF32()) return DType::F32;
+  if (t.isInteger(32)) return DType::I32;
   return std::nullopt;
 }
 
@@ -197,8 +201,9 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
   if (failed(plan)) return failure();
   auto ret = cast<func::ReturnOp>(f.getBody().front().getTerminator());
   for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
-    // formKernels made every result a tensor of its own in the stick layout.
-    Value root = ret.getOperand(i);
+    // formKernels made every result a tensor of its own in the stick layout (or a view that
+    // lies exactly as one).
+    Value root = memoryRoot(*plan, ret.getOperand(i));
     auto n = f.getResultAttrOfType<StringAttr>(i, kNameAttr);
     if (failed(declare(root, ret.getOperand(i).getType(),
                        n ? n.str() : "result" + std::to_string(i), progformat::ArgRole::Output,

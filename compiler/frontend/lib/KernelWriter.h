@@ -222,6 +222,9 @@ private:
   /// A window kernel (a convolution's unfold, a pooling): boxes of the image copied (or
   /// combined) a block of output rows at a time.
   LogicalResult writeWindowText();
+  /// An embedding lookup (tensor.gather of rows): a block of indices, the rows they name
+  /// loaded through an indirect access tile, and stored.
+  LogicalResult writeGatherText();
   LogicalResult rebuild(Operation* op, OpBuilder& b);
   FailureOr<Value> fresh(Value graphInit, RankedTensorType t, OpBuilder& b, Location loc);
   FailureOr<Value> mapped(Value v, Operation* user);

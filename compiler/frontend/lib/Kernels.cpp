@@ -242,6 +242,24 @@ FailureOr<RowForm> rowFormOf(Operation* op) {
     f.writes.push_back(matrix(op->getResult(0)));
     return f;
   }
+  if (auto g = dyn_cast<tensor::GatherOp>(op)) {
+    // Rows of a matrix by index: [N..., 1] indices into [V, D] give [N..., (1,) D].
+    ArrayRef<int64_t> src = shapeOf(g.getSource()), idx = shapeOf(g.getIndices());
+    auto dims = g.getGatherDims();
+    Type it = cast<ShapedType>(g.getIndices().getType()).getElementType();
+    if (src.size() != 2 || dims.size() != 1 || dims[0] != 0 || idx.back() != 1 ||
+        !it.isInteger(32))
+      return g.emitError("the Spyre front end gathers rows of a matrix by i32 indices only "
+                         "(gather_dims([0]) of a rank-2 source, indices [..., 1] of i32)");
+    f.kind = KernelGroup::Kind::Gather;
+    f.rows = rowsOf(idx) * 1;
+    f.cols = src.back();
+    f.elementwise = false;
+    f.reads.push_back(matrix(g.getSource()));
+    f.reads.push_back({g.getIndices(), Form::PerRow});
+    f.writes.push_back(matrix(g->getResult(0)));
+    return f;
+  }
   if (auto c = dyn_cast<linalg::CopyOp>(op)) {
     // A re-layout: a block of the result's rows at a time, read through the source's view.
     ArrayRef<int64_t> out = shapeOf(c->getResult(0));
@@ -265,6 +283,7 @@ const char* kindWord(Operation* op) {
   if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op)) return "pool";
   if (isa<linalg::SoftmaxOp>(op)) return "softmax";
   if (isa<linalg::CopyOp>(op)) return "relayout";
+  if (isa<tensor::GatherOp>(op)) return "gather";
   if (isa<linalg::ReduceOp>(op)) return "reduce";
   return "rows";
 }
@@ -382,6 +401,56 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
     return c;
   };
 
+  // A concatenation: its result a tensor of its own (packed when a part starts inside a
+  // stick), each input copied into its box by a kernel of its own.
+  auto concatenate = [&](tensor::ConcatOp cat) -> LogicalResult {
+    Value result = cat.getResult();
+    ArrayRef<int64_t> shape = shapeOf(result);
+    const size_t dim = cat.getDim();
+    RootLayout layout = RootLayout::Stick;
+    int64_t offset = 0;
+    for (Value in : cat.getInputs()) {
+      if (dim + 1 == shape.size() && offset % stickElems(result) != 0) layout = RootLayout::Flat;
+      offset += shapeOf(in)[dim];
+    }
+    if (!makeRoot(result, layout, shape))
+      return cat.emitError("internal error: the Spyre front end found no layout for this "
+                           "result");
+    offset = 0;
+    for (Value in : cat.getInputs()) {
+      ArrayRef<int64_t> part = shapeOf(in);
+      auto src = plan.views.find(in);
+      if (src == plan.views.end())
+        return cat.emitError("the Spyre front end concatenates tensors in device memory only "
+                             "(an input is a constant)");
+      std::vector<int64_t> offsets(shape.size(), 0), ones(shape.size(), 1);
+      offsets[dim] = offset;
+      offset += part[dim];
+      auto box = sliceView(plan.views[result], offsets, part, ones);
+      if (!box)
+        return cat.emitError("internal error: the Spyre front end cannot place a part of the "
+                             "concatenation");
+      KernelGroup k;
+      k.kind = KernelGroup::Kind::Relayout;
+      k.name = "k" + std::to_string(plan.kernels.size() + 1) + "_concat";
+      k.batch = 1;
+      for (size_t i = 0; i + 2 < part.size(); ++i) k.batch *= part[i];
+      k.rows = rowsOf(part);
+      k.cols = part.back();
+      k.copyFrom = in;
+      k.source = src->second;
+      k.dest = *box;
+      k.ops.push_back(cat);
+      k.forms[in] = Form::Matrix;
+      k.forms[result] = Form::Matrix;
+      k.inputs.push_back({in, Form::Matrix});
+      k.outputs.push_back({result, Form::Matrix});
+      plan.kernels.push_back(std::move(k));
+      producer[result] = static_cast<int>(plan.kernels.size()) - 1;
+    }
+    return success();
+  };
+
   std::function<LogicalResult(Operation*)> process = [&](Operation* op) -> LogicalResult {
     if (isa<func::ReturnOp>(op) || isInitOp(op)) return success();
     if (isViewOp(op)) {
@@ -407,8 +476,16 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
       plan.views[op->getResult(0)] = *v;
       return success();
     }
+    if (auto cat = dyn_cast<tensor::ConcatOp>(op)) return concatenate(cat);
     FailureOr<RowForm> rf = rowFormOf(op);
     if (failed(rf)) return failure();
+    // i32 tensors are the indices of an embedding lookup: the SFU does not compute on them.
+    if (rf->kind != KernelGroup::Kind::Gather && rf->kind != KernelGroup::Kind::Relayout)
+      for (const auto* list : {&rf->reads, &rf->writes})
+        for (const Operand& o : *list)
+          if (cast<ShapedType>(o.value.getType()).getElementType().isInteger(32))
+            return op->emitError("the Spyre front end takes i32 tensors as the indices of a "
+                                 "tensor.gather only");
     auto suits = [&](const Operand& r) {
       auto it = plan.views.find(r.value);
       return it == plan.views.end() || readable(rf->kind, r.form, it->second);
@@ -466,7 +543,8 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
       k.batch = rf->batch;
       k.name = "k" + std::to_string(plan.kernels.size() + 1) + "_" + kindWord(op);
       if (k.kind == KernelGroup::Kind::Relayout) {
-        k.source = plan.views[rf->reads.front().value];
+        k.copyFrom = rf->reads.front().value;
+        k.source = plan.views[k.copyFrom];
         // A new stick dimension (the source's last dimension is not contiguous): restickify.
         if (k.source.dims.back().factors.back().stride != 1)
           k.name = "k" + std::to_string(plan.kernels.size() + 1) + "_restickify";
@@ -507,6 +585,7 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
       if (!makeRoot(w.value, layout, layoutShape))
         return op->emitError("internal error: the Spyre front end found no layout for this "
                              "result");
+      if (cur->kind == KernelGroup::Kind::Relayout) cur->dest = plan.views[w.value];
     }
     return success();
   };
@@ -519,27 +598,32 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
   llvm::DenseSet<Value> returned;
   for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
     Value v = ret.getOperand(i);
-    auto root = plan.roots.find(v);
-    if (!plan.views.count(v))
+    auto view = plan.views.find(v);
+    if (view == plan.views.end())
       return ret.emitError("result ") << i << " is a constant: the Spyre front end returns "
                                       << "tensors the graph computes or takes";
-    const bool own = root != plan.roots.end() && !isa<BlockArgument>(v) &&
-                     root->second.layout == RootLayout::Stick &&
-                     root->second.shape == std::vector<int64_t>(shapeOf(v).begin(),
-                                                                 shapeOf(v).end()) &&
-                     !returned.contains(v);
-    if (!own) {
+    // A result may be its root's memory itself when it lies there exactly as a tensor of
+    // its shape would (a root, or a reshape that only adds or drops dimensions of one).
+    Value root = view->second.root;
+    const RootInfo& info = plan.roots[root];
+    std::optional<TensorView> own =
+        rootView(root, shapeOf(v), shapeOf(v), info.layout, stickElems(v), info.paddedRows);
+    const bool alias = !isa<BlockArgument>(root) && info.layout == RootLayout::Stick && own &&
+                       own->describe() == view->second.describe() &&
+                       !returned.contains(root);
+    if (!alias) {
       auto c = copyOf(v, ret, RootLayout::Stick);
       if (failed(process(c))) return failure();
       ret.setOperand(i, c->getResult(0));
-      v = c->getResult(0);
+      root = c->getResult(0);
     }
-    returned.insert(v);
+    returned.insert(root);
   }
 
   // What each kernel reads from and writes to device memory.
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     KernelGroup& kg = plan.kernels[k];
+    if (isa<tensor::ConcatOp>(kg.ops.front())) continue; // its part's input and the result
     llvm::DenseSet<Operation*> inKernel(kg.ops.begin(), kg.ops.end());
     llvm::DenseSet<Value> seen;
     for (Operation* op : kg.ops) {

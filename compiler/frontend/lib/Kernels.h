@@ -44,7 +44,8 @@ struct KernelGroup {
     Rows,      ///< element-wise ops, reductions along the rows, normalisations
     Matmul,    ///< one (batch) matmul [B, M, K] x [B, K, N] and its element-wise epilogue
     Relayout,  ///< a copy into the result's own layout (restickify), through the source's view
-    Window     ///< boxes of an image: a convolution's unfold, a pooling (DMA copies)
+    Window,    ///< boxes of an image: a convolution's unfold, a pooling (DMA copies)
+    Gather     ///< rows of a matrix selected by a vector of indices (an embedding lookup)
   };
   Kind kind = Kind::Rows;
   std::string name;                  ///< k1_softmax, ...
@@ -56,8 +57,10 @@ struct KernelGroup {
   /// A matmul whose epilogue works along whole rows of its output (a softmax, a
   /// normalisation): its tiles take whole rows (no split of N or K).
   bool wholeRows = false;
-  /// A re-layout's source as it lies in memory.
-  TensorView source;
+  /// A re-layout's source as it lies in memory, the tensor it copies and where it writes
+  /// (the result as it lies; for one input of a concatenation, its box of the result).
+  TensorView source, dest;
+  mlir::Value copyFrom;
   std::vector<Operand> inputs;  ///< read from device memory, in first-use order
   std::vector<Operand> outputs; ///< written to device memory
   /// The form of every tensor value the kernel computes or reads.

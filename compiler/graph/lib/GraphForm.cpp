@@ -176,15 +176,17 @@ struct Verifier {
 
   void checkBody(Operation* linalgOp) {
     for (Operation& inner : linalgOp->getRegion(0).front()) {
+      // A named op's implicit body has no location of its own: the op's is the one to name.
+      Operation* at = isa<UnknownLoc>(inner.getLoc()) ? linalgOp : &inner;
       std::string why;
       if (!target.bodyOp(&inner, why)) {
-        fail(&inner) << why;
+        fail(at) << why;
         continue;
       }
       for (Type t : inner.getResultTypes())
         if (!target.scalarElement(t))
-          fail(&inner) << "scalar type " << t << " is not supported (" << target.scalarElements
-                       << " are)";
+          fail(at) << "scalar type " << t << " is not supported (" << target.scalarElements
+                   << " are)";
     }
   }
 
