@@ -131,23 +131,21 @@ def test_activations(tmp_path):
 
 def test_unsupported_op_is_a_located_error(tmp_path):
     graph = """
-func.func @conv(%x: tensor<1x13x13x64xf16>, %w: tensor<3x3x64x64xf16>) -> tensor<1x6x6x64xf16> {
-  %zero = arith.constant 0.0 : f16
-  %e = tensor.empty() : tensor<1x6x6x64xf16>
-  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<1x6x6x64xf16>) -> tensor<1x6x6x64xf16>
-  %c = linalg.conv_2d_nhwc_hwcf {strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x13x13x64xf16>, tensor<3x3x64x64xf16>) outs(%z : tensor<1x6x6x64xf16>) -> tensor<1x6x6x64xf16>
-  return %c : tensor<1x6x6x64xf16>
+func.func @b(%x: tensor<4x64xf16>) -> tensor<4x3x64xf16> {
+  %e = tensor.empty() : tensor<4x3x64xf16>
+  %y = linalg.broadcast ins(%x : tensor<4x64xf16>) outs(%e : tensor<4x3x64xf16>) dimensions = [1]
+  return %y : tensor<4x3x64xf16>
 }
 """
-    src = tmp_path / "conv.mlir"
+    src = tmp_path / "bc.mlir"
     src.write_text(graph)
     existing = tmp_path / "out"
     existing.mkdir()
     (existing / "keep").write_text("x")
     r = run(BIN / "spyre-compile", src, "-o", existing, ok=False)
     assert r.returncode == 1
-    assert re.search(r"conv\.mlir:6:\d+: error: the Spyre front end convolves with strides and "
-                     r"dilations of 1 only", r.stderr), r.stderr
+    assert re.search(r"bc\.mlir:4:\d+: error: the Spyre front end broadcasts a vector along the "
+                     r"rows", r.stderr), r.stderr
     # Nothing written, nothing removed.
     assert sorted(p.name for p in existing.iterdir()) == ["keep"]
 
@@ -328,3 +326,67 @@ def test_recompiling_into_a_directory_removes_the_old_jobs_binaries(tmp_path):
     run(BIN / "spyre-compile", ROOT / "models" / "graphs" / "spyre_mlp.mlir", "-o", out)
     assert sorted(p.name for p in out.glob("*.bin")) == ["k1_matmul.bin", "k2_matmul.bin", "k3_rows_softmax.bin"]
     assert (out / "notes.txt").read_text() == "mine"  # only files the old plan named go
+
+
+def windows_ref(x, kh_, kw_, s, d):
+    """Every window offset's strided view of x [N, H, W, C]: [KH, KW, N, OH, OW, C]."""
+    n, h, w, c = x.shape
+    oh, ow = (h - d * (kh_ - 1) - 1) // s + 1, (w - d * (kw_ - 1) - 1) // s + 1
+    return np.stack([np.stack([x[:, kh * d:kh * d + (oh - 1) * s + 1:s, kw * d:kw * d + (ow - 1) * s + 1:s, :]
+                               for kw in range(kw_)]) for kh in range(kh_)])
+
+
+@pytest.mark.parametrize("stride,dilation,h,c", [(2, 1, 13, 64), (1, 2, 12, 16), (2, 2, 15, 3)])
+def test_strided_and_dilated_convolution(tmp_path, stride, dilation, h, c):
+    """A convolution with strides and dilations unfolds strided views of the image (one per
+    window offset); channels of a whole stick, fewer (16), and RGB's 3."""
+    k, f = 3, 32
+    o = (h - dilation * (k - 1) - 1) // stride + 1
+    graph = f"""
+func.func @conv(%x: tensor<2x{h}x{h}x{c}xf16> {{graph.name = "x"}}, %w: tensor<{k}x{k}x{c}x{f}xf16> {{graph.name = "w"}})
+    -> (tensor<2x{o}x{o}x{f}xf16> {{graph.name = "y"}}) {{
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<2x{o}x{o}x{f}xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<2x{o}x{o}x{f}xf16>) -> tensor<2x{o}x{o}x{f}xf16>
+  %y = linalg.conv_2d_nhwc_hwcf {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<{dilation}> : tensor<2xi64>}}
+      ins(%x, %w : tensor<2x{h}x{h}x{c}xf16>, tensor<{k}x{k}x{c}x{f}xf16>) outs(%z : tensor<2x{o}x{o}x{f}xf16>) -> tensor<2x{o}x{o}x{f}xf16>
+  return %y : tensor<2x{o}x{o}x{f}xf16>
+}}
+"""
+    out, dump = compile_graph(tmp_path, graph, "conv")
+    assert kernels_of(dump)[:2] == ["k1_unfold.mlir", "k2_matmul.mlir"], kernels_of(dump)
+    rng = np.random.default_rng(stride * 10 + dilation)
+    x, w = f16(rng, 2, h, h, c), f16(rng, k, k, c, f, scale=0.3)
+    y = simulate(tmp_path, out, {"x": x, "w": w}, ["y"])["y"]
+    win = windows_ref(x.astype(np.float32), k, k, stride, dilation)
+    ref = np.einsum("abnhwc,abcf->nhwf", win, w.astype(np.float32))
+    close(y, ref, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("op,k,s", [("max", 3, 2), ("sum", 2, 1), ("max", 2, 2)])
+def test_overlapping_pools(tmp_path, op, k, s):
+    """Max and sum pools whose windows overlap (3 x 3 every 2, 2 x 2 every 1) or tile."""
+    h, c = 17, 40
+    o = (h - k) // s + 1
+    graph = f"""
+func.func @pool(%x: tensor<1x{h}x{h}x{c}xf16> {{graph.name = "x"}}) -> (tensor<1x{o}x{o}x{c}xf16> {{graph.name = "y"}}) {{
+  %init = arith.constant {"-65504.0" if op == "max" else "0.0"} : f16
+  %e = tensor.empty() : tensor<1x{o}x{o}x{c}xf16>
+  %z = linalg.fill ins(%init : f16) outs(%e : tensor<1x{o}x{o}x{c}xf16>) -> tensor<1x{o}x{o}x{c}xf16>
+  %win = tensor.empty() : tensor<{k}x{k}xf16>
+  %y = linalg.pooling_nhwc_{op} {{strides = dense<{s}> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}}
+      ins(%x, %win : tensor<1x{h}x{h}x{c}xf16>, tensor<{k}x{k}xf16>) outs(%z : tensor<1x{o}x{o}x{c}xf16>) -> tensor<1x{o}x{o}x{c}xf16>
+  return %y : tensor<1x{o}x{o}x{c}xf16>
+}}
+"""
+    out, dump = compile_graph(tmp_path, graph, "pool")
+    assert kernels_of(dump) == ["k1_pool.mlir"], kernels_of(dump)
+    x = f16(np.random.default_rng(k * 3 + s), 1, h, h, c)
+    y = simulate(tmp_path, out, {"x": x}, ["y"])["y"]
+    win = windows_ref(x.astype(np.float32), k, k, s, 1)
+    ref = win.max(axis=(0, 1)) if op == "max" else win.sum(axis=(0, 1))
+    close(y, ref, rtol=1e-2, atol=1e-2)
+
+
+def kernels_of(dump):
+    return sorted(p.name for p in dump.glob("k*.mlir"))

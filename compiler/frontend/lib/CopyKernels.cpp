@@ -150,34 +150,26 @@ LogicalResult KernelWriter::writeGatherText() {
 LogicalResult KernelWriter::writeWindowText() {
   Operation* op = k_.ops.front();
   Value in = op->getOperand(0), out = op->getResult(0);
-  ArrayRef<int64_t> x = cast<RankedTensorType>(in.getType()).getShape();
   ArrayRef<int64_t> o = cast<RankedTensorType>(out.getType()).getShape();
   const bool unfold = o.size() == 6;
-  const int64_t N = x[0], H = x[1], W = x[2], C = x[3], OH = o[1], OW = o[2];
-  int64_t KH, KW;
-  if (unfold) {
-    KH = o[3];
-    KW = o[4];
-  } else {
-    auto win = cast<RankedTensorType>(op->getOperand(1).getType()).getShape();
-    KH = win[0];
-    KW = win[1];
-  }
-  (void)H;
-  (void)W;
+  const int64_t N = o[0], OH = o[1], OW = o[2], C = o.back();
+  const Window w = windowOf(op);
   TensorView image = plan_.views.lookup(in), result = plan_.views.lookup(out);
   argument(in);
   argument(out);
   header({d_.gridRows});
   const std::string e = elem(out);
-  if (!unfold) {
-    // The image seen as [N, OH, KH, OW, KW, C]: box (kh, kw) of output rows.
-    const std::vector<SmallVector<int64_t, 2>> groups{{0}, {1, 2}, {3, 4}, {5}};
-    auto windows = reshapeView(image, {N, OH, KH, OW, KW, C}, groups, true);
-    if (!windows) return fail("internal error: the Spyre front end cannot view the image by windows");
-    image = *windows;
-  }
-  memView(image, e);
+  // Window offset (kh, kw) of every output pixel: the image's rows from kh dh every sh,
+  // its columns from kw dw every sw, a strided view of its own.
+  std::vector<TensorView> offsets;
+  for (int64_t kh = 0; kh < w.KH; ++kh)
+    for (int64_t kw = 0; kw < w.KW; ++kw) {
+      auto v = sliceView(image, {0, kh * w.dilationH, kw * w.dilationW, 0}, {N, OH, OW, C},
+                         {1, w.strideH, w.strideW, 1});
+      if (!v) return fail("internal error: the Spyre front end cannot view a window offset");
+      offsets.push_back(*v);
+      memView(*v, e);
+    }
   memView(result, e);
   text_ << "    %kpid = ktdp.get_compute_tile_id : index\n"
         << "    %krows = arith.constant " << d_.blockRows << " : index\n"
@@ -188,48 +180,41 @@ LogicalResult KernelWriter::writeWindowText() {
   const int64_t b = d_.blockRows;
   auto boxType = [&](const std::vector<int64_t>& s) { return "tensor<" + dimsText(s) + "x" + e + ">"; };
   const std::string failed_ = "internal error: the Spyre front end cannot copy a window of the image";
+  const std::vector<int64_t> box{1, b, OW, C};
+  const std::vector<std::string> at{"%kn", "%kh0", "%kc0", "%kc0"};
   if (unfold) {
-    // For each window offset (kh, kw): rows oh + kh, columns from kw of the image go to
-    // the offset's columns of the unfolded rows.
-    const std::vector<int64_t> box{1, b, OW, C}, outBox{1, b, OW, 1, 1, C};
-    for (int64_t kh = 0; kh < KH; ++kh)
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        const std::string c = constant(kh), row = "%kx" + std::to_string(fresh_++);
-        text_ << "    " << row << " = arith.addi %kh0, " << c << " : index\n";
-        FailureOr<std::string> v = loadBox(image, e, {"%kn", row, constant(kw), "%kc0"}, box);
+    // Offset (kh, kw) of the block's pixels goes to that offset's columns of their rows.
+    const std::vector<int64_t> outBox{1, b, OW, 1, 1, C};
+    size_t i = 0;
+    for (int64_t kh = 0; kh < w.KH; ++kh)
+      for (int64_t kw = 0; kw < w.KW; ++kw) {
+        FailureOr<std::string> v = loadBox(offsets[i++], e, at, box);
         if (failed(v)) return fail(failed_);
         const std::string x6 = "%kx" + std::to_string(fresh_++);
         text_ << "    " << x6 << " = tensor.expand_shape " << *v
               << " [[0], [1], [2, 3, 4], [5]] output_shape [" << dimsText(outBox, ", ")
               << "] : " << boxType(box) << " into " << boxType(outBox) << "\n";
-        if (failed(storeBox(x6, result, e, {"%kn", "%kh0", "%kc0", constant(kh), constant(kw), "%kc0"},
-                            outBox)))
+        const std::string ch = constant(kh), cw = constant(kw);
+        if (failed(storeBox(x6, result, e, {"%kn", "%kh0", "%kc0", ch, cw, "%kc0"}, outBox)))
           return fail(failed_);
       }
   } else {
-    // Output row (n, oh) combines rows kh of its window band: box (kh, kw) is the window
-    // offset's value of every output column.
-    const std::vector<int64_t> box{1, b, 1, OW, 1, C}, outBox{1, b, OW, C};
+    // A pooling combines the offsets (max or add) of each output pixel.
     const bool max = isa<linalg::PoolingNhwcMaxOp>(op);
     std::string acc;
-    for (int64_t kh = 0; kh < KH; ++kh)
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        FailureOr<std::string> v =
-            loadBox(image, e, {"%kn", "%kh0", constant(kh), "%kc0", constant(kw), "%kc0"}, box);
-        if (failed(v)) return fail(failed_);
-        if (acc.empty()) {
-          acc = *v;
-          continue;
-        }
-        const std::string next = "%kx" + std::to_string(fresh_++);
-        text_ << "    " << next << " = " << (max ? "arith.maximumf " : "arith.addf ") << acc << ", "
-              << *v << " : " << boxType(box) << "\n";
-        acc = next;
+    for (const TensorView& view : offsets) {
+      FailureOr<std::string> v = loadBox(view, e, at, box);
+      if (failed(v)) return fail(failed_);
+      if (acc.empty()) {
+        acc = *v;
+        continue;
       }
-    const std::string y = "%kx" + std::to_string(fresh_++);
-    text_ << "    " << y << " = tensor.collapse_shape " << acc << " [[0], [1, 2], [3, 4], [5]] : "
-          << boxType(box) << " into " << boxType(outBox) << "\n";
-    if (failed(storeBox(y, result, e, {"%kn", "%kh0", "%kc0", "%kc0"}, outBox))) return fail(failed_);
+      const std::string next = "%kx" + std::to_string(fresh_++);
+      text_ << "    " << next << " = " << (max ? "arith.maximumf " : "arith.addf ") << acc << ", "
+            << *v << " : " << boxType(box) << "\n";
+      acc = next;
+    }
+    if (failed(storeBox(acc, result, e, at, box))) return fail(failed_);
   }
   text_ << "    return\n  }\n}\n";
   return success();

@@ -44,16 +44,20 @@ void reduceAlongTheLast(linalg::ReduceOp r) {
   r->erase();
 }
 
-/// linalg.conv_2d_nhwc_hwcf (strides and dilations 1) -> an unfold (a linalg.generic marked
-/// kUnfoldAttr whose input map adds the window's offsets: u[n, oh, ow, kh, kw, c] =
-/// x[n, oh + kh, ow + kw, c]) and a matmul of the unfolded rows [N OH OW, KH KW C] by the
-/// filters [KH KW C, F], as torch-spyre lowers a convolution. Left alone (and refused
-/// later, at the op) when it is not of that form.
+/// linalg.conv_2d_nhwc_hwcf -> an unfold (a linalg.generic marked kUnfoldAttr, its strides
+/// and dilations in kWindowStridesAttr and kWindowDilationsAttr, whose input map adds the
+/// window's offsets: u[n, oh, ow, kh, kw, c] = x[n, oh sh + kh dh, ow sw + kw dw, c]) and a
+/// matmul of the unfolded rows [N OH OW, KH KW C] by the filters [KH KW C, F], as
+/// torch-spyre lowers a convolution. Left alone (and refused later, at the op) when its
+/// shapes are not static.
 void unfoldConvolution(linalg::Conv2DNhwcHwcfOp conv) {
-  auto ones = [](DenseIntElementsAttr a) {
-    return !a || llvm::all_of(a.getValues<int64_t>(), [](int64_t v) { return v == 1; });
+  auto pair = [](DenseIntElementsAttr a) {
+    SmallVector<int64_t> v{1, 1};
+    if (a) v = llvm::to_vector(a.getValues<int64_t>());
+    return v;
   };
-  if (!ones(conv.getStrides()) || !ones(conv.getDilations())) return;
+  SmallVector<int64_t> st = pair(conv.getStrides()), dl = pair(conv.getDilations());
+  if (st.size() != 2 || dl.size() != 2) return;
   Value x = conv.getInputs()[0], w = conv.getInputs()[1];
   auto xt = cast<RankedTensorType>(x.getType()), wt = cast<RankedTensorType>(w.getType()),
        ot = cast<RankedTensorType>(conv->getResult(0).getType());
@@ -66,10 +70,12 @@ void unfoldConvolution(linalg::Conv2DNhwcHwcfOp conv) {
                 F = ot.getShape()[3], KH = wt.getShape()[0], KW = wt.getShape()[1],
                 C = wt.getShape()[2];
   Type e = xt.getElementType();
-  // u[n, oh, ow, kh, kw, c] = x[n, oh + kh, ow + kw, c]
+  // u[n, oh, ow, kh, kw, c] = x[n, oh sh + kh dh, ow sw + kw dw, c]
   SmallVector<AffineExpr> d;
   for (unsigned i = 0; i < 6; ++i) d.push_back(getAffineDimExpr(i, ctx));
-  AffineMap in = AffineMap::get(6, 0, {d[0], d[1] + d[3], d[2] + d[4], d[5]}, ctx);
+  AffineMap in =
+      AffineMap::get(6, 0, {d[0], d[1] * st[0] + d[3] * dl[0], d[2] * st[1] + d[4] * dl[1], d[5]},
+                     ctx);
   AffineMap id = AffineMap::getMultiDimIdentityMap(6, ctx);
   Value empty = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{N, OH, OW, KH, KW, C}, e);
   auto par = utils::IteratorType::parallel;
@@ -78,6 +84,8 @@ void unfoldConvolution(linalg::Conv2DNhwcHwcfOp conv) {
       ArrayRef<AffineMap>{in, id}, SmallVector<utils::IteratorType>(6, par),
       [](OpBuilder& nb, Location l, ValueRange a) { nb.create<linalg::YieldOp>(l, a[0]); });
   unfold->setAttr(kUnfoldAttr, b.getUnitAttr());
+  unfold->setAttr(kWindowStridesAttr, b.getDenseI64ArrayAttr(st));
+  unfold->setAttr(kWindowDilationsAttr, b.getDenseI64ArrayAttr(dl));
   Value rows = b.create<tensor::CollapseShapeOp>(
       loc, unfold->getResult(0), SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
   Value filters =

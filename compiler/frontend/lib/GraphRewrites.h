@@ -19,6 +19,9 @@ namespace chipless::frontend {
 /// Marks the linalg.generic that unfolds a convolution's windows (a kernel of its own: DMA
 /// copies of boxes of the input).
 constexpr const char* kUnfoldAttr = "frontend.unfold";
+/// The strides and dilations of an unfold's convolution ([h, w]).
+constexpr const char* kWindowStridesAttr = "frontend.strides";
+constexpr const char* kWindowDilationsAttr = "frontend.dilations";
 
 /// Rewrites `f` in place (see above).
 void rewriteForKernels(mlir::func::FuncOp f);

@@ -28,6 +28,40 @@ int64_t rowsOf(ArrayRef<int64_t> shape) {
   return r;
 }
 
+Window windowOf(Operation* op) {
+  Window w;
+  auto pair = [](ArrayRef<int64_t> v, int64_t& h, int64_t& x) {
+    if (v.size() == 2) {
+      h = v[0];
+      x = v[1];
+    }
+  };
+  if (auto s = op->getAttrOfType<DenseI64ArrayAttr>(kWindowStridesAttr))
+    pair(s.asArrayRef(), w.strideH, w.strideW);
+  if (auto d = op->getAttrOfType<DenseI64ArrayAttr>(kWindowDilationsAttr))
+    pair(d.asArrayRef(), w.dilationH, w.dilationW);
+  auto dense = [&](DenseIntElementsAttr a, int64_t& h, int64_t& x) {
+    if (a) pair(llvm::to_vector(a.getValues<int64_t>()), h, x);
+  };
+  ArrayRef<int64_t> out = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  if (auto p = dyn_cast<linalg::PoolingNhwcMaxOp>(op)) {
+    dense(p.getStrides(), w.strideH, w.strideW);
+    dense(p.getDilations(), w.dilationH, w.dilationW);
+  } else if (auto p = dyn_cast<linalg::PoolingNhwcSumOp>(op)) {
+    dense(p.getStrides(), w.strideH, w.strideW);
+    dense(p.getDilations(), w.dilationH, w.dilationW);
+  }
+  if (out.size() == 6) { // an unfold [N, OH, OW, KH, KW, C]
+    w.KH = out[3];
+    w.KW = out[4];
+  } else {
+    ArrayRef<int64_t> win = cast<RankedTensorType>(op->getOperand(1).getType()).getShape();
+    w.KH = win[0];
+    w.KW = win[1];
+  }
+  return w;
+}
+
 bool isInitOp(Operation* op) {
   if (isa<tensor::EmptyOp, arith::ConstantOp>(op)) return true;
   if (auto fill = dyn_cast<linalg::FillOp>(op))
@@ -126,30 +160,19 @@ FailureOr<RowForm> windowForm(Operation* op) {
   RowForm f;
   f.kind = KernelGroup::Kind::Window;
   f.elementwise = false;
-  ArrayRef<int64_t> out = shapeOf(op->getResult(0));
+  ArrayRef<int64_t> out = shapeOf(op->getResult(0)), in = shapeOf(op->getOperand(0));
   f.rows = out[0] * out[1]; // images x output rows
   f.cols = 1;
   for (size_t i = 2; i < out.size(); ++i) f.cols *= out[i];
-  if (auto p = dyn_cast<linalg::LinalgOp>(op); p && !isa<linalg::GenericOp>(op)) {
-    // Pooling: windows that tile the image (stride = window, no dilation).
-    ArrayRef<int64_t> in = shapeOf(p.getDpsInputs()[0]), win = shapeOf(p.getDpsInputs()[1]);
-    auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
-    auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
-    bool tiles = in[1] == out[1] * win[0] && in[2] == out[2] * win[1];
-    if (strides) {
-      auto sv = llvm::to_vector(strides.getValues<int64_t>());
-      tiles &= sv.size() == 2 && sv[0] == win[0] && sv[1] == win[1];
-    }
-    if (dilations)
-      tiles &= llvm::all_of(dilations.getValues<int64_t>(), [](int64_t v) { return v == 1; });
-    if (!tiles)
-      return op->emitError("the Spyre front end pools with windows that tile the image (strides "
-                           "equal to the window, no dilation, the image a whole number of "
-                           "windows)");
-    f.reads.push_back({p.getDpsInputs()[0], Form::Matrix});
-  } else {
-    f.reads.push_back({op->getOperand(0), Form::Matrix});
-  }
+  // Every window lies inside the image (linalg does not pad).
+  const Window w = windowOf(op);
+  if ((out[1] - 1) * w.strideH + (w.KH - 1) * w.dilationH >= in[1] ||
+      (out[2] - 1) * w.strideW + (w.KW - 1) * w.dilationW >= in[2])
+    return op->emitError("its windows reach outside the ")
+           << in[1] << " x " << in[2] << " image: " << out[1] << " x " << out[2]
+           << " windows of " << w.KH << " x " << w.KW << " with strides " << w.strideH << ", "
+           << w.strideW << " and dilations " << w.dilationH << ", " << w.dilationW;
+  f.reads.push_back({op->getOperand(0), Form::Matrix});
   f.writes.push_back({op->getResult(0), Form::Matrix});
   return f;
 }
@@ -160,7 +183,7 @@ FailureOr<RowForm> rowFormOf(Operation* op) {
   if (op->hasAttr(kUnfoldAttr) || isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op))
     return windowForm(op);
   if (isa<linalg::Conv2DNhwcHwcfOp>(op))
-    return op->emitError("the Spyre front end convolves with strides and dilations of 1 only");
+    return op->emitError("the Spyre front end convolves tensors of static shape only");
   if (auto g = dyn_cast<linalg::GenericOp>(op)) return rowFormOfGeneric(g);
   if (isa<linalg::AddOp, linalg::SubOp, linalg::MulOp, linalg::DivOp>(op)) {
     auto lin = cast<linalg::LinalgOp>(op);

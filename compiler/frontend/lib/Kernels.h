@@ -105,6 +105,13 @@ mlir::Value memoryRoot(const KernelPlan& plan, mlir::Value v);
 /// lower (naming the op and why) and fails.
 mlir::FailureOr<KernelPlan> formKernels(mlir::func::FuncOp f, const MemoryParams& memory);
 
+/// The windows of a window kernel's op (an unfold or a pooling): their size, strides and
+/// dilations.
+struct Window {
+  int64_t KH = 1, KW = 1, strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+};
+Window windowOf(mlir::Operation* op);
+
 /// Whether `op` only gives a kernel an initial value (tensor.empty, a constant, a fill of a
 /// constant): it is re-created in each kernel that needs it, never stored.
 bool isInitOp(mlir::Operation* op);
