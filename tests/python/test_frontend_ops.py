@@ -390,3 +390,56 @@ func.func @pool(%x: tensor<1x{h}x{h}x{c}xf16> {{graph.name = "x"}}) -> (tensor<1
 
 def kernels_of(dump):
     return sorted(p.name for p in dump.glob("k*.mlir"))
+
+
+@pytest.mark.parametrize("pad,stride,c", [(1, 1, 16), (3, 2, 3)])
+def test_padded_convolution(tmp_path, pad, stride, c):
+    """tensor.pad before a convolution (the stem of a ResNet: 7 x 7 every 2, padding 3): the
+    padded image's memory filled with the padding value, the image copied into its
+    interior, then the convolution as any other."""
+    h, k, f = 16, 3 if pad == 1 else 7, 32
+    hp = h + 2 * pad
+    o = (hp - k) // stride + 1
+    graph = f"""
+func.func @conv(%x: tensor<1x{h}x{h}x{c}xf16> {{graph.name = "x"}}, %w: tensor<{k}x{k}x{c}x{f}xf16> {{graph.name = "w"}})
+    -> (tensor<1x{o}x{o}x{f}xf16> {{graph.name = "y"}}) {{
+  %zero = arith.constant 0.0 : f16
+  %p = tensor.pad %x low[0, {pad}, {pad}, 0] high[0, {pad}, {pad}, 0] {{
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f16
+  }} : tensor<1x{h}x{h}x{c}xf16> to tensor<1x{hp}x{hp}x{c}xf16>
+  %e = tensor.empty() : tensor<1x{o}x{o}x{f}xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<1x{o}x{o}x{f}xf16>) -> tensor<1x{o}x{o}x{f}xf16>
+  %y = linalg.conv_2d_nhwc_hwcf {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}}
+      ins(%p, %w : tensor<1x{hp}x{hp}x{c}xf16>, tensor<{k}x{k}x{c}x{f}xf16>) outs(%z : tensor<1x{o}x{o}x{f}xf16>) -> tensor<1x{o}x{o}x{f}xf16>
+  return %y : tensor<1x{o}x{o}x{f}xf16>
+}}
+"""
+    out, dump = compile_graph(tmp_path, graph, "padconv")
+    assert kernels_of(dump)[:3] == ["k1_fill.mlir", "k2_pad.mlir", "k3_unfold.mlir"], kernels_of(dump)
+    rng = np.random.default_rng(pad)
+    x, w = f16(rng, 1, h, h, c), f16(rng, k, k, c, f, scale=0.2)
+    y = simulate(tmp_path, out, {"x": x, "w": w}, ["y"])["y"]
+    xp = np.pad(x.astype(np.float32), ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+    ref = np.einsum("abnhwc,abcf->nhwf", windows_ref(xp, k, k, stride, 1), w.astype(np.float32))
+    close(y, ref, rtol=2e-2, atol=2e-2)
+
+
+def test_pad_with_a_value_along_every_dimension(tmp_path):
+    """tensor.pad by 1.5 on both sides of both dimensions: the interior starts inside a stick,
+    so the padded tensor is packed, then laid out in sticks as the result."""
+    graph = """
+func.func @p(%x: tensor<5x100xf16> {graph.name = "x"}) -> (tensor<8x107xf16> {graph.name = "y"}) {
+  %v = arith.constant 1.5 : f16
+  %p = tensor.pad %x low[1, 3] high[2, 4] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %v : f16
+  } : tensor<5x100xf16> to tensor<8x107xf16>
+  return %p : tensor<8x107xf16>
+}
+"""
+    out, dump = compile_graph(tmp_path, graph, "pad")
+    assert kernels_of(dump) == ["k1_fill.mlir", "k2_pad.mlir", "k3_relayout.mlir"], kernels_of(dump)
+    x = f16(np.random.default_rng(2), 5, 100)
+    y = simulate(tmp_path, out, {"x": x}, ["y"])["y"]
+    close(y, np.pad(x.astype(np.float32), ((1, 2), (3, 4)), constant_values=1.5), rtol=0, atol=0)

@@ -9,6 +9,8 @@
 
 #include "KernelWriter.h"
 
+#include <iomanip>
+
 namespace chipless::frontend {
 
 void KernelWriter::header(const std::vector<int64_t>& grid) {
@@ -143,6 +145,34 @@ LogicalResult KernelWriter::writeGatherText() {
   }
   if (failed(storeBox(value, *ov, e, {"%kr", "%kc0"}, block)))
     return fail("internal error: the Spyre front end cannot store the gathered rows");
+  text_ << "    return\n  }\n}\n";
+  return success();
+}
+
+LogicalResult KernelWriter::writeFillText() {
+  Value out = k_.copyFrom;
+  std::optional<TensorView> ov = accessView(out, Form::Matrix);
+  if (!ov) return fail("internal error: the Spyre front end cannot write the padded tensor");
+  argument(out);
+  header({d_.gridRows});
+  const std::string e = elem(out);
+  memView(*ov, e);
+  const int64_t C = ov->shape()[1];
+  const std::string t = "tensor<" + std::to_string(d_.blockRows) + "x" + std::to_string(C) + "x" +
+                        e + ">";
+  std::ostringstream os;
+  os << std::scientific << std::setprecision(17)
+     << cast<FloatAttr>(k_.fillValue).getValue().convertToDouble();
+  const std::string value = os.str();
+  text_ << "    %kpid = ktdp.get_compute_tile_id : index\n"
+        << "    %krows = arith.constant " << d_.blockRows << " : index\n"
+        << "    %kr = arith.muli %kpid, %krows : index\n"
+        << "    %kvalue = arith.constant " << value << " : " << e << "\n"
+        << "    %kempty = tensor.empty() : " << t << "\n"
+        << "    %kfill = linalg.fill ins(%kvalue : " << e << ") outs(%kempty : " << t << ") -> " << t
+        << "\n";
+  if (failed(storeBox("%kfill", *ov, e, {"%kr", "%kc0"}, {d_.blockRows, C})))
+    return fail("internal error: the Spyre front end cannot store the padding");
   text_ << "    return\n  }\n}\n";
   return success();
 }

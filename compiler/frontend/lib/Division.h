@@ -49,7 +49,8 @@ int64_t elementBytes(mlir::Value v);
 std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& arch,
                                          std::string& why);
 
-/// The index of the division with the fewest estimated cycles (ties: more tiles).
+/// The index of the division with the fewest estimated cycles; among those within 5% of
+/// it, the one with the most tiles.
 size_t chooseDivision(const std::vector<Division>& candidates);
 
 } // namespace chipless::frontend

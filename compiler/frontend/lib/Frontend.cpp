@@ -84,11 +84,11 @@ const graph::GraphTarget& spyreTarget() {
           os << "matmul of '" << a << "' must produce " << a << " or f32 (got '" << c << "')";
         return s;
       },
-      // Convolutions, pooling, concatenation and embedding lookups: the front end's own
+      // Convolutions, pooling, concatenation, embedding lookups and padding: the front end's own
       // (GraphRewrites.cpp, Kernels.cpp).
       [](Operation* op) {
         return isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp,
-                   tensor::ConcatOp, tensor::GatherOp>(op);
+                   tensor::ConcatOp, tensor::GatherOp, tensor::PadOp>(op);
       }};
   return target;
 }

@@ -16,6 +16,7 @@ namespace chipless::frontend {
 LogicalResult KernelWriter::writeText() {
   if (k_.kind == KernelGroup::Kind::Relayout) return writeRelayoutText();
   if (k_.kind == KernelGroup::Kind::Gather) return writeGatherText();
+  if (k_.kind == KernelGroup::Kind::Fill) return writeFillText();
   if (k_.kind == KernelGroup::Kind::Window) return writeWindowText();
   // Arguments: every tensor the kernel reads or writes, by its memory.
   for (const Operand& o : k_.inputs) argument(o.value);
@@ -216,8 +217,7 @@ FailureOr<OwningOpRef<ModuleOp>> KernelWriter::build() {
   for (size_t i = 0; i < args_.size(); ++i)
     f.getArgument(static_cast<unsigned>(i))
         .setLoc(NameLoc::get(StringAttr::get(ctx_, args_[i] + "_ptr")));
-  if (k_.kind == KernelGroup::Kind::Relayout || k_.kind == KernelGroup::Kind::Window ||
-      k_.kind == KernelGroup::Kind::Gather) {
+  if (k_.kind != KernelGroup::Kind::Rows && k_.kind != KernelGroup::Kind::Matmul) {
     if (failed(verify(*module))) return failure();
     return module;
   }

@@ -225,6 +225,8 @@ private:
   /// An embedding lookup (tensor.gather of rows): a block of indices, the rows they name
   /// loaded through an indirect access tile, and stored.
   LogicalResult writeGatherText();
+  /// A fill: blocks of rows of the result set to one value (a padded tensor's border).
+  LogicalResult writeFillText();
   LogicalResult rebuild(Operation* op, OpBuilder& b);
   FailureOr<Value> fresh(Value graphInit, RankedTensorType t, OpBuilder& b, Location loc);
   FailureOr<Value> mapped(Value v, Operation* user);

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 #include "support/spyre_arch.h"
 
@@ -474,6 +475,66 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
     return success();
   };
 
+  // A padded tensor: its own memory set to the padding value, then the source copied into
+  // its interior.
+  auto pad = [&](tensor::PadOp p) -> LogicalResult {
+    Value result = p.getResult(), src = p.getSource();
+    ArrayRef<int64_t> shape = shapeOf(result);
+    Value yielded = p.getConstantPaddingValue();
+    Attribute value;
+    if (yielded) matchPattern(yielded, m_Constant(&value));
+    if (!value || !isa<FloatAttr>(value))
+      return p.emitError("the Spyre front end pads with a constant value only");
+    for (int64_t v : llvm::concat<const int64_t>(p.getStaticLow(), p.getStaticHigh()))
+      if (ShapedType::isDynamic(v) || v < 0)
+        return p.emitError("the Spyre front end pads by constant amounts only");
+    auto from = plan.views.find(src);
+    if (from == plan.views.end())
+      return p.emitError("the Spyre front end pads tensors in device memory only (this one is a "
+                         "constant)");
+    // Packed when the interior starts inside a stick.
+    const RootLayout layout = p.getStaticLow().back() % stickElems(result) != 0
+                                  ? RootLayout::Flat
+                                  : RootLayout::Stick;
+    if (!makeRoot(result, layout, shape))
+      return p.emitError("internal error: the Spyre front end found no layout for this result");
+    KernelGroup fill;
+    fill.kind = KernelGroup::Kind::Fill;
+    fill.name = "k" + std::to_string(plan.kernels.size() + 1) + "_fill";
+    fill.rows = rowsOf(shape);
+    fill.cols = shape.back();
+    fill.copyFrom = result;
+    fill.source = fill.dest = plan.views[result];
+    fill.fillValue = value;
+    fill.ops.push_back(p);
+    fill.forms[result] = Form::Matrix;
+    fill.outputs.push_back({result, Form::Matrix});
+    plan.kernels.push_back(std::move(fill));
+    auto interior = sliceView(plan.views[result], p.getStaticLow(), shapeOf(src),
+                              std::vector<int64_t>(shape.size(), 1));
+    if (!interior)
+      return p.emitError("internal error: the Spyre front end cannot place the padded tensor's "
+                         "interior");
+    KernelGroup copy;
+    copy.kind = KernelGroup::Kind::Relayout;
+    copy.name = "k" + std::to_string(plan.kernels.size() + 1) + "_pad";
+    copy.batch = 1;
+    for (size_t i = 0; i + 2 < shape.size(); ++i) copy.batch *= shapeOf(src)[i];
+    copy.rows = rowsOf(shapeOf(src));
+    copy.cols = shapeOf(src).back();
+    copy.copyFrom = src;
+    copy.source = from->second;
+    copy.dest = *interior;
+    copy.ops.push_back(p);
+    copy.forms[src] = Form::Matrix;
+    copy.forms[result] = Form::Matrix;
+    copy.inputs.push_back({src, Form::Matrix});
+    copy.outputs.push_back({result, Form::Matrix});
+    plan.kernels.push_back(std::move(copy));
+    producer[result] = static_cast<int>(plan.kernels.size()) - 1;
+    return success();
+  };
+
   std::function<LogicalResult(Operation*)> process = [&](Operation* op) -> LogicalResult {
     if (isa<func::ReturnOp>(op) || isInitOp(op)) return success();
     if (isViewOp(op)) {
@@ -500,6 +561,7 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
       return success();
     }
     if (auto cat = dyn_cast<tensor::ConcatOp>(op)) return concatenate(cat);
+    if (auto p = dyn_cast<tensor::PadOp>(op)) return pad(p);
     FailureOr<RowForm> rf = rowFormOf(op);
     if (failed(rf)) return failure();
     // i32 tensors are the indices of an embedding lookup: the SFU does not compute on them.
@@ -646,7 +708,8 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
   // What each kernel reads from and writes to device memory.
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     KernelGroup& kg = plan.kernels[k];
-    if (isa<tensor::ConcatOp>(kg.ops.front())) continue; // its part's input and the result
+    // A concatenation's or a padding's kernels: their input and the result, set above.
+    if (isa<tensor::ConcatOp, tensor::PadOp>(kg.ops.front())) continue;
     llvm::DenseSet<Operation*> inKernel(kg.ops.begin(), kg.ops.end());
     llvm::DenseSet<Value> seen;
     for (Operation* op : kg.ops) {

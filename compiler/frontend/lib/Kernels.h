@@ -45,7 +45,8 @@ struct KernelGroup {
     Matmul,    ///< one (batch) matmul [B, M, K] x [B, K, N] and its element-wise epilogue
     Relayout,  ///< a copy into the result's own layout (restickify), through the source's view
     Window,    ///< boxes of an image: a convolution's unfold, a pooling (DMA copies)
-    Gather     ///< rows of a matrix selected by a vector of indices (an embedding lookup)
+    Gather,    ///< rows of a matrix selected by a vector of indices (an embedding lookup)
+    Fill       ///< a tensor set to one value (a padded tensor's border, before its interior)
   };
   Kind kind = Kind::Rows;
   std::string name;                  ///< k1_softmax, ...
@@ -61,6 +62,8 @@ struct KernelGroup {
   /// (the result as it lies; for one input of a concatenation, its box of the result).
   TensorView source, dest;
   mlir::Value copyFrom;
+  /// A fill's value.
+  mlir::Attribute fillValue;
   std::vector<Operand> inputs;  ///< read from device memory, in first-use order
   std::vector<Operand> outputs; ///< written to device memory
   /// The form of every tensor value the kernel computes or reads.
