@@ -104,3 +104,25 @@ def test_architecture_changes_replan(tmp_path):
     y32 = simulate(tmp_path, out32, ins, ["y"])["y"]
     y16 = simulate(tmp_path, out16, ins, ["y"], ["--set", "chip.cores=16"])["y"]
     close(y16, y32, rtol=1e-2, atol=1e-4)
+
+
+def test_core_span_limits_the_divisions(tmp_path):
+    """A core addresses at most dram.core_span_bytes: with 512 KB, a 1024 x 1024 weight (2 MB,
+    its stick columns 128 KB apart) can only be read in blocks of few columns, so the
+    divisions that take wide column blocks are dropped; with 4 KB no division is left and
+    the error names the kernel's op and the limit."""
+    graph = tmp_path / "mm.mlir"
+    graph.write_text(matmul_graph(64, 1024, 1024, "f16"))
+    out, dump = compile_graph(tmp_path, graph, "span", flags=("--set", "dram.core_span_bytes=524288"))
+    _, wide = compile_graph(tmp_path, graph, "wide")
+    def columns(d):
+        chosen = [l for l in (d / "divisions.txt").read_text().splitlines() if l.startswith("  ")]
+        return [int(re.search(r"tiles of \d+ x (\d+)", l).group(1)) for l in chosen]
+    assert max(columns(dump)) <= 256 < max(columns(wide)), (columns(dump), columns(wide))
+    rng = np.random.default_rng(4)
+    a, b = f16(rng, 64, 1024, scale=0.25), f16(rng, 1024, 1024, scale=0.25)
+    c = simulate(tmp_path, out, {"A": a, "B": b}, ["C"], flags=("--set", "dram.core_span_bytes=524288"))["C"]
+    close(c, a.astype(np.float32) @ b.astype(np.float32), rtol=2e-2, atol=2e-2)
+    r = run(BIN / "spyre-compile", graph, "-o", tmp_path / "none", "--set", "dram.core_span_bytes=4096", ok=False)
+    assert r.returncode == 1 and "error: every division of the kernel has a tile that addresses" in r.stderr \
+        and "(dram.core_span_bytes = 4096)" in r.stderr and "mm.mlir:" in r.stderr, r.stderr

@@ -16,6 +16,8 @@
 
 #include "Division.h"
 
+#include "CoreSpan.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -477,8 +479,9 @@ std::vector<Division> windowDivisions(const KernelGroup& k, const SpyreArch& arc
 
 } // namespace
 
-std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& arch,
-                                         std::string& why) {
+namespace {
+
+std::vector<Division> allDivisions(const KernelGroup& k, const SpyreArch& arch, std::string& why) {
   switch (k.kind) {
   case KernelGroup::Kind::Rows:
     return rowDivisions(k, arch, why);
@@ -492,6 +495,36 @@ std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& 
     return windowDivisions(k, arch, why);
   }
   return {};
+}
+
+} // namespace
+
+std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& arch,
+                                         const KernelPlan& plan, std::string& why) {
+  std::vector<Division> all = allDivisions(k, arch, why), out;
+  // A core addresses one span of at most dram.core_span_bytes.
+  const int64_t limit = arch.dram.core_span_bytes;
+  TileSpan narrowest;
+  for (const Division& d : all) {
+    TileSpan span = widestTileSpan(k, d, plan);
+    if (span.bytes <= limit) {
+      out.push_back(d);
+    } else if (narrowest.bytes == 0 || span.bytes < narrowest.bytes) {
+      narrowest = span;
+    }
+  }
+  if (out.empty() && !all.empty()) {
+    std::string name = "a tensor";
+    if (auto arg = dyn_cast<BlockArgument>(narrowest.tensor))
+      name = "argument " + std::to_string(arg.getArgNumber());
+    else if (narrowest.tensor)
+      name = "the result of '" + narrowest.tensor.getDefiningOp()->getName().getStringRef().str() +
+             "'";
+    why = "every division of the kernel has a tile that addresses " + name + " over " +
+          std::to_string(narrowest.bytes) + " bytes, more than one core may (dram.core_span_bytes = " +
+          std::to_string(limit) + ")";
+  }
+  return out;
 }
 
 size_t chooseDivision(const std::vector<Division>& c) {

@@ -43,11 +43,11 @@ struct Division {
 /// The element size of `v`'s type, in bytes.
 int64_t elementBytes(mlir::Value v);
 
-/// Every division the front end considers for `k`, each with its estimated cycles, and the
-/// index of the cheapest. Fails (with the reason in `why`) when no division fits the
-/// scratchpad.
+/// Every division the front end considers for `k`, each with its estimated cycles: those
+/// that fit the scratchpad and whose tiles address each tensor within
+/// `dram.core_span_bytes` (CoreSpan.h). Empty (with the reason in `why`) when there is none.
 std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& arch,
-                                         std::string& why);
+                                         const KernelPlan& plan, std::string& why);
 
 /// The index of the division with the fewest estimated cycles; among those within 5% of
 /// it, the one with the most tiles.

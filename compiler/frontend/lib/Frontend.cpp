@@ -241,7 +241,7 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
   MLIRContext* ctx = graph.getContext();
   for (const KernelGroup& k : plan->kernels) {
     std::string why;
-    std::vector<Division> candidates = candidateDivisions(k, arch, why);
+    std::vector<Division> candidates = candidateDivisions(k, arch, *plan, why);
     if (candidates.empty()) return k.ops.front()->emitError(why);
     size_t chosen = chooseDivision(candidates);
     if (auto forced = options.divisions.find(k.name); forced != options.divisions.end()) {

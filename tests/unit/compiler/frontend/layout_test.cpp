@@ -1,5 +1,6 @@
 // Where the Spyre front end's tensors lie (compiler/frontend/lib/Layout.h): the stick
 // layout of SPYRE.md, and which reshapes, permutations and slices are strided views of it.
+#include "CoreSpan.h"
 #include "Layout.h"
 
 #include <gtest/gtest.h>
@@ -145,4 +146,16 @@ TEST(Layout, BlocksOfFactorsFit) {
   EXPECT_TRUE(blockFits(d, 256));  // two whole inner runs
   EXPECT_TRUE(blockFits(d, 512));  // the whole dimension
   EXPECT_FALSE(blockFits(d, 96));  // 96 does not divide 128
+}
+
+TEST(Layout, TheSpanOfATileBox) {
+  // 4 rows of a [1024, 512] tensor padded to 1056 rows: its 8 stick columns 1056 x 64
+  // elements apart, so 4 rows reach over nearly the whole tensor.
+  auto v = rootView(mlir::Value(), {1024, 512}, {1024, 512}, RootLayout::Stick, kF16Stick, 1056);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(boxSpanElements(*v, {4, 512}), 3 * 64 + 7 * 1056 * 64 + 63 + 1);
+  // One stick column of 128 rows: contiguous.
+  EXPECT_EQ(boxSpanElements(*v, {128, 64}), 128 * 64);
+  // Packed: 4 whole rows.
+  EXPECT_EQ(boxSpanElements(flat({1024, 512}), {4, 512}), 4 * 512);
 }
