@@ -346,10 +346,14 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
         d.stepDepth = depth;
         d.residentBytes = resident;
         const int64_t Kpad = roundUp(kSpan * e, r.stick) / e;
-        // Each block of rows reads its A rows and the whole span of B again.
+        // Each block of rows reads its A rows and the whole span of B again; a transposed B
+        // is a DMA run per element, each charged a whole stick.
+        const double bBytes = k.transposedB ? static_cast<double>(kSpan * bn * r.stick)
+                                            : static_cast<double>(kSpan * bnPad * e);
         const double in =
-            static_cast<double>((bm * Kpad + (bm / sub) * kSpan * bnPad) * e +
-                                sliceRows * bn * epiMatrix + sliceRows * epiRow + bn * epiCol);
+            static_cast<double>(bm * Kpad * e + sliceRows * bn * epiMatrix + sliceRows * epiRow +
+                                bn * epiCol) +
+            static_cast<double>(bm / sub) * bBytes;
         const double outBytes = static_cast<double>(sliceRows * bn * outPerElem);
         const double pt = ptCycles(r, bm, bn, kSpan, lanes);
         // The ring reduce-scatter: gk - 1 steps, each moving one slice a hop and adding it.

@@ -14,6 +14,7 @@
 #include "KernelBuilder.h"
 #include "Kernels.h"
 #include "Link.h"
+#include "TransposedAccess.h"
 #include "dataflow/Emit/EmitSpyreCode.h"
 #include "dataflow/Scheduler/Scheduler.h"
 #include "graph/GraphForm.h"
@@ -199,6 +200,7 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
   memory.channels = arch.dram.channels;
   FailureOr<KernelPlan> plan = formKernels(f, memory);
   if (failed(plan)) return failure();
+  readTransposedInPlace(*plan, arch);
   auto ret = cast<func::ReturnOp>(f.getBody().front().getTerminator());
   for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
     // formKernels made every result a tensor of its own in the stick layout (or a view that

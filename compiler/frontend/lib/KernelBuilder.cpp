@@ -135,7 +135,22 @@ LogicalResult KernelWriter::writeText() {
     FailureOr<std::string> a =
         loadBox(*accessView(A, Form::Matrix), elem(A),
                 {splitK() ? std::string("%km0") : matmulRow(), kk}, aShape);
-    FailureOr<std::string> bm = loadBox(*accessView(B, Form::Matrix), elem(B), {kRow, "%kn0"}, bShape);
+    FailureOr<std::string> bm = failure();
+    if (k_.transposedB && k_.batch > 1) {
+      // Matrix b of the batch, its K x N block, as it lies; then the block as a matrix.
+      const std::vector<int64_t> box{1, d_.stepDepth, d_.blockCols};
+      bm = loadBox(*accessView(B, Form::Matrix), elem(B), {"%kbi", kk, "%kn0"}, box);
+      if (succeeded(bm)) {
+        const std::string m = "%kbt";
+        text_ << "    " << m << " = tensor.collapse_shape " << *bm << " [[0, 1], [2]] : tensor<"
+              << dimsText(box) << "x" << elem(B) << "> into tensor<" << dimsText(bShape) << "x"
+              << elem(B) << ">\n";
+        bm = m;
+      }
+    } else {
+      bm = loadBox(*accessView(B, Form::Matrix), elem(B), {k_.transposedB ? kk : kRow, "%kn0"},
+                   bShape);
+    }
     if (failed(a) || failed(bm))
       return fail("internal error: the Spyre front end cannot load the matmul's operand blocks");
     const std::string ta = "tensor<" + dimsText(aShape) + "x" + elem(A) + ">",

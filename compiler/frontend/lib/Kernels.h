@@ -58,6 +58,9 @@ struct KernelGroup {
   /// A matmul whose epilogue works along whole rows of its output (a softmax, a
   /// normalisation): its tiles take whole rows (no split of N or K).
   bool wholeRows = false;
+  /// A matmul that reads B as it lies, through a transposed view (one DMA run per element),
+  /// where that is cheaper than restickifying it first (TransposedAccess.h).
+  bool transposedB = false;
   /// A re-layout's source as it lies in memory, the tensor it copies and where it writes
   /// (the result as it lies; for one input of a concatenation, its box of the result).
   TensorView source, dest;

@@ -15,6 +15,8 @@ namespace chipless::frontend {
 std::optional<TensorView> KernelWriter::accessView(Value v, Form f) const {
   auto it = plan_.views.find(v);
   if (it == plan_.views.end()) return std::nullopt;
+  // A transposed B is read through its own dimensions (its rows need not fold).
+  if (k_.transposedB && v == k_.ops.front()->getOperand(1)) return it->second;
   if (f == Form::Matrix || f == Form::Repeated) return matrixView(it->second);
   return vectorView(it->second);
 }
