@@ -27,6 +27,10 @@ struct DeviceOptions {
   int index = -1;          ///< device number; -1 picks the first free one
   bool timingOnly = false; ///< skip arithmetic and data (large what-if runs)
   int chips = 1;           ///< TPU: chips joined by ICI (ici.topology); Spyre: 1
+  /// Bounds on every launch (0: none): simulated cycles, and seconds of host time; a launch
+  /// that passes one stops with a report of where each engine is.
+  double maxCycles = 0;
+  double timeoutSeconds = 0;
 };
 
 /// What a launch binds.

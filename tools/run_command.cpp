@@ -35,6 +35,10 @@ struct RunOptions {
   int launches = 1;
   int device = -1;
   int chips = 1;
+  /// A generous bound by default: 100 s of device time at 1 GHz, far past any bundled run,
+  /// so a program that will not finish stops with an engine report instead of running on.
+  double maxCycles = 1e11;
+  double timeout = 0;
   std::string logLevel = "warn";
 };
 
@@ -88,6 +92,14 @@ void addRunOptions(CLI::App& run, RunOptions& o, ChipKind kind) {
   if (kind == ChipKind::Tpu)
     run.add_option("--chips", o.chips, "chips joined by ICI (default 1)")
         ->check(CLI::PositiveNumber);
+  run.add_option("--max-cycles", o.maxCycles,
+                 "stop a launch that passes N simulated cycles, reporting where each engine "
+                 "is (default 1e11; 0: no bound)")
+      ->check(CLI::NonNegativeNumber);
+  run.add_option("--timeout", o.timeout,
+                 "stop a launch that passes SECONDS of host time, reporting where each engine "
+                 "is (default: no bound)")
+      ->check(CLI::NonNegativeNumber);
   run.add_option("--log-level", o.logLevel, "trace, debug, info, warn, error, off");
 }
 
@@ -178,7 +190,8 @@ int run(const char* tool, ChipKind kind, const RunOptions& o) {
   spdlog::set_level(spdlog::level::from_str(o.logLevel));
   RunBindings bindings = readBindings(o);
   std::unique_ptr<runtime::Device> device =
-      runtime::Device::openFor(kind, o.plan, o.arch, o.sets, {o.device, o.timingOnly, o.chips});
+      runtime::Device::openFor(kind, o.plan, o.arch, o.sets,
+                               {o.device, o.timingOnly, o.chips, o.maxCycles, o.timeout});
   std::unique_ptr<runtime::Program> program = device->prepare(o.plan);
   const runtime::ProgramInfo& info = program->info();
   checkOutputs(info, bindings, o.timingOnly);

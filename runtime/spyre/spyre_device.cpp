@@ -19,6 +19,7 @@ SpyreDevice::SpyreDevice(const SpyreArch& arch, const DeviceOptions& options, De
     : arch_(arch), options_(options), lock_(std::move(lock)), memory_(!options.timingOnly) {
   context_ = std::make_unique<sim::SimContext>();
   chip_ = std::make_unique<sim::spyre::Chip>(arch_, memory_, options.timingOnly);
+  chip_->setLimits(options.maxCycles, options.timeoutSeconds);
 }
 
 SpyreDevice::~SpyreDevice() {

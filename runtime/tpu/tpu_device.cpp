@@ -29,6 +29,7 @@ TpuDevice::TpuDevice(const TpuArch& arch, const DeviceOptions& options, DeviceLo
   }
   context_ = std::make_unique<sim::SimContext>();
   system_ = std::make_unique<sim::tpu::System>(arch_, raw, options.timingOnly);
+  system_->setLimits(options.maxCycles, options.timeoutSeconds);
 }
 
 TpuDevice::~TpuDevice() {

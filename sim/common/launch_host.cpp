@@ -9,6 +9,17 @@
 
 namespace chipless::sim {
 
+namespace {
+
+/// "1.5", "30", "0.25": seconds as the user wrote them.
+std::string formatSeconds(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", s);
+  return text;
+}
+
+} // namespace
+
 LaunchHost::LaunchHost(double clockGhz, bool timingOnly, std::string progressLabel)
     : clockGhz_(clockGhz), periodPs_(1000.0 / clockGhz), timingOnly_(timingOnly),
       progressLabel_(std::move(progressLabel)), arbiter_("arbiter"), launchEvent_("launch"),
@@ -40,6 +51,7 @@ LaunchTimes LaunchHost::runLaunch(size_t symbolCount, const std::vector<int64_t>
                 std::to_string(symbolCount) + " symbols");
   auto hostStart = std::chrono::steady_clock::now();
   progressStart_ = progressLast_ = hostStart;
+  progressCycles_ = 0;
   symbols_ = &symbolValues;
   // Threads run ahead of SystemC time, so the previous launch may end after now().
   const Cycles previousEnd = std::max(now(), lastActivity_);
@@ -103,14 +115,54 @@ std::string LaunchHost::deadlockReport(const std::vector<const LaunchThread*>& b
 }
 
 void LaunchHost::progress() {
-  if (!progressToTty_) return;
   auto t = std::chrono::steady_clock::now();
-  if (t - progressLast_ < std::chrono::seconds(1)) return;
+  if (t - progressLast_ < (progressToTty_ ? std::chrono::seconds(1) : std::chrono::seconds(60)))
+    return;
+  const double host = std::chrono::duration<double>(t - progressStart_).count();
+  const double window = std::chrono::duration<double>(t - progressLast_).count();
+  const double simulated = now() - launchStart_;
+  const double rate = window > 0 ? (simulated - progressCycles_) / window : 0;
   progressLast_ = t;
-  double host = std::chrono::duration<double>(t - progressStart_).count();
-  std::fprintf(stderr, "\r[%s] %.3f M cycles simulated, %.1f s", progressLabel_.c_str(),
-               (now() - launchStart_) / 1e6, host);
+  progressCycles_ = simulated;
+  std::fprintf(stderr, progressToTty_ ? "\r[%s] %.3f M cycles simulated, %.1f s, %.2f M cycles/s"
+                                      : "[%s] %.3f M cycles simulated, %.1f s, %.2f M cycles/s\n",
+               progressLabel_.c_str(), simulated / 1e6, host, rate / 1e6);
   std::fflush(stderr);
+}
+
+void LaunchHost::checkLimits(const LaunchThread& thread, Cycles local) {
+  if (maxCycles_ > 0 && local - launchStart_ > maxCycles_)
+    throw Error("the run passed --max-cycles " + std::to_string(static_cast<int64_t>(maxCycles_)) +
+                " without finishing (" + thread.where() + " reached cycle " +
+                std::to_string(static_cast<int64_t>(local - launchStart_)) + "); " +
+                enginesReport());
+  // Host time (and progress lines): looked at every 4096 checks.
+  if ((++limitChecks_ & 4095) != 0) return;
+  progress();
+  if (timeoutSeconds_ <= 0) return;
+  const double host =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - progressStart_).count();
+  if (host > timeoutSeconds_)
+    throw Error("the run passed --timeout " + formatSeconds(timeoutSeconds_) +
+                " s of host time at simulated cycle " +
+                std::to_string(static_cast<int64_t>(local - launchStart_)) + "; " + enginesReport());
+}
+
+std::string LaunchHost::enginesReport() const {
+  constexpr size_t kShown = 24;
+  std::string msg = "engines still running:";
+  size_t shown = 0, running = 0;
+  for (const LaunchThread* t : threads_) {
+    if (t->state() != LaunchThread::State::Running) continue;
+    ++running;
+    if (shown == kShown) continue;
+    ++shown;
+    msg += "\n  " + t->where() + ": at cycle " +
+           std::to_string(static_cast<int64_t>(t->localTime() - launchStart_));
+    if (!t->blockedOn().empty()) msg += ", waiting for " + t->blockedOn();
+  }
+  if (running > shown) msg += "\n  ... and " + std::to_string(running - shown) + " more";
+  return msg;
 }
 
 // ---- tracing ------------------------------------------------------------------------------

@@ -76,8 +76,21 @@ public:
   /// When the running launch started, in its time frame (0): every thread starts its
   /// program there.
   Cycles launchStart() const { return launchStart_; }
-  /// Prints progress on stderr now and then during long runs (only to a terminal).
+  /// Prints progress on stderr now and then during long runs: every second to a terminal,
+  /// once a minute otherwise.
   void progress();
+
+  /// Bounds every launch: `maxCycles` simulated cycles (0: none) and `timeoutSeconds` of
+  /// host time (0: none). A launch that passes either stops with a report of where each
+  /// engine is.
+  void setLimits(Cycles maxCycles, double timeoutSeconds) {
+    maxCycles_ = maxCycles;
+    timeoutSeconds_ = timeoutSeconds;
+  }
+  Cycles maxCycles() const { return maxCycles_; }
+  /// Throws chipless::Error with the engine report when `thread`, at `local`, has passed a
+  /// limit (called by the engines as they run; cheap).
+  void checkLimits(const LaunchThread& thread, Cycles local);
 
   // ---- tracing (no-ops without a trace) ---------------------------------------------
   bool tracing() const { return trace_ != nullptr; }
@@ -108,6 +121,12 @@ private:
   [[noreturn]] void abortLaunch(std::string message);
   /// The deadlock report of `blocked` (running threads when SystemC ran out of events).
   static std::string deadlockReport(const std::vector<const LaunchThread*>& blocked);
+  /// Where every running engine is ("core 0 dma_in pc 3: at cycle 1200"), for the report of
+  /// a run stopped at a limit.
+  std::string enginesReport() const;
+  Cycles maxCycles_ = 0;
+  double timeoutSeconds_ = 0;
+  uint64_t limitChecks_ = 0;
   double toUs(Cycles c) const { return (c - launchStart_) / (clockGhz_ * 1000.0); }
   /// Writes the busy intervals noted by traceResource as counter events.
   void flushResourceTraces();
@@ -135,6 +154,7 @@ private:
   std::map<std::string, ResourceLog> resourceLog_; ///< by name: deterministic order
   bool progressToTty_;
   std::chrono::steady_clock::time_point progressStart_, progressLast_;
+  double progressCycles_ = 0; ///< simulated cycles at the last progress line
 };
 
 } // namespace chipless::sim

@@ -68,6 +68,8 @@ void LaunchThread::syncToLocal() {
   }
 }
 
+void LaunchThread::checkLimits() { host_.checkLimits(*this, local_); }
+
 void LaunchThread::reserveShared(const std::function<void()>& reserve) {
   syncToLocal();
   bool done = false;

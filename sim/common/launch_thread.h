@@ -62,6 +62,9 @@ protected:
   /// arbiter: shared resources are reserved in simulated-time order, and requests made at
   /// the same time in a fixed thread order.
   void reserveShared(const std::function<void()>& reserve);
+  /// Stops the launch (an Error with the engine report) once this thread has passed the
+  /// host's --max-cycles or --timeout; engines call it for every instruction they issue.
+  void checkLimits();
 
   Cycles local_ = 0;
   State state_ = State::Idle;

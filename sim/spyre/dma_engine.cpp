@@ -19,6 +19,40 @@ void DmaEngine::addUnitStats(Stats& stats, const std::string& prefix) const {
   stats.set(prefix + "transfers", static_cast<double>(transfers_), "descriptors");
 }
 
+void DmaEngine::checkFootprint(uint64_t mem, int64_t bytes, const int64_t n[3],
+                               const int64_t ms[3]) {
+  // The whole footprint before any run moves: device addresses that cannot overflow, and a
+  // transfer that ends within --max-cycles (a count of billions fails here, not after hours).
+  __int128 lo = static_cast<__int128>(mem), hi = lo + bytes;
+  double runs = 1;
+  for (int d = 0; d < 3; ++d) {
+    const __int128 span = static_cast<__int128>(n[d] > 0 ? n[d] - 1 : 0) * ms[d];
+    (span < 0 ? lo : hi) += span;
+    runs *= static_cast<double>(n[d]);
+  }
+  auto field = [&](int d) { return "n" + std::to_string(d + 1) + " = " + std::to_string(n[d]); };
+  int widest = 0;
+  for (int d = 1; d < 3; ++d)
+    if (n[d] > n[widest]) widest = d;
+  if (lo < 0 || hi > static_cast<__int128>(UINT64_MAX))
+    fault("device footprint of the transfer is outside the address space (" + field(widest) +
+          ", memory strides " + std::to_string(ms[0]) + ", " + std::to_string(ms[1]) + ", " +
+          std::to_string(ms[2]) + ")");
+  const Cycles limit = chip_.maxCycles();
+  if (limit <= 0 || runs == 0) return;
+  // At least its bytes at the DMA rate.
+  const double cycles = runs * static_cast<double>(bytes) /
+                        static_cast<double>(chip_.arch().dma.bytes_per_cycle);
+  if (cycles + local_ - chip_.launchStart() > limit) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  ": the transfer's %.4g runs of %lld bytes take at least %.4g cycles, past "
+                  "--max-cycles %lld",
+                  runs, static_cast<long long>(bytes), cycles, static_cast<long long>(limit));
+    fault(field(widest) + text);
+  }
+}
+
 void DmaEngine::executeUnitOp(const Instruction& ins) {
   const SpyreArch& arch = chip_.arch();
   const bool load = ins.op == Opcode::DmaLoad || ins.op == Opcode::DmaLoadB;
@@ -62,6 +96,7 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
   if (lo < 0 || hi + bytes > arch.scratchpad.bytes)
     fault("scratchpad range " + std::to_string(lo) + ".." + std::to_string(hi + bytes) +
           " outside the scratchpad (0.." + std::to_string(arch.scratchpad.bytes) + ")");
+  checkFootprint(mem, bytes, n, ms);
 
   perChannel_.assign(static_cast<size_t>(chip_.dram().channels()), 0.0);
   DeviceMemory& memory = chip_.memory();

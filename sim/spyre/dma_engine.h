@@ -17,6 +17,9 @@ public:
 protected:
   void executeUnitOp(const spyrecode::Instruction& ins) override;
   void resetUnit() override { bytes_ = 0, transfers_ = 0; }
+  /// Faults (naming the widest count) when the descriptor's device footprint leaves the
+  /// address space, or when it could not end within --max-cycles.
+  void checkFootprint(uint64_t mem, int64_t bytes, const int64_t n[3], const int64_t ms[3]);
 
 private:
   double bytes_ = 0;

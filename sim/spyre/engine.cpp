@@ -58,6 +58,7 @@ void Engine::runProgram() {
     const Instruction& ins = code[pc_];
     current_ = &ins;
     ++counters_.instructions;
+    checkLimits();
     if (scalarOp(ins)) {
       local_ += cpi;
       continue;

@@ -85,6 +85,7 @@ void TensorCore::runProgram() {
     const Bundle& b = bundles[pc_];
     size_t next = pc_ + 1;
     ++counters_.bundles;
+    checkLimits();
     for (const Op& op : b.ops) {
       current_ = &op;
       ++counters_.ops;

@@ -1,0 +1,91 @@
+// Runs that would not finish stop: a DMA descriptor whose count makes it run for ever is an
+// error at once (issue 14's two runaway programs, reproduced from the bundled matmul), a
+// program that loops for ever stops at --max-cycles or --timeout with a report of where each
+// engine is.
+#include "support/atomic_file.h"
+#include "tests/e2e/kernel_harness.h"
+#include "tests/e2e/ktir_harness.h"
+#include "tests/e2e/shell.h"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+
+namespace chipless::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BoundedRun : public ::testing::Test {
+protected:
+  void SetUp() override { dir = testWorkDir(); }
+  /// Assembles `text` into DIR/prog; returns the plan.
+  std::string assemble(const std::string& text) const {
+    writeFileAtomically((dir / "k.s").string(), text);
+    ShellResult r = sh(tool("spyre-as") + " " + (dir / "k.s").string() + " -o " +
+                       (dir / "prog").string());
+    EXPECT_EQ(r.status, 0) << r.output;
+    return (dir / "prog" / "job.plan").string();
+  }
+  /// The bundled matmul with `from` replaced by `to`.
+  std::string matmulWith(const std::string& from, const std::string& to) const {
+    std::string text = readFile(std::string(CHIPLESS_SOURCE_DIR) + "/models/kernels/matmul.s");
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+  }
+  static void expectMentions(const ShellResult& r, std::initializer_list<const char*> words) {
+    EXPECT_EQ(r.status, 1) << r.output;
+    for (const char* w : words)
+      EXPECT_NE(r.output.find(w), std::string::npos) << "missing '" << w << "' in:\n" << r.output;
+  }
+  fs::path dir;
+};
+
+constexpr const char* kMatmulScalars = " --timing-only --scalar K=256 --scalar M=256 --scalar N=256";
+
+TEST_F(BoundedRun, AnAbsurdDmaCountIsAnErrorAtOnce) {
+  // The loop count issue 14 found in a mutated init.bin: 193,273,528,321 runs.
+  std::string plan = assemble(matmulWith("bytes=r15, done=2", "bytes=r15, n3=193273528321, done=2"));
+  ShellResult r = sh(tool("spyre-sim") + " run " + plan + kMatmulScalars);
+  expectMentions(r, {"dma_in pc 21 (dma.load): n3 = 193273528321", "runs of 32768 bytes",
+                     "past --max-cycles 100000000000"});
+}
+
+TEST_F(BoundedRun, AnAbsurdStrideIsAnErrorAtOnce) {
+  // A multiplier of 962,072,674,432 in the A stride: the first run outside memory faults.
+  std::string plan = assemble(matmulWith("mul  r8, @A.d0, STICK", "mul  r8, @A.d0, 962072674432"));
+  ShellResult r = sh(tool("spyre-sim") + " run " + plan + kMatmulScalars);
+  expectMentions(r, {"dma_in pc 14 (dma.load): device address", "is outside every allocation"});
+}
+
+TEST_F(BoundedRun, ALoopThatNeverEndsStopsAtMaxCycles) {
+  std::string plan = assemble(".kernel spin\n.program dma_in cores=0\ntop: nop\n  jmp top\n.end\n"
+                              ".program dma_out cores=3\n  nop 10\n.end\n");
+  ShellResult r = sh(tool("spyre-sim") + " run " + plan + " --max-cycles 100000");
+  expectMentions(r, {"the run passed --max-cycles 100000 without finishing",
+                     "core 0 dma_in pc 1 reached cycle 100001", "engines still running:",
+                     "core 0 dma_in pc"});
+  // Every engine that has not finished is in the report, where it is (a thread that only
+  // computes runs ahead of the others, which may not have started).
+  EXPECT_NE(r.output.find("core 3 dma_out pc 0: at cycle"), std::string::npos) << r.output;
+}
+
+TEST_F(BoundedRun, ALoopThatNeverEndsStopsAtTheTimeout) {
+  std::string plan = assemble(".kernel spin\n.program dma_in cores=0\ntop: nop\n  jmp top\n.end\n");
+  ShellResult r = sh(tool("spyre-sim") + " run " + plan + " --max-cycles 0 --timeout 0.5");
+  expectMentions(r, {"the run passed --timeout 0.5 s of host time", "core 0 dma_in pc"});
+}
+
+TEST_F(BoundedRun, ATpuLoopThatNeverEndsStopsAtMaxCycles) {
+  writeFileAtomically((dir / "t.s").string(),
+                      ".kernel spin\n.program cores=0\ntop:\n    nop\n    jmp top\n.end\n");
+  ShellResult a = sh(tool("tpu-as") + " " + (dir / "t.s").string() + " -o " + (dir / "tp").string());
+  ASSERT_EQ(a.status, 0) << a.output;
+  ShellResult r = sh(tool("tpu-sim") + " run " + (dir / "tp" / "job.plan").string() +
+                     " --max-cycles 5000");
+  expectMentions(r, {"the run passed --max-cycles 5000 without finishing",
+                     "chip 0 core 0 pc 0 reached cycle 5001", "engines still running:"});
+}
+
+} // namespace
+} // namespace chipless::test
