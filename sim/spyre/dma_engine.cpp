@@ -115,6 +115,7 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
   for (int64_t i3 = 0; i3 < n[2]; ++i3)
     for (int64_t i2 = 0; i2 < n[1]; ++i2)
       for (int64_t i1 = 0; i1 < n[0]; ++i1) {
+        if ((++runsSinceCheck_ & 255) == 0) checkLimits(); // --timeout reaches into a long transfer
         uint64_t m = mem + static_cast<uint64_t>(i1 * ms[0] + i2 * ms[1] + i3 * ms[2]);
         int64_t s = sp + i1 * ss[0] + i2 * ss[1] + i3 * ss[2];
         uint8_t* p = whole ? (fn ? whole + (m - memLo) : whole)

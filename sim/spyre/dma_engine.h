@@ -24,6 +24,7 @@ protected:
 private:
   double bytes_ = 0;
   uint64_t transfers_ = 0;
+  uint64_t runsSinceCheck_ = 0; ///< runs moved, for the host-time check within a transfer
   std::vector<double> perChannel_;
   std::vector<Timeline*> path_;
   std::vector<Cycles> starts_;

@@ -4,6 +4,8 @@
 #include "sim/tpu/tensor_core.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdio>
 #include <cstring>
 
 namespace chipless::sim::tpu {
@@ -51,12 +53,30 @@ void TensorCore::dma(const Op& op, bool in) {
   } else {
     checkVmem(what, localB);
   }
+  // The whole HBM footprint, and a transfer that could not end within --max-cycles (rows in
+  // the billions), fail before a row moves.
+  const __int128 hbmSpan = static_cast<__int128>(rows - 1) * hbmStride;
+  if (hbmAddr + hbmSpan < 0 || hbmAddr + hbmSpan + bytes > static_cast<__int128>(INT64_MAX))
+    fault("HBM footprint of the transfer is outside the address space (rows = " +
+          std::to_string(rows) + ", HBM stride " + std::to_string(hbmStride) + ")");
+  const double minCycles = static_cast<double>(rows) * static_cast<double>(bytes) /
+                           static_cast<double>(arch.dma.bytes_per_cycle);
+  if (system_.maxCycles() > 0 && minCycles + local_ - system_.launchStart() > system_.maxCycles()) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "rows = %lld: the transfer's rows of %lld bytes take at least %.4g cycles, past "
+                  "--max-cycles %lld",
+                  static_cast<long long>(rows), static_cast<long long>(bytes), minCycles,
+                  static_cast<long long>(system_.maxCycles()));
+    fault(text);
+  }
   DeviceMemory& memory = system_.memory(chip_);
   Hbm& hbm = system_.hbm(chip_);
   std::fill(perChannel_.begin(), perChannel_.end(), 0.0);
   const bool fn = !system_.timingOnly();
   uint8_t* base = smem ? smem_.data() : vmem_.get();
   for (int64_t j = 0; j < rows; ++j) {
+    if ((j & 255) == 255) checkLimits(); // --timeout reaches into a long transfer
     const uint64_t h = static_cast<uint64_t>(hbmAddr + j * hbmStride);
     uint8_t* p = memory.span(h, static_cast<uint64_t>(bytes));
     if (!p)

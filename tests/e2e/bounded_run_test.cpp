@@ -87,5 +87,22 @@ TEST_F(BoundedRun, ATpuLoopThatNeverEndsStopsAtMaxCycles) {
                      "chip 0 core 0 pc 0 reached cycle 5001", "engines still running:"});
 }
 
+TEST_F(BoundedRun, ATpuTransferOfAbsurdRowsIsAnErrorAtOnceOrStopsAtTheTimeout) {
+  auto program = [&](const char* rows) {
+    writeFileAtomically((dir / "d.s").string(),
+                        std::string(".kernel big\n.input A f32 [8, 128]\n.program cores=0\n"
+                                    "    dma.in dst=0, src=@A, bytes=512, rows=") +
+                            rows + ", src_stride=0, dst_stride=0, sem=0\n    sem.wait 0\n.end\n");
+    ShellResult a = sh(tool("tpu-as") + " " + (dir / "d.s").string() + " -o " + (dir / "dp").string());
+    EXPECT_EQ(a.status, 0) << a.output;
+    return tool("tpu-sim") + " run " + (dir / "dp" / "job.plan").string() + " --timing-only";
+  };
+  expectMentions(sh(program("1000000000000")),
+                 {"core 0 dma pc 0 (dma.in): rows = 1000000000000", "past --max-cycles"});
+  // Under the cycle bound but hours of host time: the timeout reaches into the transfer.
+  expectMentions(sh(program("90000000000") + " --timeout 0.5"),
+                 {"the run passed --timeout 0.5 s of host time", "chip 0 core 0 pc 0"});
+}
+
 } // namespace
 } // namespace chipless::test
