@@ -89,7 +89,7 @@ public:
   }
   Cycles maxCycles() const { return maxCycles_; }
   /// Throws chipless::Error with the engine report when `thread`, at `local`, has passed a
-  /// limit (called by the engines as they run; cheap).
+  /// limit; prints progress (LaunchThread::checkLimits calls it now and then).
   void checkLimits(const LaunchThread& thread, Cycles local);
 
   // ---- tracing (no-ops without a trace) ---------------------------------------------
@@ -126,7 +126,6 @@ private:
   std::string enginesReport() const;
   Cycles maxCycles_ = 0;
   double timeoutSeconds_ = 0;
-  uint64_t limitChecks_ = 0;
   double toUs(Cycles c) const { return (c - launchStart_) / (clockGhz_ * 1000.0); }
   /// Writes the busy intervals noted by traceResource as counter events.
   void flushResourceTraces();

@@ -15,6 +15,9 @@ void LaunchThread::armThread(bool hasProgram, Cycles start) {
   armed_ = hasProgram;
   state_ = hasProgram ? State::Running : State::Idle;
   local_ = start;
+  limitAt_ = host_.maxCycles() > 0 ? start + host_.maxCycles()
+                                   : std::numeric_limits<Cycles>::infinity();
+  countdown_ = 4096;
   blockedOn_.clear();
   describe_ = nullptr;
   describeContext_ = nullptr;
@@ -68,7 +71,10 @@ void LaunchThread::syncToLocal() {
   }
 }
 
-void LaunchThread::checkLimits() { host_.checkLimits(*this, local_); }
+void LaunchThread::checkHostLimits() {
+  countdown_ = 4096;
+  host_.checkLimits(*this, local_);
+}
 
 void LaunchThread::reserveShared(const std::function<void()>& reserve) {
   syncToLocal();

@@ -7,6 +7,7 @@
 #include "sim/common/timeline.h"
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <systemc>
 
@@ -63,14 +64,21 @@ protected:
   /// the same time in a fixed thread order.
   void reserveShared(const std::function<void()>& reserve);
   /// Stops the launch (an Error with the engine report) once this thread has passed the
-  /// host's --max-cycles or --timeout; engines call it for every instruction they issue.
-  void checkLimits();
+  /// host's --max-cycles or --timeout; engines call it for every instruction they issue, so
+  /// it costs a compare and a decrement (the host's clock is read every 4096 calls).
+  void checkLimits() {
+    if (local_ > limitAt_ || --countdown_ == 0) checkHostLimits();
+  }
 
   Cycles local_ = 0;
   State state_ = State::Idle;
+  /// The local time past which the launch has passed --max-cycles (infinite: no bound).
+  Cycles limitAt_ = std::numeric_limits<Cycles>::infinity();
+  uint32_t countdown_ = 4096; ///< calls of checkLimits() until the host's clock is read
   std::string blockedOn_;
 
 private:
+  void checkHostLimits();
   void syncToLocal();
   /// Waits for `event` or an abort, then forgets what it was blocked on.
   void waitForEvent(sc_core::sc_event& event);
