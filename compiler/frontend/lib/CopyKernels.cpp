@@ -1,9 +1,10 @@
-//===- CopyKernels.cpp - permutations and windows as DMA copies ---===//
+//===- CopyKernels.cpp - kernels that move data: re-layouts, gathers, fills, windows ---===//
 //
 // Part of chipless. Kernels without compute ops (KernelWriter.h): a re-layout, blocks of the
 // result's rows loaded through the view of the source as it lies (a permutation, a padded
-// reshape) and stored in the result's own layout; a window kernel (a convolution's unfold, a
-// pooling), boxes of the image copied or combined.
+// reshape, a part of a concatenation) and stored in the result's own layout; a gather of
+// table rows by index; a fill (a padded tensor's border); a window kernel (a convolution's
+// unfold, a pooling), boxes of the image copied or combined.
 //
 //===----------------------------------------------------------------------===//
 

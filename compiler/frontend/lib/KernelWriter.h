@@ -3,7 +3,8 @@
 // Part of chipless. Internal to compiler/frontend/lib: the class buildKernel
 // (KernelBuilder.h) uses, its members defined in KernelBuilder.cpp (the scaffolding of rows
 // and matmul kernels, parsing, placeholders), KernelOps.cpp (the graph's ops rebuilt on a
-// tile's blocks) and CopyKernels.cpp (permutations and windows: DMA copies of boxes).
+// tile's blocks), ViewAccess.cpp (loads and stores of boxes of a tensor as it lies) and
+// CopyKernels.cpp (re-layouts, gathers, fills and windows: DMA copies of boxes).
 //
 //===----------------------------------------------------------------------===//
 
