@@ -4,6 +4,8 @@
 #include "sim/spyre/core.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -76,26 +78,42 @@ StreamFifo& CoreletEngine::outputFifo(int64_t port) {
   return core_.outputFifo(corelet_, static_cast<int>(port - kPortOut));
 }
 
+int64_t CoreletEngine::boxItems(const int64_t n[3]) {
+  const double items = static_cast<double>(n[0]) * static_cast<double>(n[1]) *
+                       static_cast<double>(n[2]);
+  if (items > static_cast<double>(INT64_MAX) / 4)
+    fault("counts " + std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " +
+          std::to_string(n[2]) + ": more sticks than any stream can move");
+  return n[0] * n[1] * n[2];
+}
+
 void CoreletEngine::checkStickBox(const char* what, int64_t addr, const int64_t n[3],
                                   const int64_t s[3]) {
   const int64_t stick = stickBytes();
-  int64_t lo = addr, hi = addr;
+  // The whole box before any stick moves (128-bit: an absurd count times a stride must not
+  // wrap around into the scratchpad).
+  __int128 lo = addr, hi = addr;
   for (int d = 0; d < 3; ++d) {
     if (n[d] < 0) fault(std::string(what) + ": negative count " + std::to_string(n[d]));
     if (n[d] == 0) return;
     if (n[d] > 1 && s[d] % stick != 0)
       fault(std::string(what) + ": stride " + std::to_string(s[d]) +
             " is not a multiple of the stick (" + std::to_string(stick) + " bytes)");
-    int64_t span = (n[d] - 1) * s[d];
+    const __int128 span = static_cast<__int128>(n[d] - 1) * s[d];
     (span < 0 ? lo : hi) += span;
   }
   if (addr % stick != 0)
     fault(std::string(what) + ": scratchpad address " + std::to_string(addr) +
           " is not stick-aligned (" + std::to_string(stick) + " bytes)");
   int64_t size = chip_.arch().scratchpad.bytes;
+  auto text = [](__int128 v) {
+    return v > INT64_MAX || v < INT64_MIN ? std::string(v < 0 ? "-" : "") + "(beyond 64 bits)"
+                                          : std::to_string(static_cast<int64_t>(v));
+  };
   if (lo < 0 || hi + stick > size)
-    fault(std::string(what) + ": scratchpad addresses " + std::to_string(lo) + ".." +
-          std::to_string(hi + stick) + " outside the scratchpad (0.." + std::to_string(size) + ")");
+    fault(std::string(what) + ": scratchpad addresses " + text(lo) + ".." + text(hi + stick) +
+          " outside the scratchpad (0.." + std::to_string(size) + ") (counts " +
+          std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[2]) + ")");
 }
 
 Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency, const Ports& ins,
@@ -105,7 +123,18 @@ Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency, con
   int64_t done = 0;
   const uint8_t* inPtr[4] = {};
   uint8_t* outPtr[4] = {};
+  // A stream that could not end within --max-cycles fails before its first stick.
+  const Cycles limit = chip_.maxCycles();
+  if (limit > 0 && static_cast<double>(items) * interval + local_ - chip_.launchStart() > limit) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "a stream of %lld items takes at least %.4g cycles, past --max-cycles %lld",
+                  static_cast<long long>(items), static_cast<double>(items) * interval,
+                  static_cast<long long>(limit));
+    fault(text);
+  }
   while (done < items) {
+    checkLimits();
     int64_t k = items - done;
     if (fn) k = std::min(k, kMaxFunctionalPiece);
     const Port* starved = nullptr;

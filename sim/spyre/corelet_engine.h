@@ -72,6 +72,8 @@ protected:
   /// Checks that every stick address addr + i0*s0 + i1*s1 + i2*s2 (i_k < n_k) lies in the
   /// scratchpad and is stick-aligned; faults naming the operand otherwise.
   void checkStickBox(const char* what, int64_t addr, const int64_t n[3], const int64_t s[3]);
+  /// The sticks of a box of counts `n` (an error when their product passes 64 bits).
+  int64_t boxItems(const int64_t n[3]);
   /// Scratchpad bytes of this engine's core.
   uint8_t* scratchpad();
   int64_t stickBytes() const;

@@ -4,6 +4,7 @@
 #include "sim/spyre/core.h"
 #include "support/spyrecode/plan.h"
 
+#include <climits>
 #include <cstdio>
 #include <cstring>
 
@@ -87,15 +88,20 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
   if (done < -1 || done >= core_.tokens().size()) // -1: no token
     fault("token " + std::to_string(done) + " out of range (0.." +
           std::to_string(core_.tokens().size() - 1) + ")");
-  // Scratchpad extent.
-  int64_t lo = sp, hi = sp;
+  // Scratchpad extent (128-bit: an absurd count times a stride must not wrap around).
+  __int128 lo = sp, hi = sp;
   for (int d = 0; d < 3; ++d) {
-    int64_t span = (n[d] > 0 ? n[d] - 1 : 0) * ss[d];
+    const __int128 span = static_cast<__int128>(n[d] > 0 ? n[d] - 1 : 0) * ss[d];
     (span < 0 ? lo : hi) += span;
   }
-  if (lo < 0 || hi + bytes > arch.scratchpad.bytes)
-    fault("scratchpad range " + std::to_string(lo) + ".." + std::to_string(hi + bytes) +
-          " outside the scratchpad (0.." + std::to_string(arch.scratchpad.bytes) + ")");
+  if (lo < 0 || hi + bytes > arch.scratchpad.bytes) {
+    auto text = [](__int128 v) {
+      return v > INT64_MAX || v < INT64_MIN ? std::string("(beyond 64 bits)")
+                                            : std::to_string(static_cast<int64_t>(v));
+    };
+    fault("scratchpad range " + text(lo) + ".." + text(hi + bytes) + " outside the scratchpad (0.." +
+          std::to_string(arch.scratchpad.bytes) + ")");
+  }
   checkFootprint(mem, bytes, n, ms);
 
   perChannel_.assign(static_cast<size_t>(chip_.dram().channels()), 0.0);

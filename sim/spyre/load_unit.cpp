@@ -21,7 +21,7 @@ void LoadUnit::executeUnitOp(const Instruction& ins) {
   if (b == &a) fault("both lanes push into " + a.name());
   checkStickBox("lane a", addr, n, s);
   if (twoLanes) checkStickBox("lane b", addrB, n, sb);
-  const int64_t items = n[0] * n[1] * n[2];
+  const int64_t items = boxItems(n);
   if (items == 0) return;
   const int64_t stick = stickBytes();
   const Cycles interval = static_cast<Cycles>((twoLanes ? 2 : 1) * stick) /

@@ -33,7 +33,7 @@ void RingEngine::executeUnitOp(const Instruction& ins) {
     fault("misaligned scratchpad address (src " + std::to_string(src) + ", dst " +
           std::to_string(dst) + "; must be multiples of " + std::to_string(stick) + ")");
   for (auto [name, addr] : {std::pair<const char*, int64_t>{"src", src}, {"dst", dst}})
-    if (addr < 0 || addr + bytes > arch.scratchpad.bytes)
+    if (addr < 0 || bytes > arch.scratchpad.bytes || addr > arch.scratchpad.bytes - bytes)
       fault(std::string(name) + " range " + std::to_string(addr) + ".." +
             std::to_string(addr + bytes) + " outside the scratchpad (0.." +
             std::to_string(arch.scratchpad.bytes) + ")");

@@ -16,7 +16,7 @@ void StoreUnit::executeUnitOp(const Instruction& ins) {
   const int64_t s[3] = {arg(ins, 3), arg(ins, 4), arg(ins, 5)};
   StreamFifo& f = outputFifo(ins.operands[1].imm);
   checkStickBox("st.stream", addr, n, s);
-  const int64_t items = n[0] * n[1] * n[2];
+  const int64_t items = boxItems(n);
   if (items == 0) return;
   const int64_t stick = stickBytes();
   const Cycles interval = static_cast<Cycles>(stick) /

@@ -45,6 +45,12 @@ void TensorCore::dma(const Op& op, bool in) {
                    : std::string()) +
           " must be multiples of " + std::to_string(align) +
           (smem ? " (SMEM words)" : " (dma.alignment_bytes)"));
+  // Footprints that do not fit 64 bits (an absurd row count times a stride) fail here,
+  // before the block arithmetic below could wrap around.
+  const __int128 localSpan = static_cast<__int128>(rows - 1) * localStride;
+  if (localSpan > INT64_MAX / 4 || localSpan < INT64_MIN / 4)
+    fault(std::string(smem ? "SMEM" : "VMEM") + " footprint of the transfer does not fit 64 bits (rows = " +
+          std::to_string(rows) + ", stride " + std::to_string(localStride) + ")");
   const StridedBlock localB{local, bytes, localStride, rows};
   if (smem) {
     if (localB.lo() < 0 || localB.hi() > arch.smem.bytes)

@@ -58,6 +58,25 @@ TEST_F(BoundedRun, AnAbsurdStrideIsAnErrorAtOnce) {
   expectMentions(r, {"dma_in pc 14 (dma.load): device address", "is outside every allocation"});
 }
 
+TEST_F(BoundedRun, AbsurdCountsOfStreamsRingsAndDmaStridesAreErrorsAtOnce) {
+  // A load stream of 10^12 sticks from one place; a DMA whose count times its scratchpad
+  // stride passes 64 bits; a ring transfer whose address plus size would wrap around.
+  std::string plan = assemble(
+      ".kernel absurd\n.program load cores=0 corelet=0\n"
+      "    ld.stream n0=1000000, fifo=in0, addr=0, s0=0, s1=0, s2=0, n1=1000, n2=1000\n.end\n");
+  ShellResult r = sh(tool("spyre-sim") + " run " + plan + " --timing-only");
+  expectMentions(r, {"core 0 load0 pc 0 (ld.stream)", "a stream of 1000000000000 items",
+                     "past --max-cycles"});
+  plan = assemble(".kernel absurd\n.program dma_in cores=0\n"
+                  "    dma.load sp=0, mem=0, bytes=128, n1=4611686018427387904, ss1=128\n.end\n");
+  r = sh(tool("spyre-sim") + " run " + plan + " --timing-only");
+  expectMentions(r, {"core 0 dma_in pc 0 (dma.load): scratchpad range 0..(beyond 64 bits)"});
+  plan = assemble(".kernel absurd\n.program ring cores=0\n"
+                  "    ring.send core=1, src=9223372036854775680, dst=0, bytes=256, dir=cw\n.end\n");
+  r = sh(tool("spyre-sim") + " run " + plan + " --timing-only");
+  expectMentions(r, {"core 0 ring pc 0", "src range", "outside the scratchpad"});
+}
+
 TEST_F(BoundedRun, ALoopThatNeverEndsStopsAtMaxCycles) {
   std::string plan = assemble(".kernel spin\n.program dma_in cores=0\ntop: nop\n  jmp top\n.end\n"
                               ".program dma_out cores=3\n  nop 10\n.end\n");
