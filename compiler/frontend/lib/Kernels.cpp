@@ -263,6 +263,9 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
     return success();
   };
 
+  // Re-layouts made so far: (tensor, layout) -> its copy.
+  llvm::DenseMap<std::pair<Value, int>, Value> relaidOut;
+
   std::function<LogicalResult(Operation*)> process = [&](Operation* op) -> LogicalResult {
     if (isa<func::ReturnOp>(op) || isInitOp(op)) return success();
     if (isViewOp(op)) {
@@ -337,16 +340,21 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
     if (!join) {
       // A tensor that does not lie as this kernel reads it is re-laid out first (restickify:
       // a transposed or padded view copied into the stick layout; a vector packed).
-      llvm::DenseMap<Value, Value> relaid;
       for (Operand& r : rf->reads) {
-        if (auto done = relaid.find(r.value); done != relaid.end()) r.value = done->second;
         if (suits(r)) continue;
         const bool vector = r.form == Form::PerRow || r.form == Form::PerCol;
-        auto c = copyOf(r.value, op, vector ? RootLayout::Flat : RootLayout::Stick);
-        if (failed(process(c))) return failure();
-        op->replaceUsesOfWith(r.value, c->getResult(0));
-        relaid[r.value] = c->getResult(0);
-        r.value = c->getResult(0);
+        const RootLayout layout = vector ? RootLayout::Flat : RootLayout::Stick;
+        // One re-layout of a tensor serves every later reader that needs it.
+        Value copy = relaidOut.lookup({r.value, static_cast<int>(layout)});
+        if (!copy) {
+          auto c = copyOf(r.value, op, layout);
+          if (failed(process(c))) return failure();
+          copy = c->getResult(0);
+          relaidOut[{r.value, static_cast<int>(layout)}] = copy;
+        }
+        op->replaceUsesOfWith(r.value, copy);
+        for (Operand& same : rf->reads)
+          if (same.value == r.value) same.value = copy;
       }
       KernelGroup k;
       k.kind = rf->kind;
@@ -425,10 +433,15 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
                        own->describe() == view->second.describe() &&
                        !returned.contains(root);
     if (!alias) {
-      auto c = copyOf(v, ret, RootLayout::Stick);
-      if (failed(process(c))) return failure();
-      ret.setOperand(i, c->getResult(0));
-      root = c->getResult(0);
+      // A re-layout a kernel already reads is the result's tensor too; else a copy.
+      Value copy = relaidOut.lookup({v, static_cast<int>(RootLayout::Stick)});
+      if (!copy || returned.contains(copy)) {
+        auto c = copyOf(v, ret, RootLayout::Stick);
+        if (failed(process(c))) return failure();
+        copy = c->getResult(0);
+      }
+      ret.setOperand(i, copy);
+      root = copy;
     }
     returned.insert(root);
   }
