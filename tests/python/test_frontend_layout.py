@@ -237,3 +237,22 @@ func.func @lin(%x: tensor<16x256xf16> {graph.name = "x"}, %w: tensor<512x256xf16
     x, w = f16(rng, 16, 256, scale=0.5), f16(rng, 512, 256, scale=0.5)
     y = simulate(tmp_path, out, {"x": x, "w": w}, ["y"])["y"]
     close(y, x.astype(np.float32) @ w.astype(np.float32).T, rtol=2e-2, atol=2e-2)
+
+
+def test_one_restickify_serves_a_reader_and_a_result(tmp_path):
+    """x^T read by an add and returned: restickified once, the copy both the add's operand and
+    the result."""
+    graph = """
+func.func @t(%x: tensor<70x130xf16> {graph.name = "x"}) -> (tensor<130x70xf16> {graph.name = "t"}, tensor<130x70xf16> {graph.name = "u"}) {
+  %e = tensor.empty() : tensor<130x70xf16>
+  %t = linalg.transpose ins(%x : tensor<70x130xf16>) outs(%e : tensor<130x70xf16>) permutation = [1, 0]
+  %u = linalg.add ins(%t, %t : tensor<130x70xf16>, tensor<130x70xf16>) outs(%e : tensor<130x70xf16>) -> tensor<130x70xf16>
+  return %t, %u : tensor<130x70xf16>, tensor<130x70xf16>
+}
+"""
+    out, dump = compile_graph(tmp_path, graph, "tr")
+    assert kernels(dump) == ["k1_restickify.mlir", "k2_rows.mlir"], kernels(dump)
+    x = f16(np.random.default_rng(40), 70, 130)
+    got = simulate(tmp_path, out, {"x": x}, ["t", "u"])
+    close(got["t"], x.astype(np.float32).T, rtol=0, atol=0)
+    close(got["u"], 2 * x.astype(np.float32).T, rtol=1e-3, atol=1e-3)
