@@ -1,5 +1,7 @@
 #include "support/atomic_file.h"
 
+#include <filesystem>
+
 #include "support/error.h"
 
 #include <cerrno>
@@ -115,7 +117,10 @@ void OutputSet::commit() {
   for (auto& f : files_) f->close();
   for (auto& f : files_) f->commit();
   committed_ = true;
-  for (const std::string& p : stale_) ::unlink(p.c_str());
+  for (const std::string& p : stale_) {
+    std::error_code ignored;
+    std::filesystem::remove_all(p, ignored);
+  }
 }
 
 void writeFileAtomically(const std::string& path, const void* data, size_t size) {

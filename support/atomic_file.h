@@ -54,8 +54,9 @@ public:
   void add(const std::string& path, std::string_view contents);
   /// Creates `dir` (and its parents) unless it exists, to be removed again without commit().
   void makeDirectory(const std::string& dir);
-  /// Removes `path` once the staged files are in place (a file of an earlier output the
-  /// new one replaces without naming it); a failure to remove it is ignored.
+  /// Removes `path` (a file, or a directory and what it holds) once the staged files are in
+  /// place: what an earlier output had that the new one does not; a failure to remove it is
+  /// ignored.
   void removeAfterCommit(const std::string& path);
   /// Closes every staged file (any failure throws before a file is in place), then renames
   /// each into place, then removes what removeAfterCommit() named.

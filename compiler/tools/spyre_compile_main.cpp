@@ -44,7 +44,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
+#include <regex>
+#include <set>
 
 namespace cl = llvm::cl;
 
@@ -203,10 +206,22 @@ int main(int argc, char** argv) {
           OutputSet out;
           spyrecode::stageJob(out, outputDir, *job);
           if (!dumpDir.empty()) out.makeDirectory(dumpDir);
+          std::set<std::string> written;
           for (const auto& [name, text] : dumps) {
             const std::string path = std::string(dumpDir) + "/" + name;
             out.makeDirectory(path.substr(0, path.rfind('/')));
             out.add(path, text);
+            written.insert(name.substr(0, name.find('/')));
+          }
+          // The kernels (kN_NAME.mlir, kN_NAME/) and candidates of an earlier compile that
+          // this one does not have go, so the dump is this graph's only.
+          if (!dumpDir.empty() && std::filesystem::is_directory(std::string(dumpDir))) {
+            static const std::regex ours(R"(k[0-9]+_[A-Za-z0-9_]+(\.mlir)?|candidates)");
+            for (const auto& entry : std::filesystem::directory_iterator(std::string(dumpDir))) {
+              const std::string name = entry.path().filename().string();
+              if (std::regex_match(name, ours) && !written.count(name))
+                out.removeAfterCommit(entry.path().string());
+            }
           }
           out.commit();
           return mlir::success();

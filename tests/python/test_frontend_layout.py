@@ -256,3 +256,19 @@ func.func @t(%x: tensor<70x130xf16> {graph.name = "x"}) -> (tensor<130x70xf16> {
     got = simulate(tmp_path, out, {"x": x}, ["t", "u"])
     close(got["t"], x.astype(np.float32).T, rtol=0, atol=0)
     close(got["u"], 2 * x.astype(np.float32).T, rtol=1e-3, atol=1e-3)
+
+
+def test_the_dump_holds_only_this_compile(tmp_path):
+    """--dump-dir: the kernels and candidates an earlier compile wrote there and this one has
+    not are removed with the new dump; other files stay."""
+    dump = tmp_path / "dump"
+    (dump / "k9_old").mkdir(parents=True)
+    (dump / "k9_old" / "05-spyrecode.s").write_text("x")
+    (dump / "k9_old.mlir").write_text("x")
+    (dump / "candidates" / "k9_old").mkdir(parents=True)
+    (dump / "notes.txt").write_text("mine")
+    src = tmp_path / "mm.mlir"
+    src.write_text(MATMUL_1024)
+    run(BIN / "spyre-compile", src, "-o", tmp_path / "out", "--dump-dir", dump)
+    assert sorted(p.name for p in dump.iterdir()) == ["divisions.txt", "k1_matmul", "k1_matmul.mlir",
+                                                      "notes.txt"]
