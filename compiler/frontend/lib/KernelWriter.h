@@ -166,12 +166,12 @@ private:
   std::string memView(const TensorView& tv, const std::string& elemType);
   /// A fresh index constant.
   std::string constant(int64_t value);
-  /// One dimension of a box in a view's factors: each factor's start and extent, the
-  /// positions the factors cover and the leading positions to drop.
+  /// One dimension of a box in a view's factors: each factor's start and extent, and the
+  /// positions the factors cover (the box's, or more: the padding of a last stick).
   struct BoxDim {
     std::vector<std::string> starts;
     std::vector<int64_t> sizes;
-    int64_t covered = 1, skip = 0;
+    int64_t covered = 1;
   };
   FailureOr<BoxDim> boxDim(const DimLayout& d, const std::string& start, int64_t n);
   /// Loads the box of `tv` at `start` (one SSA index per logical dimension) of `box`

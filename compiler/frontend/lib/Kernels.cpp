@@ -153,6 +153,29 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
     return c;
   };
 
+  // A copy kernel of `op` (named after `word`): tensor `in`, lying as `source`, into `dest`,
+  // a box of `result`'s memory (a part of a concatenation, a padded tensor's interior).
+  auto boxCopy = [&](Operation* op, const char* word, Value in, const TensorView& source,
+                     const TensorView& dest, Value result) {
+    ArrayRef<int64_t> part = shapeOf(in);
+    KernelGroup k;
+    k.kind = KernelGroup::Kind::Relayout;
+    k.name = "k" + std::to_string(plan.kernels.size() + 1) + "_" + word;
+    for (size_t i = 0; i + 2 < part.size(); ++i) k.batch *= part[i];
+    k.rows = rowsOf(part);
+    k.cols = part.back();
+    k.copyFrom = in;
+    k.source = source;
+    k.dest = dest;
+    k.ops.push_back(op);
+    k.forms[in] = Form::Matrix;
+    k.forms[result] = Form::Matrix;
+    k.inputs.push_back({in, Form::Matrix});
+    k.outputs.push_back({result, Form::Matrix});
+    plan.kernels.push_back(std::move(k));
+    producer[result] = static_cast<int>(plan.kernels.size()) - 1;
+  };
+
   // A concatenation: its result a tensor of its own (packed when a part starts inside a
   // stick), each input copied into its box by a kernel of its own.
   auto concatenate = [&](tensor::ConcatOp cat) -> LogicalResult {
@@ -182,23 +205,7 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
       if (!box)
         return cat.emitError("internal error: the Spyre front end cannot place a part of the "
                              "concatenation");
-      KernelGroup k;
-      k.kind = KernelGroup::Kind::Relayout;
-      k.name = "k" + std::to_string(plan.kernels.size() + 1) + "_concat";
-      k.batch = 1;
-      for (size_t i = 0; i + 2 < part.size(); ++i) k.batch *= part[i];
-      k.rows = rowsOf(part);
-      k.cols = part.back();
-      k.copyFrom = in;
-      k.source = src->second;
-      k.dest = *box;
-      k.ops.push_back(cat);
-      k.forms[in] = Form::Matrix;
-      k.forms[result] = Form::Matrix;
-      k.inputs.push_back({in, Form::Matrix});
-      k.outputs.push_back({result, Form::Matrix});
-      plan.kernels.push_back(std::move(k));
-      producer[result] = static_cast<int>(plan.kernels.size()) - 1;
+      boxCopy(cat, "concat", in, src->second, *box, result);
     }
     return success();
   };
@@ -243,23 +250,7 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
     if (!interior)
       return p.emitError("internal error: the Spyre front end cannot place the padded tensor's "
                          "interior");
-    KernelGroup copy;
-    copy.kind = KernelGroup::Kind::Relayout;
-    copy.name = "k" + std::to_string(plan.kernels.size() + 1) + "_pad";
-    copy.batch = 1;
-    for (size_t i = 0; i + 2 < shape.size(); ++i) copy.batch *= shapeOf(src)[i];
-    copy.rows = rowsOf(shapeOf(src));
-    copy.cols = shapeOf(src).back();
-    copy.copyFrom = src;
-    copy.source = from->second;
-    copy.dest = *interior;
-    copy.ops.push_back(p);
-    copy.forms[src] = Form::Matrix;
-    copy.forms[result] = Form::Matrix;
-    copy.inputs.push_back({src, Form::Matrix});
-    copy.outputs.push_back({result, Form::Matrix});
-    plan.kernels.push_back(std::move(copy));
-    producer[result] = static_cast<int>(plan.kernels.size()) - 1;
+    boxCopy(p, "pad", src, from->second, *interior, result);
     return success();
   };
 

@@ -54,7 +54,7 @@ struct KernelGroup {
   int64_t rows = 1;                  ///< rows of the domain (B x M for a (batch) matmul)
   int64_t cols = 1;                  ///< columns of the domain (N for a matmul)
   int64_t depth = 0;                 ///< K of a matmul
-  int64_t batch = 1;                 ///< matrices of a batch matmul or batched transpose
+  int64_t batch = 1;                 ///< matrices of a batch matmul or a re-layout of rank 3 or more
   /// A matmul whose epilogue works along whole rows of its output (a softmax, a
   /// normalisation): its tiles take whole rows (no split of N or K).
   bool wholeRows = false;

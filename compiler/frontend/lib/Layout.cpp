@@ -32,7 +32,6 @@ std::string TensorView::describe() const {
     os << " (";
     for (size_t i = 0; i < d.factors.size(); ++i)
       os << (i ? " " : "") << d.factors[i].size << ":" << d.factors[i].stride;
-    if (d.skip) os << " from " << d.skip;
     os << ")";
   }
   os << " +" << offset;
@@ -42,8 +41,8 @@ std::string TensorView::describe() const {
 namespace {
 
 /// Drops factors of one position, merges neighbours that are one stride apart; a dimension
-/// left with one factor holds exactly its elements (its skip moves into the offset).
-void simplify(DimLayout& d, int64_t& offset) {
+/// left with one factor holds exactly its elements.
+void simplify(DimLayout& d) {
   std::vector<Factor> out;
   for (const Factor& f : d.factors) {
     if (f.size == 1) continue;
@@ -55,11 +54,7 @@ void simplify(DimLayout& d, int64_t& offset) {
   }
   if (out.empty()) out.push_back({1, 1});
   d.factors = std::move(out);
-  if (d.factors.size() == 1) {
-    offset += d.skip * d.factors[0].stride;
-    d.skip = 0;
-    d.factors[0].size = d.size;
-  }
+  if (d.factors.size() == 1) d.factors[0].size = d.size;
 }
 
 /// The dimensions of a root of `shape` in `layout`, in its own order.
@@ -85,7 +80,7 @@ TensorView standard(mlir::Value root, llvm::ArrayRef<int64_t> shape, RootLayout 
       const int64_t sticks = (shape[i] + stickElems - 1) / stickElems;
       d.factors = {{sticks, rows * stickElems}, {stickElems, 1}};
     }
-    simplify(d, v.offset);
+    simplify(d);
     v.dims.push_back(d);
   }
   return v;
@@ -231,7 +226,7 @@ std::optional<TensorView> reshapeView(const TensorView& v, llvm::ArrayRef<int64_
       }
     }
   }
-  for (DimLayout& d : out.dims) simplify(d, out.offset);
+  for (DimLayout& d : out.dims) simplify(d);
   return out;
 }
 
@@ -257,25 +252,22 @@ std::optional<TensorView> sliceView(const TensorView& v, llvm::ArrayRef<int64_t>
       continue;
     }
     if (s != 1 && n > 1) return std::nullopt;
-    // The outer factor starts at the stick holding the first element; the rest is skipped.
+    // Whole sticks of the outer factor. A slice that starts inside a stick is not a box of
+    // sticks: the kernels' compute ops read blocks from the start of a stick (the caller
+    // packs the source first).
     int64_t inner = 1;
     for (size_t k = 1; k < d.factors.size(); ++k) inner *= d.factors[k].size;
-    const int64_t p = d.skip + o;
-    // A slice that starts inside a stick is not a box of sticks: the kernels' compute ops
-    // read blocks from the start of a stick (the caller packs the source first).
-    if (p % inner != 0) return std::nullopt;
-    out.offset += (p / inner) * d.factors[0].stride;
-    d.skip = p % inner;
-    d.factors[0].size = (d.skip + n + inner - 1) / inner;
+    if (o % inner != 0) return std::nullopt;
+    out.offset += (o / inner) * d.factors[0].stride;
+    d.factors[0].size = (n + inner - 1) / inner;
     d.size = n;
-    simplify(d, out.offset);
+    simplify(d);
   }
   return out;
 }
 
 bool blockFits(const DimLayout& d, int64_t n) {
   if (d.factors.size() == 1 || n == d.size) return true;
-  if (d.skip != 0) return false;
   int64_t rest = n;
   for (size_t i = d.factors.size(); i-- > 0;) {
     const int64_t size = d.factors[i].size;
@@ -302,7 +294,7 @@ std::optional<TensorView> matrixView(const TensorView& v) {
     rows.size *= d.size;
     rows.factors.insert(rows.factors.end(), d.factors.begin(), d.factors.end());
   }
-  simplify(rows, out.offset);
+  simplify(rows);
   if (rows.factors.size() != 1) return std::nullopt;
   const DimLayout& cols = v.dims.back();
   if (cols.factors.back().stride != 1 || cols.factors.size() > 2) return std::nullopt;
@@ -338,10 +330,8 @@ std::optional<TensorView> vectorView(const TensorView& v) {
   }
   if (merged.size() > 1) return std::nullopt;
   if (merged.empty()) merged.push_back({1, 1});
-  out.offset += all.skip * merged[0].stride;
   merged[0].size = all.size;
   all.factors = merged;
-  all.skip = 0;
   out.dims = {all};
   return out;
 }

@@ -33,16 +33,15 @@ struct Factor {
 };
 
 /// How one logical dimension lies in memory: factors (outer first) whose positions, in
-/// order, hold the dimension's elements from position `skip` on. A dimension split into
-/// sticks has two factors (the sticks, the values of one) and may cover more positions than
-/// it has elements (the padding of its last stick; a slice that starts inside a stick).
+/// order, hold the dimension's elements. A dimension split into sticks has two factors (the
+/// sticks, the values of one) and may cover more positions than it has elements (the
+/// padding of its last stick).
 struct DimLayout {
   std::vector<Factor> factors;
   int64_t size = 1;
-  int64_t skip = 0;
   int64_t covered() const;
   /// Every covered position is one of the dimension's elements.
-  bool exact() const { return skip == 0 && covered() == size; }
+  bool exact() const { return covered() == size; }
 };
 
 /// How a root's memory is laid out.
@@ -96,8 +95,8 @@ std::optional<TensorView> reshapeView(const TensorView& v, llvm::ArrayRef<int64_
                                       bool expand);
 /// `v` with its dimensions permuted: result dimension i is dimension perm[i] of `v`.
 TensorView permuteView(const TensorView& v, llvm::ArrayRef<int64_t> perm);
-/// The box of `v` at `offsets` of `sizes`, every `strides` element. Empty when a strided
-/// slice cuts a dimension of several factors.
+/// The box of `v` at `offsets` of `sizes`, every `strides` element. Empty when it cuts a
+/// dimension of several factors with a stride or inside a stick.
 std::optional<TensorView> sliceView(const TensorView& v, llvm::ArrayRef<int64_t> offsets,
                                     llvm::ArrayRef<int64_t> sizes,
                                     llvm::ArrayRef<int64_t> strides);

@@ -71,10 +71,8 @@ FailureOr<KernelWriter::BoxDim> KernelWriter::boxDim(const DimLayout& d, const s
     // The whole dimension (a box starts at 0): every factor whole, the padding sliced off.
     for (size_t i = 0; i < k; ++i) b.sizes[i] = d.factors[i].size;
     b.covered = d.covered();
-    b.skip = d.skip;
     return b;
   }
-  if (d.skip != 0) return failure();
   // A block of the dimension in mixed radix, innermost factor first: whole inner factors,
   // then a run within the next (which must not cross its end), then one position of each
   // outer factor.
@@ -122,7 +120,7 @@ FailureOr<std::string> KernelWriter::loadBox(const TensorView& tv, const std::st
     dims.push_back(*b);
   }
   std::vector<std::string> starts;
-  std::vector<int64_t> tileShape, covered, skips;
+  std::vector<int64_t> tileShape, covered;
   std::string groups;
   bool collapse = false, slice = false;
   for (const BoxDim& b : dims) {
@@ -135,9 +133,8 @@ FailureOr<std::string> KernelWriter::loadBox(const TensorView& tv, const std::st
     groups += "]";
     collapse |= b.sizes.size() > 1;
     covered.push_back(b.covered);
-    skips.push_back(b.skip);
   }
-  for (size_t i = 0; i < box.size(); ++i) slice |= covered[i] != box[i] || skips[i] != 0;
+  for (size_t i = 0; i < box.size(); ++i) slice |= covered[i] != box[i];
   const std::string n = std::to_string(fresh_++);
   std::string startText;
   for (size_t i = 0; i < starts.size(); ++i) startText += (i ? ", " : "") + starts[i];
@@ -155,8 +152,8 @@ FailureOr<std::string> KernelWriter::loadBox(const TensorView& tv, const std::st
           << loadT << " into " << t << "\n";
     value = "%kcol" + n;
     if (slice) {
-      std::vector<int64_t> ones(box.size(), 1);
-      text_ << "    %ksl" << n << " = tensor.extract_slice " << value << "[" << dimsText(skips, ", ")
+      std::vector<int64_t> zeros(box.size(), 0), ones(box.size(), 1);
+      text_ << "    %ksl" << n << " = tensor.extract_slice " << value << "[" << dimsText(zeros, ", ")
             << "] [" << dimsText(box, ", ") << "] [" << dimsText(ones, ", ") << "] : " << t
             << " to tensor<" << dimsText(box) << "x" << elemType << ">\n";
       value = "%ksl" + n;
@@ -226,7 +223,7 @@ LogicalResult KernelWriter::storeBox(const std::string& value, const TensorView&
       } else {
         b = boxDim(tv.dims[i], partStart[i], partBox[i]);
       }
-      if (failed(b) || b->skip != 0 || b->covered != partBox[i]) return failure();
+      if (failed(b) || b->covered != partBox[i]) return failure();
       groups += groups.empty() ? "[" : ", [";
       for (size_t j = 0; j < b->sizes.size(); ++j) {
         groups += (j ? ", " : "") + std::to_string(tileShape.size());
