@@ -1,16 +1,30 @@
 # Thin wrapper: `make demo` and `make test` set up the machine, build, then run.
-# SAN=1 builds with AddressSanitizer + UndefinedBehaviorSanitizer in build-san/.
+# SAN=1 builds with clang-19, AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer's
+# coverage instrumentation in build-san/ (assertions on, line tables for the reports); the
+# libFuzzer harnesses of tests/fuzz are built there too.
 SAN ?= 0
 JOBS ?= 2
+SAN_BUILD := build-san
+SAN_CMAKE := -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+  -DCHIPLESS_SANITIZE=ON -DCHIPLESS_FUZZ=ON -DCHIPLESS_BENCH=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only" \
+  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only"
 ifeq ($(SAN),1)
-BUILD ?= build-san
-CMAKE_EXTRA := -DCHIPLESS_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+BUILD ?= $(SAN_BUILD)
+CMAKE_EXTRA := $(SAN_CMAKE)
 else
 BUILD ?= build
 CMAKE_EXTRA := -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: all deps configure build demo test clean format
+# make fuzz: each libFuzzer harness for FUZZ_RUNS inputs, or FUZZ_SECONDS each when given
+# (FUZZERS="fuzz_npy fuzz_arch" for some only); the corpus grows in build-san/fuzz/.
+FUZZ_RUNS ?= 1000000
+FUZZ_SECONDS ?=
+FUZZERS ?=
+CTEST_ARGS ?=
+
+.PHONY: all deps configure build demo test fuzz-build fuzz-smoke fuzz clean format
 
 all: build
 
@@ -26,8 +40,26 @@ build: configure
 demo: build
 	@/usr/bin/python3 scripts/demo.py $(BUILD)
 
+# The whole suite; without SAN=1 also the fuzzing smoke run (the SAN=1 suite has it).
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+ifneq ($(SAN),1)
+	@$(MAKE) --no-print-directory fuzz-smoke
+endif
+
+# The libFuzzer harnesses, in the SAN=1 tree.
+fuzz-build: deps
+	@cmake -S . -B $(SAN_BUILD) -G Ninja $(SAN_CMAKE) >/dev/null
+	@cmake --build $(SAN_BUILD) -j $(JOBS) --target fuzzers
+
+# Every crash input once, then a few seconds of fuzzing per harness (ctest -L fuzz).
+fuzz-smoke: fuzz-build
+	@cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -L fuzz
+
+fuzz: fuzz-build
+	@/usr/bin/python3 tests/fuzz/run_fuzzers.py --build-dir $(SAN_BUILD) --source-dir . \
+	  --work $(SAN_BUILD)/fuzz --examples-dir ../shared/ktir-examples --jobs $(JOBS) \
+	  $(if $(FUZZ_SECONDS),--seconds $(FUZZ_SECONDS),--runs $(FUZZ_RUNS)) $(FUZZERS)
 
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i

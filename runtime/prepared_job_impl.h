@@ -213,7 +213,8 @@ PreparedJob<Chip>::symbolValues(const Binary& binary, const Bound& bound,
       values.push_back(scalars.at(ref->base));
       break;
     case Kind::ScalarAsReal: {
-      ScalarArg as{ref->base};
+      ScalarArg as;
+      as.name = ref->base;
       as.real = ref->real;
       values.push_back(realScalarBits(as, static_cast<double>(scalars.at(ref->base))));
       break;

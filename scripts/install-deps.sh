@@ -6,6 +6,8 @@ set -euo pipefail
 PACKAGES=(
   # build
   build-essential cmake ninja-build ccache pkg-config git
+  # make test SAN=1 and the libFuzzer harnesses: clang 19 with its sanitizer runtimes
+  clang-19 libclang-rt-19-dev
   # simulation
   libsystemc-dev
   # compiler (MLIR/LLVM 19: FileCheck and lit come with llvm-19-tools)

@@ -1,5 +1,6 @@
 #include "sim/spyre/corelet_engine.h"
 
+#include "sim/common/wide_text.h"
 #include "sim/spyre/chip.h"
 #include "sim/spyre/core.h"
 
@@ -79,8 +80,8 @@ StreamFifo& CoreletEngine::outputFifo(int64_t port) {
 }
 
 int64_t CoreletEngine::boxItems(const int64_t n[3]) {
-  const double items = static_cast<double>(n[0]) * static_cast<double>(n[1]) *
-                       static_cast<double>(n[2]);
+  const double items =
+      static_cast<double>(n[0]) * static_cast<double>(n[1]) * static_cast<double>(n[2]);
   if (items > static_cast<double>(INT64_MAX) / 4)
     fault("counts " + std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " +
           std::to_string(n[2]) + ": more sticks than any stream can move");
@@ -106,14 +107,11 @@ void CoreletEngine::checkStickBox(const char* what, int64_t addr, const int64_t 
     fault(std::string(what) + ": scratchpad address " + std::to_string(addr) +
           " is not stick-aligned (" + std::to_string(stick) + " bytes)");
   int64_t size = chip_.arch().scratchpad.bytes;
-  auto text = [](__int128 v) {
-    return v > INT64_MAX || v < INT64_MIN ? std::string(v < 0 ? "-" : "") + "(beyond 64 bits)"
-                                          : std::to_string(static_cast<int64_t>(v));
-  };
   if (lo < 0 || hi + stick > size)
-    fault(std::string(what) + ": scratchpad addresses " + text(lo) + ".." + text(hi + stick) +
-          " outside the scratchpad (0.." + std::to_string(size) + ") (counts " +
-          std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[2]) + ")");
+    fault(std::string(what) + ": scratchpad addresses " + wideText(lo) + ".." +
+          wideText(hi + stick) + " outside the scratchpad (0.." + std::to_string(size) +
+          ") (counts " + std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " +
+          std::to_string(n[2]) + ")");
 }
 
 Cycles CoreletEngine::stream(int64_t items, Cycles interval, Cycles latency, const Ports& ins,

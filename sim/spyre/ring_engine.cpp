@@ -1,5 +1,6 @@
 #include "sim/spyre/ring_engine.h"
 
+#include "sim/common/wide_text.h"
 #include "sim/spyre/chip.h"
 #include "sim/spyre/core.h"
 #include "sim/spyre/sfu_math.h"
@@ -35,7 +36,7 @@ void RingEngine::executeUnitOp(const Instruction& ins) {
   for (auto [name, addr] : {std::pair<const char*, int64_t>{"src", src}, {"dst", dst}})
     if (addr < 0 || bytes > arch.scratchpad.bytes || addr > arch.scratchpad.bytes - bytes)
       fault(std::string(name) + " range " + std::to_string(addr) + ".." +
-            std::to_string(addr + bytes) + " outside the scratchpad (0.." +
+            wideText(static_cast<__int128>(addr) + bytes) + " outside the scratchpad (0.." +
             std::to_string(arch.scratchpad.bytes) + ")");
   Core& target = chip_.core(static_cast<int>(dstCore));
   for (int64_t t : {token, done})

@@ -138,6 +138,18 @@ json parsePlanJson(const std::string& text, const std::string& path) {
     auto pos = what.find("syntax error");
     throw Error(located(path, lineOfByte(text, e.byte),
                         "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos))));
+  } catch (const json::out_of_range& e) {
+    // A number beyond every JSON number type ("number overflow parsing '1E999'"): located
+    // at the first occurrence of the number the message quotes.
+    const std::string what = e.what();
+    const size_t open = what.find('\''), close = what.rfind('\'');
+    size_t at = std::string::npos;
+    if (open != std::string::npos && close > open + 1)
+      at = text.find(what.substr(open + 1, close - open - 1));
+    const size_t message = what.find("number overflow");
+    throw Error(
+        located(path, at == std::string::npos ? 0 : lineOfByte(text, at + 1),
+                "malformed JSON: " + (message == std::string::npos ? what : what.substr(message))));
   }
 }
 

@@ -350,7 +350,7 @@ TEST(TraceTest, ZeroCapKeepsNothing) {
 }
 
 TEST(TraceTest, AbsurdCapIsRejected) {
-  EXPECT_THROW(TraceWriter(std::numeric_limits<size_t>::max()), Error);
+  EXPECT_THROW(TraceWriter{std::numeric_limits<size_t>::max()}, Error);
 }
 
 TEST(TraceTest, NamesAreEscaped) {

@@ -218,6 +218,12 @@ TEST(PlanErrors, MalformedJsonNamesTheLine) {
                      "job.plan:1: malformed JSON");
 }
 
+// A number no JSON number type holds (found by fuzz_tpu_plan): located like a syntax error.
+TEST(PlanErrors, NumberOverflowNamesTheLine) {
+  EXPECT_ERROR_PARTS([] { parsePlan("{\n  \"version\": 1E99999\n}", "job.plan"); },
+                     "job.plan:2: malformed JSON", "number overflow", "1E99999");
+}
+
 TEST(PlanErrors, TopLevel) {
   expectPlanError(json::array(), {"expected an object"});
   json j = base();
