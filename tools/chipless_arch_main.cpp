@@ -1,11 +1,12 @@
 /// chipless-arch: the architecture descriptions and their parameters.
 ///
-///   chipless-arch reference [-o FILE.md]          the parameter reference
-///   (docs/arch-parameters.md) chipless-arch show NAME|FILE [--set k=v ...]   the resolved
-///   description, as a run writes it chipless-arch check DIR/job.plan [--arch NAME|FILE] [--set k=v
-///   ...]
-///                                                 would the program run there, and with what
+/// - `chipless-arch reference [-o FILE.md]`: the parameter reference (docs/arch-parameters.md)
+/// - `chipless-arch show NAME|FILE [--set k=v ...] [--json]`: the resolved description, as a
+///   run writes it (--json: every value with its type, unit and role)
+/// - `chipless-arch check DIR/job.plan [--arch NAME|FILE] [--set k=v ...]`: would the program
+///   run there, and with what
 #include "support/arch_files.h"
+#include "support/arch_json.h"
 #include "support/arch_record.h"
 #include "support/arch_reference.h"
 #include "support/atomic_file.h"
@@ -76,6 +77,9 @@ int main(int argc, char** argv) {
   CLI::App* show = app.add_subcommand("show", "print a resolved description");
   show->add_option("arch", name, "spyre, v4, v5e, v5p, v6e or a file")->required();
   show->add_option("--set", sets, "key.path=value: override one parameter");
+  bool json = false;
+  show->add_flag("--json", json,
+                 "print JSON instead: the chip, every value with its type, unit and role");
   CLI::App* chk = app.add_subcommand(
       "check", "say what a run of a program would run on, or why it would be refused");
   chk->add_option("plan", plan, "DIR/job.plan")->required();
@@ -90,7 +94,11 @@ int main(int argc, char** argv) {
       else
         writeFileAtomically(output, text);
     } else if (*show) {
-      std::fputs(loadDescription(name, sets).toYaml().c_str(), stdout);
+      ArchDescription description = loadDescription(name, sets);
+      if (json)
+        std::printf("%s\n", archDescriptionJson(description, chipOfFile(name)).dump(1).c_str());
+      else
+        std::fputs(description.toYaml().c_str(), stdout);
     } else {
       check(plan, archOption, sets);
     }

@@ -1,0 +1,25 @@
+"""The `chipless` command: `chipless study ...` (and later subcommands)."""
+import sys
+
+USAGE = """usage: chipless COMMAND [ARGS]
+
+commands:
+  study FILE -o OUT      run an architecture what-if study (docs/studies.md)
+"""
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE, end="")
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command == "study":
+        from chipless.study.command import main as study
+        return study(rest)
+    print(f"chipless: error: unknown command {command!r}\n{USAGE}", end="", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,194 @@
+"""Runs a study: compiles each distinct program once, runs each point not already in the
+cache, then writes the table, the plots and the report.
+
+    OUT/programs/KEY/   one compiled program per (workload, chip, planned parameters, compiler)
+    OUT/points/KEY/     one run per (program, timing parameters, simulator): stats.json,
+                        arch.resolved.yaml (the architecture the point ran on), result.json
+    OUT/results.csv     a row per point, a column per parameter and metric
+    OUT/study.json      what ran, what came from the cache, the best point
+    OUT/plots/, OUT/report.md, OUT/report.html
+
+Keys are hashes of everything that decides the result (file contents, parameter values,
+the tools' own bytes), so adding points to a study runs only the new ones, an interrupted
+study resumes where it stopped, and a rebuilt simulator reruns everything.
+"""
+import dataclasses
+import hashlib
+import json
+import pathlib
+import time
+
+import yaml
+
+from chipless import tools
+from chipless.errors import ChiplessError
+from chipless.study import metrics as metrics_mod
+from chipless.study import work
+from chipless.study.progress import Progress
+
+
+def _key(*parts):
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def _program_digest(directory):
+    h = hashlib.sha256()
+    for f in sorted(pathlib.Path(directory).iterdir()):
+        if f.is_file():
+            h.update(f.name.encode() + b"\0" + tools.file_digest(f).encode())
+    return h.hexdigest()
+
+
+def _arch_identity(arch):
+    return tools.file_digest(arch) if pathlib.Path(arch).is_file() else arch
+
+
+def _flatten(tree, prefix=""):
+    flat = {}
+    for k, v in tree.items():
+        if isinstance(v, dict):
+            flat.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            flat[f"{prefix}{k}"] = v
+    return flat
+
+
+@dataclasses.dataclass
+class PointResult:
+    """What one point gave: its metrics, or the error that stopped it."""
+    point: object
+    run_key: str
+    ok: bool
+    error: str
+    metrics: dict
+    arch_file: str            # OUT-relative path of the resolved architecture, when it ran
+
+
+@dataclasses.dataclass
+class Outcome:
+    """A finished study: every point's result and the counts of what ran."""
+    study: object
+    results: list
+    counts: dict
+    seconds: float
+
+
+def plan_work(study, out, bin_dir, timeout):
+    """The compile tasks (distinct, in point order) and each point's run task, or the
+    compile key whose failure the point inherits."""
+    chip_of = {p.arch: ("tpu" if tools.is_tpu_arch(p.arch) else "spyre") for p in study.points}
+    digests = {}
+
+    def digest(name):
+        if name not in digests:
+            digests[name] = tools.file_digest(pathlib.Path(bin_dir) / name)
+        return digests[name]
+
+    compiles, runs = {}, []
+    for p in study.points:
+        chip = chip_of[p.arch]
+        if p.workload.kind == "program":
+            program_id, plan, compile_key = _program_digest(p.workload.file.parent), \
+                str(p.workload.file), None
+        else:
+            compiler = work.COMPILERS[(chip, p.workload.kind)]
+            compile_key = _key("compile", tools.file_digest(p.workload.file), p.workload.kind,
+                               p.workload.compile_flags, _arch_identity(p.arch), p.planned,
+                               digest(compiler))
+            directory = out / "programs" / compile_key
+            compiles.setdefault(compile_key, {
+                "key": compile_key, "dir": str(directory), "bin": str(bin_dir), "chip": chip,
+                "kind": p.workload.kind, "source": str(p.workload.file), "arch": p.arch,
+                "planned": list(p.planned), "flags": list(p.workload.compile_flags),
+                "timeout": timeout})
+            program_id, plan = compile_key, str(directory / "program" / "job.plan")
+        run_key = _key("run", program_id, p.timing, study.max_cycles,
+                       digest(work.SIMULATORS[chip]))
+        runs.append((p, compile_key, {
+            "key": run_key, "dir": str(out / "points" / run_key), "bin": str(bin_dir),
+            "chip": chip, "plan": plan, "timing": list(p.timing), "timeout": timeout,
+            "max_cycles": study.max_cycles}))
+    return list(compiles.values()), runs
+
+
+def run_study(study, out, executor, bin_dir=None, quiet=False, retry_failed=False):
+    """Compiles and runs every point of `study` not already in OUT's cache with `executor`;
+    returns the Outcome (the table and report are written by the caller)."""
+    out = pathlib.Path(out).resolve()
+    bin_dir = pathlib.Path(bin_dir or tools.bin_dir()).resolve()
+    for name in ("chipless-arch",):
+        tools.tool(name)
+    start = time.monotonic()
+    compiles, runs = plan_work(study, out, bin_dir, study.timeout)
+    if retry_failed:
+        _forget_failures([c["dir"] for c in compiles] + [r[2]["dir"] for r in runs])
+
+    counts = {"points": len(study.points), "programs": len(compiles), "compiled": 0,
+              "compiles_cached": 0, "compile_failures": 0, "ran": 0, "runs_cached": 0,
+              "failed": 0}
+    compiled = {}
+    progress = Progress("compile", len(compiles), quiet=quiet)
+    for r in executor.run(work.compile_program, compiles):
+        compiled[r["key"]] = r
+        counts["compiles_cached" if r["cached"] else "compiled"] += 1
+        counts["compile_failures"] += 0 if r["ok"] else 1
+        progress.update(r["ok"])
+    progress.finish()
+
+    todo = [task for p, ck, task in runs if ck is None or compiled[ck]["ok"]]
+    todo = list({t["key"]: t for t in todo}.values())
+    ran = {}
+    progress = Progress("run", len(todo), quiet=quiet)
+    for r in executor.run(work.run_point, todo):
+        ran[r["key"]] = r
+        counts["runs_cached" if r["cached"] else "ran"] += 1
+        progress.update(r["ok"])
+    progress.finish()
+
+    results = []
+    for p, ck, task in runs:
+        if ck is not None and not compiled[ck]["ok"]:
+            results.append(PointResult(p, task["key"], False,
+                                       "compile: " + compiled[ck]["error"], {}, ""))
+            continue
+        r = ran[task["key"]]
+        if not r["ok"]:
+            results.append(PointResult(p, task["key"], False, r["error"], {}, ""))
+            continue
+        results.append(_measure(study, out, p, task))
+    counts["failed"] = sum(1 for r in results if not r.ok)
+    return Outcome(study, results, counts, time.monotonic() - start)
+
+
+def _measure(study, out, point, task):
+    directory = pathlib.Path(task["dir"])
+    arch_file = directory / "arch.resolved.yaml"
+    try:
+        stats = json.loads((directory / "stats.json").read_text())
+        arch_values = _flatten(yaml.safe_load(arch_file.read_text()) or {})
+        values = metrics_mod.evaluate(study.metrics, stats, arch_values, point.params)
+    except (OSError, ValueError, yaml.YAMLError) as e:
+        return PointResult(point, task["key"], False, f"results of {directory}: {e}", {}, "")
+    except ChiplessError as e:
+        return PointResult(point, task["key"], False, str(e), {}, "")
+    return PointResult(point, task["key"], True, "", values,
+                       str(arch_file.relative_to(out)))
+
+
+def _forget_failures(directories):
+    import shutil
+    for d in directories:
+        result = pathlib.Path(d) / "result.json"
+        if result.exists() and not json.loads(result.read_text())["ok"]:
+            shutil.rmtree(d)
+
+
+def best_result(outcome):
+    """The successful point with the best value of the study's best metric, or None."""
+    study = outcome.study
+    ok = [r for r in outcome.results if r.ok and isinstance(r.metrics.get(study.best_metric),
+                                                             (int, float))]
+    if not ok:
+        return None
+    key = lambda r: r.metrics[study.best_metric]
+    return min(ok, key=key) if study.best_goal == "min" else max(ok, key=key)
