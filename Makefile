@@ -24,7 +24,7 @@ FUZZ_SECONDS ?=
 FUZZERS ?=
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build demo test fuzz-build fuzz-smoke fuzz clean format
+.PHONY: all deps configure build demo test fuzz-build fuzz-smoke fuzz studies clean format
 
 all: build
 
@@ -34,8 +34,12 @@ deps:
 configure: deps
 	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_EXTRA) >/dev/null
 
+# The normal build also puts `chipless` on the PATH and the package on python3's path.
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
+ifneq ($(SAN),1)
+	@./scripts/install-python.sh $(BUILD)
+endif
 
 demo: build
 	@/usr/bin/python3 scripts/demo.py $(BUILD)
@@ -60,6 +64,10 @@ fuzz: fuzz-build
 	@/usr/bin/python3 tests/fuzz/run_fuzzers.py --build-dir $(SAN_BUILD) --source-dir . \
 	  --work $(SAN_BUILD)/fuzz --examples-dir ../shared/ktir-examples --jobs $(JOBS) \
 	  $(if $(FUZZ_SECONDS),--seconds $(FUZZ_SECONDS),--runs $(FUZZ_RUNS)) $(FUZZERS)
+
+# The bundled studies (scenarios/*.yaml), their reports regenerated under docs/studies/.
+studies: build
+	@/usr/bin/python3 scripts/regenerate_studies.py --build-dir $(BUILD)
 
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i

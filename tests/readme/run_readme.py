@@ -6,8 +6,8 @@
 Extracts every ```sh block of SOURCE_DIR/README.md in order and runs each command line
 (a line ending in a backslash is joined with the next) with /bin/sh from a scratch
 directory that mirrors a fresh clone after `make demo`: symlinks to the source tree's
-models/, scripts/, docs/ and tests/, a `build` symlink to BUILD_DIR, and out/demo written by
-`/usr/bin/python3 scripts/demo.py build` before the first command. Skipped: `make demo`
+models/, scripts/, docs/, tests/, scenarios/ and python/, a `build` symlink to BUILD_DIR,
+and out/demo written by `/usr/bin/python3 scripts/demo.py build` before the first command. Skipped: `make demo`
 and `make test` (the demo has been run; the tests are what runs this), blank lines and
 comment lines; every skipped line is listed. A command that still holds a `...`
 placeholder fails, as does one that exits non-zero or takes more than COMMAND_TIMEOUT_S.
@@ -103,7 +103,7 @@ def main():
 
     # A fresh clone after `make demo`: the sources the commands read, the build, out/demo.
     scratch = tempfile.mkdtemp(prefix="chipless-readme-")
-    for d in ("models", "scripts", "docs", "tests"):
+    for d in ("models", "scripts", "docs", "tests", "scenarios", "python"):
         os.symlink(os.path.join(source, d), os.path.join(scratch, d))
     os.symlink(build, os.path.join(scratch, "build"))
     t0 = time.time()

@@ -53,13 +53,12 @@ def write_outputs(outcome, out, draw=True):
     """results.csv, study.json, plots/ and the report in `out`."""
     out = pathlib.Path(out)
     write_atomically(out / "results.csv", table.csv_text(outcome))
-    best = runner.best_result(outcome)
+    metric = outcome.study.best_metric
     summary = {"study": outcome.study.name, "file": str(outcome.study.file),
                "counts": outcome.counts,
-               "best": None if best is None else {
-                   "point": best.point.index, "workload": best.point.workload.name,
-                   "params": best.point.params,
-                   outcome.study.best_metric: best.metrics[outcome.study.best_metric]}}
+               "best": {name: {"point": r.point.index, "params": r.point.params,
+                               metric: r.metrics[metric]}
+                        for name, r in runner.best_results(outcome).items()}}
     write_atomically(out / "study.json", json.dumps(summary, indent=1) + "\n")
     drawn = []
     if draw:

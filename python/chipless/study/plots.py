@@ -3,6 +3,7 @@ grouped bars, and roofline plots of achieved performance against the chip's peak
 written as PNG and SVG; the same table gives the same files."""
 import math
 import pathlib
+import textwrap
 
 from chipless.errors import ChiplessError
 from chipless.study.table import chip_label, format_number, rows
@@ -33,10 +34,18 @@ def _sort_key(value):
     return (0, value, "") if isinstance(value, (int, float)) else (1, 0, str(value))
 
 
+def _ordered(values):
+    """Numbers in increasing order; words (workloads, chips) in the order the study has them."""
+    values = list(dict.fromkeys(values))
+    if all(isinstance(v, (int, float)) for v in values):
+        return sorted(values)
+    return values
+
+
 def _groups(chosen, key):
     if not key:
         return [(None, chosen)]
-    values = sorted({r[key] for r in chosen}, key=_sort_key)
+    values = _ordered(r[key] for r in chosen)
     return [(v, [r for r in chosen if r[key] == v]) for v in values]
 
 
@@ -77,7 +86,7 @@ def _draw(ax, plot, chosen, index):
             ax.legend(fontsize=7)
     elif kind == "bar":
         _unique(chosen, [plot["x"]] + ([plot["series"]] if plot.get("series") else []), index)
-        xs = sorted({r[plot["x"]] for r in chosen}, key=_sort_key)
+        xs = _ordered(r[plot["x"]] for r in chosen)
         series = _groups(chosen, plot.get("series"))
         width = 0.8 / max(1, len(series))
         for s, (value, group) in enumerate(series):
@@ -119,10 +128,33 @@ def _draw(ax, plot, chosen, index):
         ax.set_xscale("log")
     if "y" in log:
         ax.set_yscale("log")
-    ax.grid(True, alpha=0.3)
+    if kind == "line":
+        _ticks_at_values(ax, sorted({r[plot["x"]] for r in chosen}, key=_sort_key))
+    if kind != "heatmap":
+        ax.grid(True, alpha=0.3)
+
+
+def _ticks_at_values(ax, xs):
+    """Ticks where the swept values are, written as the study file writes them."""
+    if xs and all(isinstance(x, (int, float)) for x in xs) and len(xs) <= 12:
+        from matplotlib.ticker import NullFormatter
+        ax.set_xticks(xs)
+        ax.set_xticklabels([format_number(x) for x in xs], rotation=30 if len(xs) > 6 else 0)
+        ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _si(value):
+    """1.23 T, 456 G: a peak for a plot label."""
+    for factor, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            return f"{value / factor:.3g} {prefix}"
+    return f"{value:.3g}"
 
 
 def _roofline(ax, plot, chosen):
+    chosen = [r for r in chosen if r[plot["intensity"]] > 0 and r[plot["performance"]] > 0]
+    if not chosen:
+        return
     roofs = sorted({(r[plot["peak_compute"]], r[plot["peak_bandwidth"]]) for r in chosen})
     intensities = [r[plot["intensity"]] for r in chosen if r[plot["intensity"]] > 0]
     lo = min(intensities + [b and c / b for c, b in roofs if b]) / 4
@@ -131,7 +163,7 @@ def _roofline(ax, plot, chosen):
         ridge = compute / bandwidth
         xs = [lo, ridge, hi]
         ax.plot(xs, [min(compute, x * bandwidth) for x in xs], color="grey", linewidth=1)
-        ax.annotate(f"peak {format_number(compute)}", (hi, compute), fontsize=6, ha="right",
+        ax.annotate(f"peak {_si(compute)}", (hi, compute), fontsize=6, ha="right",
                     va="bottom", color="grey")
     label = plot.get("label") or "workload"
     for value, group in _groups(chosen, label):
@@ -170,7 +202,7 @@ def draw_plots(outcome, directory):
         for n in range(len(facets), lines * columns):
             axes[n // columns][n % columns].axis("off")
         title = _title(plot, index)
-        figure.suptitle(title)
+        figure.suptitle("\n".join(textwrap.wrap(title, 45 * columns)))
         figure.tight_layout()
         stem = f"{index:02d}-{plot['kind']}"
         figure.savefig(directory / f"{stem}.png", dpi=110, metadata={"Software": None})

@@ -3,7 +3,7 @@
 import html
 import pathlib
 
-from chipless.study.runner import best_result
+from chipless.study.runner import best_results
 from chipless.study.table import chip_label, columns, format_number, rows
 
 #: Rows the Markdown table shows before pointing to results.csv for the rest.
@@ -19,14 +19,15 @@ def _point_text(result, study):
 
 def _summary(outcome):
     study, counts = outcome.study, outcome.counts
-    best = best_result(outcome)
+    best = best_results(outcome)
     chips = ", ".join(dict.fromkeys(chip_label(r.point.arch) for r in outcome.results))
     lines = [f"{counts['points']} points ({len(study.workloads)} workload"
              f"{'s' if len(study.workloads) != 1 else ''} on {chips}), "
              f"{counts['failed']} failed; {counts['programs']} distinct programs."]
-    if best:
-        lines.append(f"Best ({study.best_goal} {study.best_metric}): {_point_text(best, study)}.")
-    else:
+    for name, result in best.items():
+        lines.append(f"Best {name} ({study.best_goal} {study.best_metric}): "
+                     f"{_point_text(result, study)}.")
+    if not best:
         lines.append("No point ran successfully.")
     return lines
 

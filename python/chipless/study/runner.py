@@ -183,12 +183,18 @@ def _forget_failures(directories):
             shutil.rmtree(d)
 
 
-def best_result(outcome):
-    """The successful point with the best value of the study's best metric, or None."""
+def best_results(outcome):
+    """{workload name: its successful point with the best value of the study's best metric},
+    in workload order; workloads with no successful point are left out."""
     study = outcome.study
-    ok = [r for r in outcome.results if r.ok and isinstance(r.metrics.get(study.best_metric),
-                                                             (int, float))]
-    if not ok:
-        return None
-    key = lambda r: r.metrics[study.best_metric]
-    return min(ok, key=key) if study.best_goal == "min" else max(ok, key=key)
+    best = {}
+    for r in outcome.results:
+        value = r.metrics.get(study.best_metric)
+        if not r.ok or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        name = r.point.workload.name
+        held = best.get(name)
+        if held is None or (value < held.metrics[study.best_metric] if study.best_goal == "min"
+                            else value > held.metrics[study.best_metric]):
+            best[name] = r
+    return best

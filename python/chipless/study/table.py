@@ -59,12 +59,14 @@ def csv_text(outcome):
 
 
 def format_number(value):
-    """A metric for reading: integers with thousands separators, others to 4 significant
-    digits."""
+    """A metric for reading: whole numbers (and reals from 1000 up) with thousands
+    separators, others to 4 significant digits."""
     if value is None:
         return ""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
     if isinstance(value, int) or float(value).is_integer() and abs(value) < 1e15:
         return f"{int(value):,}"
+    if 1000 <= abs(value) < 1e15:
+        return f"{value:,.0f}"
     return f"{value:.4g}"

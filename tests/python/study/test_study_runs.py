@@ -152,7 +152,7 @@ def test_a_failing_point_is_recorded_and_the_study_goes_on(study_file, tmp_path)
     chipless("study", study_file(text), "-o", out, "-q", "--retry-failed")
     assert summary(out)["compiled"] == 1 and summary(out)["ran"] == 1
     report = (out / "report.md").read_text()
-    assert "3 failed" in report and "Best (min cycles): point 3" in report
+    assert "3 failed" in report and "Best layernorm (min cycles): point 3: layernorm" in report
 
 
 def test_two_runs_give_byte_identical_tables_and_plots(study_file, tmp_path):
