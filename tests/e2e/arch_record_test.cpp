@@ -4,6 +4,7 @@
 // parameter the compiler planned with, naming each key and both values.
 #include "support/atomic_file.h"
 #include "support/npy.h"
+#include "support/spyre_arch.h"
 #include "tests/e2e/kernel_harness.h"
 #include "tests/e2e/shell.h"
 
@@ -169,6 +170,23 @@ TEST_F(ArchRecord, ChiplessArchShowsDescriptionsAndChecksRuns) {
       << checked;
   fails(tool("chipless-arch") + " check " + path("add/job.plan") + " --set chip.cores=8",
         {"chip.cores: compiled for 32, requested 8"});
+  // --json: what the study runner reads, every parameter with its value, type and role
+  nlohmann::json json = nlohmann::json::parse(
+      ok(tool("chipless-arch") + " show v5p --json --set hbm.bandwidth_gb_s=3000"));
+  EXPECT_EQ(json["chip"], "tpu");
+  EXPECT_EQ(json["overrides"][0], "hbm.bandwidth_gb_s=3000");
+  EXPECT_EQ(json["params"]["hbm.bandwidth_gb_s"]["value"], 3000.0);
+  EXPECT_EQ(json["params"]["hbm.bandwidth_gb_s"]["role"], "timing");
+  EXPECT_EQ(json["params"]["mxu.rows"]["role"], "planned");
+  EXPECT_EQ(json["params"]["mxu.rows"]["type"], "int");
+  EXPECT_TRUE(json["params"]["mxu.rows"]["value"].is_number_integer());
+  EXPECT_EQ(json["params"]["chip.generation"]["value"], "v5p");
+  nlohmann::json spyre = nlohmann::json::parse(ok(tool("chipless-arch") + " show spyre --json"));
+  EXPECT_EQ(spyre["chip"], "spyre");
+  EXPECT_EQ(spyre["params"]["chip.cores"]["value"], 32);
+  EXPECT_EQ(spyre["params"].size(), SpyreArch::schema().size());
+  fails(tool("chipless-arch") + " show spyre --json --set chip.cores=0",
+        {"--set chip.cores=0", "out of range"});
   std::string reference = ok(tool("chipless-arch") + " reference");
   EXPECT_EQ(reference, readFile(source("docs/arch-parameters.md")))
       << "docs/arch-parameters.md is stale: run build/bin/chipless-arch reference -o "
