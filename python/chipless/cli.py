@@ -1,10 +1,11 @@
-"""The `chipless` command: `chipless study ...` (and later subcommands)."""
+"""The `chipless` command: `chipless study ...`, `chipless conformance ...`."""
 import sys
 
 USAGE = """usage: chipless COMMAND [ARGS]
 
 commands:
   study FILE -o OUT      run an architecture what-if study (docs/studies.md)
+  conformance [SUITE]    run the conformance suites on the emulated chips (docs/conformance.md)
 """
 
 
@@ -17,6 +18,9 @@ def main(argv=None):
     if command == "study":
         from chipless.study.command import main as study
         return study(rest)
+    if command == "conformance":
+        from chipless.conformance.command import main as conformance
+        return conformance(rest)
     print(f"chipless: error: unknown command {command!r}\n{USAGE}", end="", file=sys.stderr)
     return 2
 

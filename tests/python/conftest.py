@@ -1,5 +1,6 @@
-"""Shared set-up of the chipless study tests: the package on sys.path, the tools' folder,
-and helpers that write small study files around the bundled workloads."""
+"""Shared set-up of the pytest suites: the chipless package on sys.path, the tools' folder,
+the `chipless` command as a user runs it, and study files written around the bundled
+workloads."""
 import os
 import pathlib
 import subprocess
@@ -7,7 +8,7 @@ import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[3]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PYTHON_DIR = ROOT / "python"
 sys.path.insert(0, str(PYTHON_DIR))
 os.environ.setdefault("CHIPLESS_BIN", str(ROOT / "build" / "bin"))

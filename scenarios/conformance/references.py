@@ -1,0 +1,138 @@
+"""fp32 references of the bundled workloads, computed with numpy on the CPU.
+
+Each function takes (inputs, scalars): the inputs by argument name as float32 arrays (f16
+and bf16 inputs hold exactly what the device holds), integer inputs as they are; scalars by
+name. It returns {output name: array}. The suites (*.yaml beside this file) name a function
+per case and the tolerance its outputs must meet.
+"""
+import math
+
+import numpy as np
+
+
+def _f32(x):
+    return np.asarray(x, np.float32)
+
+
+def _softmax(x, axis=-1):
+    x = _f32(x).astype(np.float64)
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return (e / e.sum(axis=axis, keepdims=True)).astype(np.float32)
+
+
+def _layer_norm(x, gamma, beta, eps=1e-5):
+    x = _f32(x).astype(np.float64)
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    y = (x - mean) / np.sqrt(var + eps) * gamma
+    return (y + beta if beta is not None else y).astype(np.float32)
+
+
+def _r16(x):
+    """Rounded to fp16, as float32: a tensor the graph keeps in f16."""
+    return np.asarray(x, np.float32).astype(np.float16).astype(np.float32)
+
+
+def _bf16(x):
+    """Rounded to bf16 (nearest even), as float32: a tensor the graph keeps in bf16."""
+    b = np.ascontiguousarray(x, np.float32).view(np.uint32)
+    return (((b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)).view(np.float32)
+
+
+def _gelu_tanh(v):
+    return 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))
+
+
+def _mm(a, b):
+    return (_f32(a).astype(np.float64) @ _f32(b).astype(np.float64)).astype(np.float32)
+
+
+# ---- element-wise, row-wise ---------------------------------------------------------------
+
+def add(i, s):
+    key = "A" if "A" in i else "a"
+    other = "B" if key == "A" else "b"
+    out = "C" if key == "A" else "c"
+    return {out: _f32(i[key]) + _f32(i[other])}
+
+
+def softmax_rows(i, s):
+    return {"Y": _softmax(i["X"])}
+
+
+def layer_norm(i, s):
+    return {"Y": _layer_norm(i["X"], i["gamma"], i["beta"])}
+
+
+def rms_norm(i, s):
+    x = _f32(i["X"]).astype(np.float64)
+    rstd = 1 / np.sqrt((x * x).mean(axis=-1, keepdims=True) + 1e-5)
+    return {"Y": (x * rstd * i["weight"]).astype(np.float32)}
+
+
+def rope(i, s):
+    """Rotary embedding on the two halves of each row: (x1 c - x2 s, x2 c + x1 s)."""
+    x, c, n = _f32(i["X"]).astype(np.float64), i["cos"], i["sin"]
+    half = x.shape[-1] // 2
+    x1, x2 = x[:, :half], x[:, half:]
+    return {"Y": np.concatenate([x1 * c - x2 * n, x2 * c + x1 * n], axis=-1).astype(np.float32)}
+
+
+def embedding_gather(i, s):
+    return {"out": _f32(i["table"])[np.asarray(i["ids"], np.int64)]}
+
+
+# ---- matmuls ------------------------------------------------------------------------------
+
+def matmul(i, s):
+    a, b = ("A", "B") if "A" in i else ("a", "b")
+    out = "C" if "A" in i else "c"
+    return {out: _mm(i[a], i[b])}
+
+
+def batch_matmul(i, s):
+    return {"C": np.einsum("bmk,bkn->bmn", _f32(i["A"]).astype(np.float64),
+                           _f32(i["B"]).astype(np.float64)).astype(np.float32)}
+
+
+def attention_one_head(i, s):
+    """O = softmax(Q KT / sqrt(d) + mask) V, the keys given transposed (KT)."""
+    d = i["Q"].shape[-1]
+    scores = _mm(i["Q"], i["KT"]) / math.sqrt(d) + _f32(i["mask"])
+    return {"O": _mm(_softmax(scores), i["V"])}
+
+
+def attention_heads(i, s):
+    """Per head: O = softmax(Q K^T / sqrt(d) + mask) V (Q, K, V: [heads, S, d])."""
+    d = i["Q"].shape[-1]
+    q, k, v = (_f32(i[n]).astype(np.float64) for n in ("Q", "K", "V"))
+    scores = np.einsum("hsd,htd->hst", q, k) / math.sqrt(d) + _f32(i["mask"])
+    return {"O": np.einsum("hst,htd->hsd", _softmax(scores), v).astype(np.float32)}
+
+
+def attention_no_mask(i, s):
+    d = i["Q"].shape[-1]
+    return {"O": _mm(_softmax(_mm(i["Q"], _f32(i["K"]).T) / math.sqrt(d)), i["V"])}
+
+
+def mlp_relu_softmax(i, s):
+    """y = softmax(relu(x W1 + b1) W2 + b2) (models/graphs/spyre_mlp.mlir), every tensor of
+    the graph f16: the matmul results, h and the logits are rounded to f16 as it stores them."""
+    h = _r16(np.maximum(_r16(_r16(_mm(i["x"], i["W1"])) + i["b1"]), 0))
+    return {"y": _softmax(_r16(_r16(_mm(h, i["W2"])) + i["b2"]))}
+
+
+def mlp_gelu(i, s):
+    """y = gelu_tanh(x W1 + b1) W2 + b2 (models/graphs/mlp_gelu.mlir); h is kept in bf16."""
+    h = _gelu_tanh(_mm(i["x"], i["W1"]).astype(np.float64) + i["b1"])
+    return {"y": _mm(_bf16(h.astype(np.float32)), i["W2"]) + i["b2"]}
+
+
+# ---- collectives --------------------------------------------------------------------------
+
+def all_reduce_rows(i, s):
+    """Every row of Y is the sum of all rows of P (one row per core or chip)."""
+    key = "P" if "P" in i else "X"
+    p = _f32(i[key]).astype(np.float64)
+    total = p.sum(axis=0, keepdims=True)
+    return {"Y": np.broadcast_to(total, p.shape).astype(np.float32)}
