@@ -7,11 +7,13 @@ docs/performance.md.
         [--build-dir build] [--work /tmp/chipless-study-bench]
 
 1. the whole study, cold (compiles and runs), with -j 1 and with -j 2;
-2. the runs alone: the compiled programs kept, points/ removed, -j 1;
+2. the runs alone: the compiled programs kept, points/ removed, -j 1 (with and without
+   --no-plots);
 3. the same runs by hand: `spyre-sim run ... --timing-only --stats ... --set ...` for every
    point, one after the other, timed by this script.
 The overhead per point is (2 - 3) / points: planning, cache keys, the process pool, reading
-each point's stats.json and arch, the table, plots and report.
+each point's stats.json and arch, the table (and, once per study, the plots and report:
+measured alone by a rerun with everything cached).
 """
 import argparse
 import json
@@ -54,6 +56,11 @@ def main():
     shutil.rmtree(out / "points")
     runs_only = timed(study + ["-o", str(out), "-j", "1"], env)
     rows.append(("runs only (programs cached), -j 1", runs_only))
+    shutil.rmtree(out / "points")
+    runs_no_plots = timed(study + ["-o", str(out), "-j", "1", "--no-plots"], env)
+    rows.append(("runs only, -j 1, --no-plots (table and study.json only)", runs_no_plots))
+    report = timed(study + ["-o", str(out), "-j", "1"], env)
+    rows.append(("everything cached: table, plots and report only", report))
 
     sys.path.insert(0, str(ROOT / "python"))
     os.environ["CHIPLESS_BIN"] = str(bin_dir)
@@ -77,8 +84,9 @@ def main():
     for what, seconds in rows:
         print(f"| {what} | {seconds:.1f} |")
     print(f"\noverhead per point over the bare simulator run: "
-          f"{(runs_only - bare) / points * 1000:.1f} ms "
-          f"({runs_only / bare:.2f}x the bare runs)")
+          f"{(runs_no_plots - bare) / points * 1000:.1f} ms without the plots and report "
+          f"({runs_no_plots / bare:.2f}x the bare runs), {(runs_only - bare) / points * 1000:.1f}"
+          f" ms with them ({runs_only / bare:.2f}x)")
     print(f"speed-up of -j 2 over -j 1: {rows[0][1] / rows[1][1]:.2f}x")
     return 0
 

@@ -68,7 +68,8 @@ def read_plan(path):
             raise PlanError("%s: arguments[%d] has no name" % (path, i))
         where = "%s: argument %s" % (path, a["name"])
         if a.get("role") not in ROLES:
-            raise PlanError("%s: role %r is not one of %s" % (where, a.get("role"), ", ".join(ROLES)))
+            raise PlanError("%s: role %r is not one of %s"
+                            % (where, a.get("role"), ", ".join(ROLES)))
         if a["role"] != "output" and a.get("dtype") not in NP_DTYPES:
             raise PlanError("%s: dtype %r has no numpy type here (%s)"
                             % (where, a.get("dtype"), ", ".join(NP_DTYPES)))

@@ -101,3 +101,25 @@ def describe_arch(arch, sets=()):
     if status != 0:
         raise ChiplessError(first_error(err, out))
     return json.loads(out)
+
+
+#: The compiler or assembler of each (chip, workload kind): "mlir" (KTIR kernel or tensor
+#: graph) or "asm" (hand-written assembly).
+COMPILERS = {("spyre", "mlir"): "spyre-compile", ("spyre", "asm"): "spyre-as",
+             ("tpu", "mlir"): "tpu-compile", ("tpu", "asm"): "tpu-as"}
+#: The simulator of each chip.
+SIMULATORS = {"spyre": "spyre-sim", "tpu": "tpu-sim"}
+
+
+def chip_of(arch):
+    """"tpu" or "spyre": which tools a description's programs need."""
+    return "tpu" if is_tpu_arch(arch) else "spyre"
+
+
+def compile_command(bin_dir, arch, kind, source, output, sets=(), flags=()):
+    """The command that compiles (or assembles) `source` for `arch` into `output`."""
+    args = [pathlib.Path(bin_dir) / COMPILERS[(chip_of(arch), kind)], source, "-o", output,
+            "--arch", arch]
+    for s in sets:
+        args += ["--set", s]
+    return args + list(flags)

@@ -14,25 +14,10 @@ import shutil
 import time
 
 import numpy as np
-import yaml
 
 from chipless import plan_inputs, tools
 from chipless.conformance.bounds import check_bounds
-
-COMPILERS = {("spyre", "mlir"): "spyre-compile", ("spyre", "asm"): "spyre-as",
-             ("tpu", "mlir"): "tpu-compile", ("tpu", "asm"): "tpu-as"}
-SIMULATORS = {"spyre": "spyre-sim", "tpu": "tpu-sim"}
-
-
-def _flatten(tree, prefix=""):
-    flat = {}
-    for k, v in tree.items():
-        if isinstance(v, dict):
-            flat.update(_flatten(v, f"{prefix}{k}."))
-        else:
-            flat[f"{prefix}{k}"] = v
-    return flat
-
+from chipless.resolved_arch import read_resolved_arch
 
 def _bf16(x):
     """float32 values rounded to bf16 (nearest even), as float32: what a bf16 input holds."""
@@ -97,13 +82,11 @@ def _run(task, result):
         shutil.rmtree(work)
     work.mkdir(parents=True)
     bin_dir = pathlib.Path(task["bin"])
-    kind = "tpu" if tools.is_tpu_arch(task["arch"]) else "spyre"
+    kind = tools.chip_of(task["arch"])
     program = work / "program"
-    args = [bin_dir / COMPILERS[(kind, task["kind"])], task["workload"], "-o", program,
-            "--arch", task["arch"]]
-    for s in task["sets"]:
-        args += ["--set", s]
-    _tool_or_fail(args + list(task["flags"]), "compile", task["timeout"])
+    _tool_or_fail(tools.compile_command(bin_dir, task["arch"], task["kind"], task["workload"],
+                                        program, task["sets"], task["flags"]),
+                  "compile", task["timeout"])
 
     plan_path = program / "job.plan"
     try:
@@ -111,7 +94,8 @@ def _run(task, result):
         scalars = plan_inputs.scalar_values(plan, str(plan_path), task["scalars"])
     except plan_inputs.PlanError as e:
         raise _Failed(f"inputs: {e}") from None
-    run_args = [bin_dir / SIMULATORS[kind], "run", plan_path, "--timeout", str(task["timeout"])]
+    run_args = [bin_dir / tools.SIMULATORS[kind], "run", plan_path, "--timeout",
+                str(task["timeout"])]
     for s in task["sets"]:
         run_args += ["--set", s]
     device_inputs = {}
@@ -144,7 +128,7 @@ def _run(task, result):
         runs.append(directory)
 
     stats = json.loads((runs[0] / "stats.json").read_text())
-    arch = _flatten(yaml.safe_load((runs[0] / "arch.resolved.yaml").read_text()))
+    arch = read_resolved_arch(runs[0] / "arch.resolved.yaml")
     bounds = check_bounds(stats, arch, kind == "tpu")
     result["cycles"] = bounds[0][2]
     result["bounds"] = [{"bound": b, "cycles_at_least": round(v, 3), "holds": h}

@@ -186,6 +186,7 @@ def load_suite(path):
             rtol=_number(tw + ".rtol", tolerance.get("rtol", 1e-2)),
             atol=_number(tw + ".atol", tolerance.get("atol", 1e-2)),
             input_scales={k: float(v.get("scale", 0.5)) for k, v in scales.items()},
-            scalars=dict(scalars), index_bounds=dict(indices), compile_flags=tuple(str(x) for x in flags),
+            scalars=dict(scalars), index_bounds=dict(indices),
+            compile_flags=tuple(str(x) for x in flags),
             seed=int(c.get("seed", 0)), where=where, skip=skip))
     return Suite(path, name, str(doc.get("description", "")).strip(), cases)

@@ -66,7 +66,8 @@ def _unique(rows_, keys, plot_index):
         k = tuple(r[x] for x in keys)
         if k in seen:
             raise ChiplessError(f"plots[{plot_index}]: points {seen[k]} and {r['point']} fall on "
-                                f"the same place ({', '.join(f'{a}={b}' for a, b in zip(keys, k))});"
+                                "the same place ("
+                                + ", ".join(f"{a}={b}" for a, b in zip(keys, k)) + ");"
                                 " fix the other parameters with where: or split with per:/series:")
         seen[k] = r["point"]
 

@@ -22,6 +22,7 @@ import yaml
 
 from chipless import tools
 from chipless.errors import ChiplessError
+from chipless.resolved_arch import read_resolved_arch
 from chipless.study import metrics as metrics_mod
 from chipless.study import work
 from chipless.study.progress import Progress
@@ -41,16 +42,6 @@ def _program_digest(directory):
 
 def _arch_identity(arch):
     return tools.file_digest(arch) if pathlib.Path(arch).is_file() else arch
-
-
-def _flatten(tree, prefix=""):
-    flat = {}
-    for k, v in tree.items():
-        if isinstance(v, dict):
-            flat.update(_flatten(v, f"{prefix}{k}."))
-        else:
-            flat[f"{prefix}{k}"] = v
-    return flat
 
 
 @dataclasses.dataclass
@@ -76,7 +67,7 @@ class Outcome:
 def plan_work(study, out, bin_dir, timeout):
     """The compile tasks (distinct, in point order) and each point's run task, or the
     compile key whose failure the point inherits."""
-    chip_of = {p.arch: ("tpu" if tools.is_tpu_arch(p.arch) else "spyre") for p in study.points}
+    chip_of = {p.arch: tools.chip_of(p.arch) for p in study.points}
     digests = {}
 
     def digest(name):
@@ -91,7 +82,7 @@ def plan_work(study, out, bin_dir, timeout):
             program_id, plan, compile_key = _program_digest(p.workload.file.parent), \
                 str(p.workload.file), None
         else:
-            compiler = work.COMPILERS[(chip, p.workload.kind)]
+            compiler = tools.COMPILERS[(chip, p.workload.kind)]
             compile_key = _key("compile", tools.file_digest(p.workload.file), p.workload.kind,
                                p.workload.compile_flags, _arch_identity(p.arch), p.planned,
                                digest(compiler))
@@ -103,7 +94,7 @@ def plan_work(study, out, bin_dir, timeout):
                 "timeout": timeout})
             program_id, plan = compile_key, str(directory / "program" / "job.plan")
         run_key = _key("run", program_id, p.timing, study.max_cycles,
-                       digest(work.SIMULATORS[chip]))
+                       digest(tools.SIMULATORS[chip]))
         runs.append((p, compile_key, {
             "key": run_key, "dir": str(out / "points" / run_key), "bin": str(bin_dir),
             "chip": chip, "plan": plan, "timing": list(p.timing), "timeout": timeout,
@@ -165,7 +156,7 @@ def _measure(study, out, point, task):
     arch_file = directory / "arch.resolved.yaml"
     try:
         stats = json.loads((directory / "stats.json").read_text())
-        arch_values = _flatten(yaml.safe_load(arch_file.read_text()) or {})
+        arch_values = read_resolved_arch(arch_file)
         values = metrics_mod.evaluate(study.metrics, stats, arch_values, point.params)
     except (OSError, ValueError, yaml.YAMLError) as e:
         return PointResult(point, task["key"], False, f"results of {directory}: {e}", {}, "")

@@ -75,8 +75,9 @@ def _resolve_arch(study_dir, arch, where):
         return arch
     path = (study_dir / arch).resolve()
     if not path.is_file():
+        names = ", ".join(tools.SPYRE_ARCHS + tools.TPU_ARCHS)
         raise ChiplessError(f"{where}: {arch}: no such file (relative to {study_dir}), and not a "
-                            f"bundled architecture ({', '.join(tools.SPYRE_ARCHS + tools.TPU_ARCHS)})")
+                            f"bundled architecture ({names})")
     return str(path)
 
 

@@ -14,12 +14,6 @@ import time
 
 from chipless import tools
 
-#: The compiler or assembler of each (chip, workload kind).
-COMPILERS = {("spyre", "mlir"): "spyre-compile", ("spyre", "asm"): "spyre-as",
-             ("tpu", "mlir"): "tpu-compile", ("tpu", "asm"): "tpu-as"}
-SIMULATORS = {"spyre": "spyre-sim", "tpu": "tpu-sim"}
-
-
 def _commit(tmp, final):
     """Moves the finished folder `tmp` to `final`; if another worker got there first, its
     equal result stays and this one is dropped."""
@@ -44,11 +38,8 @@ def compile_program(task):
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
     program = tmp / "program"
-    args = [pathlib.Path(task["bin"]) / COMPILERS[(task["chip"], task["kind"])], task["source"],
-            "-o", program, "--arch", task["arch"]]
-    for s in task["planned"]:
-        args += ["--set", s]
-    args += list(task["flags"])
+    args = tools.compile_command(task["bin"], task["arch"], task["kind"], task["source"], program,
+                                 task["planned"], task["flags"])
     start = time.monotonic()
     status, out, err = tools.run_tool(args, timeout=task["timeout"])
     seconds = time.monotonic() - start
@@ -74,7 +65,7 @@ def run_point(task):
                 "seconds": 0.0, "cached": True}
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
-    args = [pathlib.Path(task["bin"]) / SIMULATORS[task["chip"]], "run", task["plan"],
+    args = [pathlib.Path(task["bin"]) / tools.SIMULATORS[task["chip"]], "run", task["plan"],
             "--timing-only", "--stats", tmp / "stats.json", "--timeout", str(task["timeout"])]
     if task["max_cycles"]:
         args += ["--max-cycles", str(task["max_cycles"])]

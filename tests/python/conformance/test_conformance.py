@@ -102,15 +102,16 @@ def test_filter_and_a_what_if_chip(tmp_path):
     assert r.returncode == 1 and "--set dram.bandwith_gb_s=50: not a parameter" in r.stderr
 
 
+ADD = "suite: x\ncases:\n  - name: a\n    workload: {ROOT}/models/kernels/add.s\n"
+
+
 @pytest.mark.parametrize("text,message", [
     ("suite: x\ncases:\n  - name: a\n", "mini.yaml:3: cases[0]: missing workload:"),
     ("suite: x\ncases:\n  - {name: a, workload: nothing.s}\n", "workload nothing.s: no such file"),
-    ("suite: x\nreferences: refs.py\ncases:\n  - name: a\n    workload: {ROOT}/models/kernels/add.s\n"
-     "    reference: nope\n", "mini.yaml:6: a: refs.py has no function 'nope'"),
-    ("suite: x\ncases:\n  - name: a\n    workload: {ROOT}/models/kernels/add.s\n    chips: [v9]\n",
-     "mini.yaml:5: a: chip 'v9' is not one of"),
-    ("suite: x\ncases:\n  - name: a\n    workload: {ROOT}/models/kernels/add.s\n    tolerence: {}\n",
-     "mini.yaml:5: cases[0]: unknown key 'tolerence'"),
+    ("references: refs.py\n" + ADD + "    reference: nope\n",
+     "mini.yaml:6: a: refs.py has no function 'nope'"),
+    (ADD + "    chips: [v9]\n", "mini.yaml:5: a: chip 'v9' is not one of"),
+    (ADD + "    tolerence: {}\n", "mini.yaml:5: cases[0]: unknown key 'tolerence'"),
     ("suite: x\ncases: [\n", "mini.yaml:3: YAML syntax error"),
 ])
 def test_bad_suite_files_are_located_errors(tmp_path, text, message):
