@@ -136,3 +136,40 @@ def all_reduce_rows(i, s):
     p = _f32(i[key]).astype(np.float64)
     total = p.sum(axis=0, keepdims=True)
     return {"Y": np.broadcast_to(total, p.shape).astype(np.float32)}
+
+
+# ---- the public KTIR samples (../shared/ktir-examples) ------------------------------------
+
+def scalar_broadcast(i, s):
+    """out [4, 64] filled with the one value of `in`."""
+    return {"out": np.full((4, 64), _f32(i["in"]).reshape(-1)[0], np.float32)}
+
+
+def nested_yield(i, s):
+    """Two nested scf.for loops, each yielding 1.0 added: every element ends at 2.0."""
+    return {"out": np.full((4,), 2.0, np.float32)}
+
+
+def reduce_sum_in_place(i, s):
+    """arg0 [1, 4]: every element becomes the sum of all four (rounded to fp16)."""
+    x = _f32(i["arg0"])
+    return {"arg0": _r16(np.full(x.shape, x.astype(np.float64).sum(), np.float32))}
+
+
+def softmax_wide(i, s):
+    return {"output": _softmax(i["input"])}
+
+
+def ffn_swiglu(i, s):
+    """out = x + (silu(x Wg) * (x Wu)) Wd."""
+    x = _f32(i["x"]).astype(np.float64)
+    g, u = x @ _f32(i["w_gate"]), x @ _f32(i["w_up"])
+    fused = g / (1 + np.exp(-g)) * u
+    return {"out": (x + fused @ _f32(i["w_down"])).astype(np.float32)}
+
+
+def ring_reduce(i, s):
+    """out [1, 128]: the column sums of in [4, 128], times n_iters when the kernel loops."""
+    times = s.get("n_iters", 1)
+    return {"out": (_f32(i["in"]).astype(np.float64).sum(axis=0, keepdims=True)
+                    * times).astype(np.float32)}

@@ -138,10 +138,10 @@ def load_suite(path):
                                 f"{c['workload']}: no such file (relative to {base})")
         else:
             skip = ""
-        kind = {".mlir": "mlir", ".s": "asm"}.get(workload.suffix)
+        kind = {".mlir": "mlir", ".ktir": "mlir", ".s": "asm"}.get(workload.suffix)
         if kind is None:
             raise ChiplessError(f"{f}:{line_of(c, 'workload')}: {case_name}: a workload is a "
-                                ".mlir kernel or graph or a .s program")
+                                ".mlir (or .ktir) kernel or graph or a .s program")
         chips = c.get("chips", default_chips)
         if isinstance(chips, str):
             chips = [chips]

@@ -193,7 +193,7 @@ def _workloads(f, study_dir, section):
             file = file / "job.plan"
         if not file.exists():
             raise ChiplessError(f"{where}: {spec}: no such file (relative to {study_dir})")
-        kind = {".mlir": "mlir", ".s": "asm", ".plan": "program"}.get(file.suffix)
+        kind = {".mlir": "mlir", ".ktir": "mlir", ".s": "asm", ".plan": "program"}.get(file.suffix)
         if kind is None:
             raise ChiplessError(f"{where}: {spec}: not a .mlir kernel or graph, a .s program or "
                                 "a program directory")
