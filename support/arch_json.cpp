@@ -7,10 +7,14 @@ namespace {
 /// "int", "float", "bool" or "string": the JSON name of a parameter's type.
 const char* jsonTypeName(ParamType type) {
   switch (type) {
-  case ParamType::Int: return "int";
-  case ParamType::Float: return "float";
-  case ParamType::Bool: return "bool";
-  case ParamType::String: return "string";
+  case ParamType::Int:
+    return "int";
+  case ParamType::Float:
+    return "float";
+  case ParamType::Bool:
+    return "bool";
+  case ParamType::String:
+    return "string";
   }
   return "string";
 }
@@ -18,10 +22,14 @@ const char* jsonTypeName(ParamType type) {
 /// The value of `decl` in `description`, with its own JSON type.
 nlohmann::ordered_json valueJson(const ArchDescription& description, const ParamDecl& decl) {
   switch (decl.type) {
-  case ParamType::Int: return description.getInt(decl.path);
-  case ParamType::Float: return description.getFloat(decl.path);
-  case ParamType::Bool: return description.getBool(decl.path);
-  case ParamType::String: return description.getString(decl.path);
+  case ParamType::Int:
+    return description.getInt(decl.path);
+  case ParamType::Float:
+    return description.getFloat(decl.path);
+  case ParamType::Bool:
+    return description.getBool(decl.path);
+  case ParamType::String:
+    return description.getString(decl.path);
   }
   return nullptr;
 }
