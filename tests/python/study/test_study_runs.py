@@ -155,6 +155,16 @@ def test_a_failing_point_is_recorded_and_the_study_goes_on(study_file, tmp_path)
     assert "3 failed" in report and "Best layernorm (min cycles): point 3: layernorm" in report
 
 
+def test_a_run_past_max_cycles_is_a_failing_point_with_the_engine_report(study_file, tmp_path):
+    text = SPYRE_STUDY.split("plots:")[0] + "run: {max_cycles: 2000}\n"
+    out = tmp_path / "out"
+    chipless("study", study_file(text), "-o", out, "-q")
+    table = pandas.read_csv(out / "results.csv", keep_default_na=False)
+    assert set(table["status"]) == {"failed"}
+    assert all("--max-cycles" in e and "pc" in e for e in table["error"]), table["error"][0]
+    assert "No point ran successfully." in (out / "report.md").read_text()
+
+
 def test_two_runs_give_byte_identical_tables_and_plots(study_file, tmp_path):
     study = study_file(SPYRE_STUDY)
     chipless("study", study, "-o", tmp_path / "a", "-q", "-j", "1")
