@@ -117,20 +117,21 @@ def run_study(study, out, executor, bin_dir=None, quiet=False, retry_failed=Fals
     counts = {"points": len(study.points), "programs": len(compiles), "compiled": 0,
               "compiles_cached": 0, "compile_failures": 0, "ran": 0, "runs_cached": 0,
               "failed": 0}
-    compiled = {}
-    progress = Progress("compile", len(compiles), quiet=quiet)
-    for r in executor.run(work.compile_program, compiles):
+    compiled, pending = _cached(compiles)
+    counts["compiles_cached"] = len(compiled)
+    progress = Progress("compile", len(pending), quiet=quiet)
+    for r in executor.run(work.compile_program, pending):
         compiled[r["key"]] = r
         counts["compiles_cached" if r["cached"] else "compiled"] += 1
-        counts["compile_failures"] += 0 if r["ok"] else 1
         progress.update(r["ok"])
     progress.finish()
+    counts["compile_failures"] = sum(1 for r in compiled.values() if not r["ok"])
 
     todo = [task for p, ck, task in runs if ck is None or compiled[ck]["ok"]]
-    todo = list({t["key"]: t for t in todo}.values())
-    ran = {}
-    progress = Progress("run", len(todo), quiet=quiet)
-    for r in executor.run(work.run_point, todo):
+    ran, pending = _cached(list({t["key"]: t for t in todo}.values()))
+    counts["runs_cached"] = len(ran)
+    progress = Progress("run", len(pending), quiet=quiet)
+    for r in executor.run(work.run_point, pending):
         ran[r["key"]] = r
         counts["runs_cached" if r["cached"] else "ran"] += 1
         progress.update(r["ok"])
@@ -164,6 +165,19 @@ def _measure(study, out, point, task):
         return PointResult(point, task["key"], False, str(e), {}, "")
     return PointResult(point, task["key"], True, "", values,
                        str(arch_file.relative_to(out)))
+
+
+def _cached(tasks):
+    """({key: cached result} of the tasks whose entry is complete, [the other tasks]): what
+    a rerun or a resumed study need not send to the workers."""
+    done, pending = {}, []
+    for t in tasks:
+        result = pathlib.Path(t["dir"]) / "result.json"
+        if result.exists():
+            done[t["key"]] = {**json.loads(result.read_text()), "key": t["key"], "cached": True}
+        else:
+            pending.append(t)
+    return done, pending
 
 
 def _forget_failures(directories):
