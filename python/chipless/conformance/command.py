@@ -52,24 +52,34 @@ def plan_checks(args):
         sorted((tools.SOURCE_ROOT / "scenarios" / "conformance").glob("*.yaml"))
     if not files:
         raise ChiplessError("no suite files (scenarios/conformance/*.yaml)")
-    override = args.arch
-    override_is_tpu = tools.is_tpu_arch(override) if override else None
-    described, tasks, skipped = {}, [], []
+    override, override_label = args.arch, None
+    if override:
+        if pathlib.Path(override).is_file():
+            override_label = pathlib.Path(override).stem
+            override = str(pathlib.Path(override).resolve())
+        elif override not in tools.SPYRE_ARCHS + tools.TPU_ARCHS:
+            raise ChiplessError(f"--arch {override}: no such file, and not a bundled "
+                                f"architecture ({', '.join(tools.SPYRE_ARCHS + tools.TPU_ARCHS)})")
+        else:
+            override_label = override
+    described, tasks, skipped, seen = {}, [], [], set()
     out = pathlib.Path(args.output).resolve()
     for file in files:
         suite = load_suite(file)
         for case in suite.cases:
             for chip in case.chips:
+                arch = chip
+                if override and tools.is_tpu_arch(override) == tools.is_tpu_arch(chip):
+                    arch, chip = override, override_label    # every chip of its kind
+                if (suite.name, case.name, chip) in seen:
+                    continue
+                seen.add((suite.name, case.name, chip))
                 label = f"{suite.name}/{case.name}[{chip}]"
                 if not _selected(label, args.filter):
                     continue
                 if case.skip:
                     skipped.append((suite.name, case.name, chip, case.skip))
                     continue
-                arch = chip
-                if override and override_is_tpu == tools.is_tpu_arch(chip):
-                    arch = str(pathlib.Path(override).resolve()) \
-                        if pathlib.Path(override).is_file() else override
                 if arch not in described:
                     described[arch] = tools.describe_arch(arch)
                 sets = [s for s in args.set if s.split("=", 1)[0] in described[arch]["params"]]

@@ -98,6 +98,9 @@ def test_filter_and_a_what_if_chip(tmp_path):
     cycles = [float(line.split("|")[5].replace(",", "")) for out in (base, slow)
               for line in out.stdout.splitlines() if line.startswith("| mini | add")]
     assert cycles[1] > 2 * cycles[0], cycles
+    # --arch replaces every chip of its kind: both softmax checks of the TPU kind run on v6e
+    r = chipless("conformance", suite, "--arch", "v6e", "--list", "-o", tmp_path / "c")
+    assert r.stdout.split() == ["mini/add[spyre]", "mini/softmax[spyre]", "mini/softmax[v6e]"]
     r = chipless("conformance", suite, "--set", "dram.bandwith_gb_s=50", check=False)
     assert r.returncode == 1 and "--set dram.bandwith_gb_s=50: not a parameter" in r.stderr
 
