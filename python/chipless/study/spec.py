@@ -160,15 +160,18 @@ def load_study(path):
         raise ChiplessError(f"{f}:{line_of(doc, 'best')}: best: metric must be one of "
                             f"{', '.join(names)} and goal min or max")
     run = doc.get("run") or {}
-    if not isinstance(run, dict) or set(run) - {"timeout", "max_cycles"}:
+    timeout, max_cycles = (run.get("timeout", 3600), run.get("max_cycles", 0)) \
+        if isinstance(run, dict) else (None, None)
+    if not isinstance(run, dict) or set(run) - {"timeout", "max_cycles"} or \
+            isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0 \
+            or isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 0:
         raise ChiplessError(f"{f}:{line_of(doc, 'run')}: run: expected {{timeout: SECONDS, "
-                            "max_cycles: N}}")
+                            "max_cycles: N}} (seconds > 0, cycles a whole number >= 0)")
     return Study(file=path, name=str(doc.get("study", path.stem)),
                  description=str(doc.get("description", "")).strip(), chip=chip,
                  workloads=workloads, fixed=dict(fixed), points=points, parameters=parameters,
                  metrics=metric_list, plots=plots, best_metric=best_metric,
-                 best_goal=best_goal, timeout=float(run.get("timeout", 3600)),
-                 max_cycles=int(run.get("max_cycles", 0)))
+                 best_goal=best_goal, timeout=float(timeout), max_cycles=max_cycles)
 
 
 def _workloads(f, study_dir, section):

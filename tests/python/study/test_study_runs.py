@@ -219,6 +219,8 @@ plots:
     ("workloads: {a: {ROOT}/models/graphs/layernorm.mlir}\nchip: v9\nmetrics: {c: x}\n",
      "s.yaml:2: chip: v9: no such file (relative to"),
     ("workloads: [a, b\n", "s.yaml:2: YAML syntax error"),
+    ("workloads: {a: {ROOT}/models/graphs/layernorm.mlir}\nmetrics: {c: chip.cycles}\n"
+     "run: {timeout: soon}\n", "s.yaml:3: run: expected {timeout: SECONDS, max_cycles: N}"),
 ])
 def test_bad_study_files_are_located_errors(study_file, tmp_path, text, message):
     r = chipless("study", study_file(text), "-o", tmp_path / "out", check=False)
