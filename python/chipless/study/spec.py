@@ -153,7 +153,7 @@ def load_study(path):
     best = doc.get("best") or {}
     if not isinstance(best, dict) or set(best) - {"metric", "goal"}:
         raise ChiplessError(f"{f}:{line_of(doc, 'best')}: best: expected {{metric: NAME, "
-                            "goal: min|max}}")
+                            "goal: min|max}")
     best_metric = best.get("metric", names[0])
     best_goal = best.get("goal", "min")
     if best_metric not in names or best_goal not in ("min", "max"):
@@ -166,7 +166,7 @@ def load_study(path):
             isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0 \
             or isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 0:
         raise ChiplessError(f"{f}:{line_of(doc, 'run')}: run: expected {{timeout: SECONDS, "
-                            "max_cycles: N}} (seconds > 0, cycles a whole number >= 0)")
+                            "max_cycles: N} (seconds > 0, cycles a whole number >= 0)")
     return Study(file=path, name=str(doc.get("study", path.stem)),
                  description=str(doc.get("description", "")).strip(), chip=chip,
                  workloads=workloads, fixed=dict(fixed), points=points, parameters=parameters,
