@@ -8,7 +8,8 @@ bundled inputs of its reader (models/, the lit tests, the public KTIR samples wh
 each '// -----' chunk a seed of its own), with the dictionary tests/fuzz/dict/HARNESS.dict.
 It stops after --runs inputs or --seconds of fuzzing. A crash, a leak, a hang (--timeout per
 input) or a run out of memory fails the harness; libFuzzer's reproducer is kept in
-WORK/HARNESS/ (named on stderr) and its report printed.
+WORK/HARNESS/ (named on stderr) and its report printed. libFuzzer's own output of each run
+is in WORK/HARNESS/fuzz.log (or the build's fuzz/HARNESS/fuzz.log), to follow a long run.
 
   run_fuzzers.py --build-dir build-san --source-dir . [--seconds S | --runs N]
                  [--work DIR] [--examples-dir DIR] [--jobs N] [HARNESS ...]
@@ -139,13 +140,19 @@ def run_harness(harness, args):
         if os.path.isdir(checked_in):
             cmd.append(checked_in)
         start = time.monotonic()
-        r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, errors="replace")
+        # libFuzzer's own lines (inputs so far, coverage, executions per second) go to a log
+        # beside the corpus, so a long run can be followed with `tail -f`.
+        log_path = os.path.join(artifacts, "fuzz.log")
+        with open(log_path, "w") as log:
+            returncode = subprocess.run(cmd, env=env, stdout=log, stderr=subprocess.STDOUT
+                                        ).returncode
+        with open(log_path, errors="replace") as log:
+            output = log.read()
         seconds = time.monotonic() - start
-        runs, cov, ft = final_stats(r.stdout)
-        if r.returncode != 0:
-            print(r.stdout[-20000:], file=sys.stderr)
-            found = re.findall(r"Test unit written to (\S+)", r.stdout)
+        runs, cov, ft = final_stats(output)
+        if returncode != 0:
+            print(output[-20000:], file=sys.stderr)
+            found = re.findall(r"Test unit written to (\S+)", output)
             print("%s: FAILED after %d inputs in %.0f s%s" %
                   (harness, runs, seconds, (": reproducer " + found[-1]) if found else ""),
                   file=sys.stderr)
