@@ -25,6 +25,10 @@ bool isName(const std::string& s);
 std::vector<std::string> splitTop(const std::string& s, char sep);
 /// The line without its comment (`;`, `#` or `//` to the end), trimmed.
 std::string stripComment(const std::string& raw);
+/// Whether `s` is text a plan may carry as a message: well-formed UTF-8 (no overlong forms,
+/// surrogates or code points past U+10FFFF) without control characters. job.plan is JSON,
+/// which holds only UTF-8, so any other bytes must be refused where they are read.
+bool isMessageText(const std::string& s);
 
 /// The text of a float immediate (its bits as a double): "%.17g", "nan", "inf", "-inf".
 std::string formatFloatBits(int64_t bits);

@@ -78,6 +78,8 @@ struct Traits : progformat::IsaTraits<OpcodeInfo, opcodeTable, registerNames> {
     std::string message = rest.substr(q + 1, rest.size() - q - 2);
     if (message.empty() || message.find('"') != std::string::npos)
       as.fail(".trap: the message must be non-empty and hold no double quote");
+    if (!asmtext::isMessageText(message))
+      as.fail(".trap: the message must be UTF-8 text without control characters");
     TrapMessage t{as.constantExpr(asmtext::trim(rest.substr(0, q)), ".trap code"), message};
     for (const auto& other : as.plan().traps)
       if (other.code == t.code) as.fail(".trap " + std::to_string(t.code) + " given twice");
@@ -201,6 +203,10 @@ struct Traits : progformat::IsaTraits<OpcodeInfo, opcodeTable, registerNames> {
       JsonFields t(traps[i], path, indexedField("traps", i));
       t.only({"code", "message"});
       TrapMessage m{t.integer("code"), t.str("message")};
+      if (m.message.empty() || m.message.find('"') != std::string::npos ||
+          !asmtext::isMessageText(m.message))
+        t.failField("message", "expected one line of text without double quotes or control "
+                               "characters (the assembler's .trap message)");
       for (const auto& other : plan.traps)
         if (other.code == m.code)
           t.failField("code", "code " + std::to_string(m.code) + " is given twice");

@@ -188,6 +188,11 @@ TEST(TpuAssembler, ErrorsNameFileAndLine) {
       {".kernel k\n.trap 1 no quotes\n", "bad.s:2: .trap CODE \"message\""},
       {".kernel k\n.trap 1 \"a\"\n.trap 1 \"b\"\n", "bad.s:3: .trap 1 given twice"},
       {".kernel k\n.trap 1 \"\"\n", "bad.s:2: .trap: the message must be non-empty"},
+      // found by fuzz_tpu_asm: bytes that are not UTF-8 reached the JSON writer
+      {".kernel k\n.trap 1 \"must b\x93" "e\"\n", "bad.s:2: .trap: the message must be UTF-8"},
+      {".kernel k\n.trap 1 \"\xC0\xAF overlong\"\n", "bad.s:2: .trap: the message must be UTF-8"},
+      {".kernel k\n.trap 1 \"\xED\xA0\x80 surrogate\"\n", "must be UTF-8"},
+      {".kernel k\n.trap 1 \"tab\there\"\n", "bad.s:2: .trap: the message must be UTF-8"},
   };
   for (const auto& c : cases) {
     std::string msg = errorOf(c.text);
@@ -302,6 +307,24 @@ TEST(TpuPlan, JsonRoundTripAndErrors) {
             std::string::npos);
   std::string msg = errorFor("{", "{,");
   EXPECT_NE(msg.find("job.plan:1: malformed JSON"), std::string::npos) << msg;
+}
+
+TEST(TpuPlan, TrapMessagesAreOneLineOfText) {
+  Job job = assembled(std::string(kSample) + ".trap 7 \"stop \xE2\x80\x94 too big\"\n");
+  ASSERT_EQ(job.plan.traps.size(), 1u);
+  std::string json = planToJson(job.plan);
+  EXPECT_TRUE(parsePlan(json, "job.plan") == job.plan);
+  // A message the assembler would refuse is refused in a plan too (it would not disassemble).
+  std::string bad = json;
+  bad.replace(bad.find("stop"), 4, "st\\u0001p");
+  try {
+    parsePlan(bad, "job.plan");
+    ADD_FAILURE() << "accepted a control character in a trap message";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("traps[0].message: expected one line of text"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(TpuDirectory, WriteReadAndSymbolChecks) {
