@@ -16,6 +16,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 using namespace chipless;
@@ -23,9 +24,11 @@ using namespace chipless;
 namespace {
 
 /// The chip a description file is for, from its sections: TPU files have an `mxu` section.
+/// A word that is neither a bundled name nor a file gets the error every tool's --arch gives.
 ChipKind chipOfFile(const std::string& file) {
   for (const auto& b : bundledArchs())
     if (file == b.name || file == "tpu-" + b.name) return b.kind;
+  if (!std::filesystem::exists(file)) resolveArchFile(file, ChipKind::Spyre);
   return readFile(file).find("\nmxu:") != std::string::npos ? ChipKind::Tpu : ChipKind::Spyre;
 }
 

@@ -32,11 +32,13 @@ def bin_dir():
     return pathlib.Path(found).parent if found else built
 
 
-def tool(name):
-    """The path of tool `name`; ChiplessError when it is not built."""
-    path = bin_dir() / name
+def tool(name, directory=None):
+    """The path of tool `name` in `directory` (default: bin_dir()); ChiplessError when it is
+    not built."""
+    directory = pathlib.Path(directory) if directory else bin_dir()
+    path = directory / name
     if not path.exists():
-        raise ChiplessError(f"{name}: not found in {bin_dir()} (build chipless with `make`, "
+        raise ChiplessError(f"{name}: not found in {directory} (build chipless with `make`, "
                             "or set CHIPLESS_BIN to the folder that holds the tools)")
     return path
 
@@ -77,23 +79,12 @@ def file_digest(path):
     return h.hexdigest()
 
 
-def is_tpu_arch(arch):
-    """True when `arch` (a bundled name or a description file) is a TPU description."""
-    name = str(arch)
-    if name in SPYRE_ARCHS:
-        return False
-    if name in TPU_ARCHS or name.startswith("tpu-"):
-        return True
-    try:
-        return "\nmxu:" in pathlib.Path(name).read_text(encoding="utf-8")
-    except OSError:
-        return False
-
-
+@functools.lru_cache(maxsize=None)
 def describe_arch(arch, sets=()):
     """The resolved description `chipless-arch show ARCH --set ... --json` prints: the chip,
-    every parameter's value, type, unit and role. ChiplessError with the tool's located
-    message for an unknown name, a bad file or a bad --set."""
+    every parameter's value, type, unit and role (asked once per process; do not modify
+    it). ChiplessError with the tool's located message for an unknown name, a bad file or a
+    bad --set."""
     args = [tool("chipless-arch"), "show", str(arch), "--json"]
     for s in sets:
         args += ["--set", s]
@@ -112,13 +103,15 @@ SIMULATORS = {"spyre": "spyre-sim", "tpu": "tpu-sim"}
 
 
 def chip_of(arch):
-    """"tpu" or "spyre": which tools a description's programs need."""
-    return "tpu" if is_tpu_arch(arch) else "spyre"
+    """"tpu" or "spyre": which tools a description's programs need, as chipless-arch tells
+    it (a bundled name or any description file)."""
+    return describe_arch(str(arch))["chip"]
 
 
-def compile_command(bin_dir, arch, kind, source, output, sets=(), flags=()):
-    """The command that compiles (or assembles) `source` for `arch` into `output`."""
-    args = [pathlib.Path(bin_dir) / COMPILERS[(chip_of(arch), kind)], source, "-o", output,
+def compile_command(bin_dir, chip, arch, kind, source, output, sets=(), flags=()):
+    """The command that compiles (or assembles) `source` for `arch`, a description of
+    `chip`, into `output`."""
+    args = [pathlib.Path(bin_dir) / COMPILERS[(chip, kind)], source, "-o", output,
             "--arch", arch]
     for s in sets:
         args += ["--set", s]

@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 
+from chipless.numerics import round_bf16, round_f16
+
 
 def _f32(x):
     return np.asarray(x, np.float32)
@@ -26,17 +28,6 @@ def _layer_norm(x, gamma, beta, eps=1e-5):
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
     y = (x - mean) / np.sqrt(var + eps) * gamma
     return (y + beta if beta is not None else y).astype(np.float32)
-
-
-def _r16(x):
-    """Rounded to fp16, as float32: a tensor the graph keeps in f16."""
-    return np.asarray(x, np.float32).astype(np.float16).astype(np.float32)
-
-
-def _bf16(x):
-    """Rounded to bf16 (nearest even), as float32: a tensor the graph keeps in bf16."""
-    b = np.ascontiguousarray(x, np.float32).view(np.uint32)
-    return (((b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)).view(np.float32)
 
 
 def _gelu_tanh(v):
@@ -118,14 +109,14 @@ def attention_no_mask(i, s):
 def mlp_relu_softmax(i, s):
     """y = softmax(relu(x W1 + b1) W2 + b2) (models/graphs/spyre_mlp.mlir), every tensor of
     the graph f16: the matmul results, h and the logits are rounded to f16 as it stores them."""
-    h = _r16(np.maximum(_r16(_r16(_mm(i["x"], i["W1"])) + i["b1"]), 0))
-    return {"y": _softmax(_r16(_r16(_mm(h, i["W2"])) + i["b2"]))}
+    h = round_f16(np.maximum(round_f16(round_f16(_mm(i["x"], i["W1"])) + i["b1"]), 0))
+    return {"y": _softmax(round_f16(round_f16(_mm(h, i["W2"])) + i["b2"]))}
 
 
 def mlp_gelu(i, s):
     """y = gelu_tanh(x W1 + b1) W2 + b2 (models/graphs/mlp_gelu.mlir); h is kept in bf16."""
     h = _gelu_tanh(_mm(i["x"], i["W1"]).astype(np.float64) + i["b1"])
-    return {"y": _mm(_bf16(h.astype(np.float32)), i["W2"]) + i["b2"]}
+    return {"y": _mm(round_bf16(h.astype(np.float32)), i["W2"]) + i["b2"]}
 
 
 # ---- collectives --------------------------------------------------------------------------
@@ -153,7 +144,7 @@ def nested_yield(i, s):
 def reduce_sum_in_place(i, s):
     """arg0 [1, 4]: every element becomes the sum of all four (rounded to fp16)."""
     x = _f32(i["arg0"])
-    return {"arg0": _r16(np.full(x.shape, x.astype(np.float64).sum(), np.float32))}
+    return {"arg0": round_f16(np.full(x.shape, x.astype(np.float64).sum(), np.float32))}
 
 
 def softmax_wide(i, s):

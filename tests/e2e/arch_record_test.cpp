@@ -187,6 +187,8 @@ TEST_F(ArchRecord, ChiplessArchShowsDescriptionsAndChecksRuns) {
   EXPECT_EQ(spyre["params"].size(), SpyreArch::schema().size());
   fails(tool("chipless-arch") + " show spyre --json --set chip.cores=0",
         {"--set chip.cores=0", "out of range"});
+  fails(tool("chipless-arch") + " show v9 --json", {"--arch v9: no such file, and not a bundled "
+                                                    "architecture (spyre, v4, v5e, v5p, v6e)"});
   std::string reference = ok(tool("chipless-arch") + " reference");
   EXPECT_EQ(reference, readFile(source("docs/arch-parameters.md")))
       << "docs/arch-parameters.md is stale: run build/bin/chipless-arch reference -o "

@@ -17,14 +17,8 @@ import numpy as np
 
 from chipless import plan_inputs, tools
 from chipless.conformance.bounds import check_bounds
+from chipless.numerics import round_bf16
 from chipless.resolved_arch import read_resolved_arch
-
-def _bf16(x):
-    """float32 values rounded to bf16 (nearest even), as float32: what a bf16 input holds."""
-    b = np.ascontiguousarray(x, np.float32).view(np.uint32)
-    b = ((b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
-    return b.view(np.float32)
-
 
 def _compare(out, ref, rtol, atol):
     """(holds, worst absolute error, worst error relative to the reference's largest
@@ -82,10 +76,10 @@ def _run(task, result):
         shutil.rmtree(work)
     work.mkdir(parents=True)
     bin_dir = pathlib.Path(task["bin"])
-    kind = tools.chip_of(task["arch"])
+    kind = task["chip_kind"]
     program = work / "program"
-    _tool_or_fail(tools.compile_command(bin_dir, task["arch"], task["kind"], task["workload"],
-                                        program, task["sets"], task["flags"]),
+    _tool_or_fail(tools.compile_command(bin_dir, kind, task["arch"], task["kind"],
+                                        task["workload"], program, task["sets"], task["flags"]),
                   "compile", task["timeout"])
 
     plan_path = program / "job.plan"
@@ -114,7 +108,7 @@ def _run(task, result):
         np.save(path, values)
         run_args += ["--input", f"{arg['name']}={path}"]
         held = values.astype(np.float32) if values.dtype.kind == "f" else values
-        device_inputs[arg["name"]] = _bf16(held) if arg["dtype"] == "bf16" else held
+        device_inputs[arg["name"]] = round_bf16(held) if arg["dtype"] == "bf16" else held
     for name, value in scalars.items():
         run_args += ["--scalar", f"{name}={value}"]
     outputs = [a["name"] for a in plan["arguments"] if a["role"] in ("output", "inout")]

@@ -52,16 +52,12 @@ def plan_checks(args):
         sorted((tools.SOURCE_ROOT / "scenarios" / "conformance").glob("*.yaml"))
     if not files:
         raise ChiplessError("no suite files (scenarios/conformance/*.yaml)")
-    override, override_label = args.arch, None
+    override, override_label = args.arch, args.arch
+    if override and pathlib.Path(override).is_file():
+        override_label = pathlib.Path(override).stem
+        override = str(pathlib.Path(override).resolve())
     if override:
-        if pathlib.Path(override).is_file():
-            override_label = pathlib.Path(override).stem
-            override = str(pathlib.Path(override).resolve())
-        elif override not in tools.SPYRE_ARCHS + tools.TPU_ARCHS:
-            raise ChiplessError(f"--arch {override}: no such file, and not a bundled "
-                                f"architecture ({', '.join(tools.SPYRE_ARCHS + tools.TPU_ARCHS)})")
-        else:
-            override_label = override
+        tools.describe_arch(override)   # chipless-arch's own error for a name it does not know
     described, tasks, skipped, seen = {}, [], [], set()
     out = pathlib.Path(args.output).resolve()
     for file in files:
@@ -69,7 +65,7 @@ def plan_checks(args):
         for case in suite.cases:
             for chip in case.chips:
                 arch = chip
-                if override and tools.is_tpu_arch(override) == tools.is_tpu_arch(chip):
+                if override and tools.chip_of(override) == tools.chip_of(chip):
                     arch, chip = override, override_label    # every chip of its kind
                 if (suite.name, case.name, chip) in seen:
                     continue
@@ -85,6 +81,7 @@ def plan_checks(args):
                 sets = [s for s in args.set if s.split("=", 1)[0] in described[arch]["params"]]
                 tasks.append({
                     "suite": suite.name, "case": case.name, "chip": chip, "arch": arch,
+                    "chip_kind": described[arch]["chip"],
                     "kind": case.kind, "workload": str(case.workload),
                     "flags": list(case.compile_flags), "sets": sets,
                     "scalars": dict(case.scalars), "scales": dict(case.input_scales),

@@ -67,7 +67,7 @@ class Suite:
 _MODULES = {}
 
 
-def _load_references(f, where, path):
+def _load_references(where, path):
     if str(path) in _MODULES:
         return _MODULES[str(path)]
     spec = importlib.util.spec_from_file_location(f"chipless_references_{path.stem}", path)
@@ -85,7 +85,7 @@ def _load_references(f, where, path):
 def load_reference(path, name):
     """The reference function `name` of the references file `path` (loaded once per
     process): how a worker process finds a case's reference."""
-    return getattr(_load_references(str(path), str(path), pathlib.Path(path)), name)
+    return getattr(_load_references(str(path), pathlib.Path(path)), name)
 
 
 def _number(where, value):
@@ -110,7 +110,7 @@ def load_suite(path):
     module, references = None, ""
     if doc.get("references"):
         references = str(base / str(doc["references"]))
-        module = _load_references(f, f"{f}:{line_of(doc, 'references')}",
+        module = _load_references(f"{f}:{line_of(doc, 'references')}",
                                   pathlib.Path(references))
     default_chips = doc.get("chips", ["spyre"])
     name = str(doc.get("suite", path.stem))

@@ -72,7 +72,7 @@ def plan_work(study, out, bin_dir, timeout):
 
     def digest(name):
         if name not in digests:
-            digests[name] = tools.file_digest(pathlib.Path(bin_dir) / name)
+            digests[name] = tools.file_digest(tools.tool(name, bin_dir))
         return digests[name]
 
     compiles, runs = {}, []
@@ -107,35 +107,18 @@ def run_study(study, out, executor, bin_dir=None, quiet=False, retry_failed=Fals
     returns the Outcome (the table and report are written by the caller)."""
     out = pathlib.Path(out).resolve()
     bin_dir = pathlib.Path(bin_dir or tools.bin_dir()).resolve()
-    for name in ("chipless-arch",):
-        tools.tool(name)
     start = time.monotonic()
     compiles, runs = plan_work(study, out, bin_dir, study.timeout)
     if retry_failed:
         _forget_failures([c["dir"] for c in compiles] + [r[2]["dir"] for r in runs])
 
-    counts = {"points": len(study.points), "programs": len(compiles), "compiled": 0,
-              "compiles_cached": 0, "compile_failures": 0, "ran": 0, "runs_cached": 0,
-              "failed": 0}
-    compiled, pending = _cached(compiles)
-    counts["compiles_cached"] = len(compiled)
-    progress = Progress("compile", len(pending), quiet=quiet)
-    for r in executor.run(work.compile_program, pending):
-        compiled[r["key"]] = r
-        counts["compiles_cached" if r["cached"] else "compiled"] += 1
-        progress.update(r["ok"])
-    progress.finish()
+    counts = {"points": len(study.points), "programs": len(compiles)}
+    compiled, counts["compiled"], counts["compiles_cached"] = _phase(
+        executor, work.compile_program, compiles, "compile", quiet)
     counts["compile_failures"] = sum(1 for r in compiled.values() if not r["ok"])
-
     todo = [task for p, ck, task in runs if ck is None or compiled[ck]["ok"]]
-    ran, pending = _cached(list({t["key"]: t for t in todo}.values()))
-    counts["runs_cached"] = len(ran)
-    progress = Progress("run", len(pending), quiet=quiet)
-    for r in executor.run(work.run_point, pending):
-        ran[r["key"]] = r
-        counts["runs_cached" if r["cached"] else "ran"] += 1
-        progress.update(r["ok"])
-    progress.finish()
+    ran, counts["ran"], counts["runs_cached"] = _phase(
+        executor, work.run_point, list({t["key"]: t for t in todo}.values()), "run", quiet)
 
     results = []
     for p, ck, task in runs:
@@ -167,17 +150,20 @@ def _measure(study, out, point, task):
                        str(arch_file.relative_to(out)))
 
 
-def _cached(tasks):
-    """({key: cached result} of the tasks whose entry is complete, [the other tasks]): what
-    a rerun or a resumed study need not send to the workers."""
-    done, pending = {}, []
-    for t in tasks:
-        result = pathlib.Path(t["dir"]) / "result.json"
-        if result.exists():
-            done[t["key"]] = {**json.loads(result.read_text()), "key": t["key"], "cached": True}
-        else:
-            pending.append(t)
-    return done, pending
+def _phase(executor, function, tasks, name, quiet):
+    """Runs `function` on every task not already in the cache (read here, so that a rerun
+    sends nothing to the workers); returns ({key: result}, how many ran, how many were
+    cached)."""
+    results = {t["key"]: r for t in tasks if (r := work.cached_result(t))}
+    pending = [t for t in tasks if t["key"] not in results]
+    ran = 0
+    progress = Progress(name, len(pending), quiet=quiet)
+    for r in executor.run(function, pending):
+        results[r["key"]] = r
+        ran += 0 if r["cached"] else 1
+        progress.update(r["ok"])
+    progress.finish()
+    return results, ran, len(results) - ran
 
 
 def _forget_failures(directories):

@@ -48,9 +48,7 @@ class Study:
     file: pathlib.Path
     name: str
     description: str
-    chip: str
     workloads: list
-    fixed: dict
     points: list
     parameters: list            # swept parameter names, in order ("chip" included)
     metrics: list
@@ -168,8 +166,8 @@ def load_study(path):
         raise ChiplessError(f"{f}:{line_of(doc, 'run')}: run: expected {{timeout: SECONDS, "
                             "max_cycles: N} (seconds > 0, cycles a whole number >= 0)")
     return Study(file=path, name=str(doc.get("study", path.stem)),
-                 description=str(doc.get("description", "")).strip(), chip=chip,
-                 workloads=workloads, fixed=dict(fixed), points=points, parameters=parameters,
+                 description=str(doc.get("description", "")).strip(),
+                 workloads=workloads, points=points, parameters=parameters,
                  metrics=metric_list, plots=plots, best_metric=best_metric,
                  best_goal=best_goal, timeout=float(timeout), max_cycles=max_cycles)
 
