@@ -59,8 +59,9 @@ struct LaunchReport {
 struct ArgumentInfo {
   std::string name;
   progformat::ArgRole role = progformat::ArgRole::Input;
-  DType dtype = DType::F32;
-  std::string shape; ///< as declared, scalar dimensions by name: "(4, N)"
+  DType dtype = DType::F32;     ///< on the device
+  DType hostDtype = DType::F32; ///< of the host arrays bound to it (hostTypeOf(dtype))
+  std::string shape;            ///< as declared, scalar dimensions by name: "(4, N)"
 };
 
 /// What a prepared program takes: its kernel, tensor arguments (in launch order) and scalars.

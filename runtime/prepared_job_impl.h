@@ -47,7 +47,7 @@ void PreparedJob<Chip>::prepare() {
   if (job_.arch) checkPlannedParameters(*job_.arch, device_.arch(), name_, Chip::Arch::kCompilers);
   info_.kernel = job_.plan.kernel;
   for (const auto& a : job_.plan.args)
-    info_.arguments.push_back({a.name, a.role, a.dtype, declaredShape(a)});
+    info_.arguments.push_back({a.name, a.role, a.dtype, hostTypeOf(a.dtype), declaredShape(a)});
   for (const auto& s : job_.plan.scalars) info_.scalars.push_back(s.name);
 
   // The region the plan lays out, then where it fits on the device.

@@ -43,6 +43,12 @@ inline const char* dtypeName(DType t) {
   return "?";
 }
 
+/// The type of the host array a device tensor of type `t` is read from and written to:
+/// numpy has no bfloat16, so bf16 tensors are f32 on the host (rounded on the way in).
+inline DType hostTypeOf(DType t) {
+  return t == DType::BF16 ? DType::F32 : t;
+}
+
 /// Parses the canonical short name of a device type (not "i64", which only the host
 /// has); nullopt for anything else.
 inline std::optional<DType> parseDType(const std::string& s) {

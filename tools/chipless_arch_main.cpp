@@ -5,6 +5,7 @@
 ///   run writes it (--json: every value with its type, unit and role)
 /// - `chipless-arch check DIR/job.plan [--arch NAME|FILE] [--set k=v ...]`: would the program
 ///   run there, and with what
+#include "support/any_arch.h"
 #include "support/arch_files.h"
 #include "support/arch_json.h"
 #include "support/arch_record.h"
@@ -16,29 +17,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 using namespace chipless;
 
 namespace {
-
-/// The chip a description file is for, from its sections: TPU files have an `mxu` section.
-/// A word that is neither a bundled name nor a file gets the error every tool's --arch gives.
-ChipKind chipOfFile(const std::string& file) {
-  for (const auto& b : bundledArchs())
-    if (file == b.name || file == "tpu-" + b.name) return b.kind;
-  if (!std::filesystem::exists(file)) resolveArchFile(file, ChipKind::Spyre);
-  return readFile(file).find("\nmxu:") != std::string::npos ? ChipKind::Tpu : ChipKind::Spyre;
-}
-
-/// The description `nameOrFile` names, resolved with `sets`.
-ArchDescription loadDescription(const std::string& nameOrFile,
-                                const std::vector<std::string>& sets) {
-  if (chipOfFile(nameOrFile) == ChipKind::Tpu)
-    return TpuArch::load(TpuArch::resolveFile(nameOrFile), sets).description;
-  return SpyreArch::load(SpyreArch::resolveFile(nameOrFile), sets).description;
-}
 
 /// Prints what a run of `plan` on `archOption` + `sets` would use, or throws the refusal.
 void check(const std::string& plan, const std::string& archOption,
@@ -97,9 +80,9 @@ int main(int argc, char** argv) {
       else
         writeFileAtomically(output, text);
     } else if (*show) {
-      ArchDescription description = loadDescription(name, sets);
+      ArchDescription description = loadAnyArch(name, sets);
       if (json)
-        std::printf("%s\n", archDescriptionJson(description, chipOfFile(name)).dump(1).c_str());
+        std::printf("%s\n", archDescriptionJson(description, chipOfArch(name)).dump(1).c_str());
       else
         std::fputs(description.toYaml().c_str(), stdout);
     } else {

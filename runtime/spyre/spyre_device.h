@@ -46,6 +46,9 @@ public:
   const SpyreArch& spyreArch() const { return arch_; }
   sim::DeviceMemory& memory() { return memory_; }
   sim::spyre::Chip& chip() { return *chip_; }
+  /// Makes this device's SystemC context current: each device of a process elaborates its
+  /// model in its own context, and a launch must run in the one its model lives in.
+  void enterContext() { context_->enter(); }
 
   /// Allocates `size` bytes in `segment` (first fit, memory.alignment_bytes aligned).
   uint64_t allocate(int segment, uint64_t size, const std::string& name);

@@ -73,7 +73,7 @@ void toDevice(const NpyArray& host, const StickLayout& layout, Fp16Format fmt, u
 
 NpyArray fromDevice(const uint8_t* device, const StickLayout& layout, Fp16Format fmt) {
   const DType dd = layout.dtype;
-  const DType hd = dd == DType::BF16 ? DType::F32 : dd;
+  const DType hd = hostTypeOf(dd);
   std::vector<int64_t> shape = layout.shape;
   NpyArray out = makeNpy(hd, shape);
   const bool sameBits = hd == dd && !(dd == DType::F16 && fmt != Fp16Format::Ieee);

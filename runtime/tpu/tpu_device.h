@@ -49,6 +49,9 @@ public:
   const TpuArch& tpuArch() const { return arch_; }
   sim::DeviceMemory& memory(int chip) { return *memories_[chip]; }
   sim::tpu::System& system() { return *system_; }
+  /// Makes this device's SystemC context current: each device of a process elaborates its
+  /// model in its own context, and a launch must run in the one its model lives in.
+  void enterContext() { context_->enter(); }
 
   /// Where `size` bytes can go: `preferred` if that range is free, else the first free
   /// aligned range. Throws chipless::Error when HBM is full.

@@ -28,10 +28,6 @@ uint64_t TiledLayout::deviceBytes() const {
   return n * dtypeSize(dtype);
 }
 
-DType hostTypeOf(DType device) {
-  return device == DType::BF16 ? DType::F32 : device;
-}
-
 namespace {
 
 /// Calls fn(logicalIndex, deviceIndex, count) for each run of contiguous elements: the rows

@@ -38,7 +38,4 @@ void toTiled(const NpyArray& host, int64_t first, const TiledLayout& layout, uin
 /// the layout: f32 for bf16 and f32, i32, i8).
 void fromTiled(const uint8_t* device, const TiledLayout& layout, NpyArray& out, int64_t first);
 
-/// The host element type a device type comes back as.
-DType hostTypeOf(DType device);
-
 } // namespace chipless::runtime
