@@ -9,6 +9,8 @@ namespace chipless::python {
 void bindCompile(pybind11::module_& m);
 /// Device, Program, Launch and Trace.
 void bindDevice(pybind11::module_& m);
+/// assemble and disassemble.
+void bindAssembler(pybind11::module_& m);
 /// arch_json and chip_of_arch.
 void bindArch(pybind11::module_& m);
 

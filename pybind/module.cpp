@@ -29,6 +29,7 @@ PYBIND11_MODULE(_native, m) {
   m.doc() = "chipless's native module; use it through `import chipless`";
   registerErrors(m);
   bindCompile(m);
+  bindAssembler(m);
   bindDevice(m);
   bindArch(m);
   m.def(

@@ -24,6 +24,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "compile": "chipless.compiling",
     "compile_cache_info": "chipless.compiling",
+    "assemble": "chipless.compiling",
+    "disassemble": "chipless.compiling",
     "Device": "chipless.device",
     "Program": "chipless.device",
     "Launch": "chipless.device",

@@ -1,5 +1,5 @@
-"""chipless.compile: spyre-compile and tpu-compile in this process (the same library,
-compiler/driver), with a cache of program directories.
+"""chipless.compile and chipless.assemble: spyre-compile, tpu-compile, spyre-as and tpu-as
+in this process (the same libraries as the tools), with a cache of program directories.
 
 Without `output`, the program goes to the compile cache ($CHIPLESS_CACHE_DIR, else
 $XDG_CACHE_HOME/chipless, else ~/.cache/chipless), keyed by the source's bytes, the chip,
@@ -65,19 +65,48 @@ def compile(source=None, output=None, *, text=None, name="<string>", chip=None, 
         entry=entry or "", constants=_option_list(consts, "consts"),
         bounds=_option_list(bounds, "bounds"), grid=[int(g) for g in (grid or ())],
         divisions=_option_list(divisions, "divisions"), dump_candidates=bool(dump_candidates))
-    source_args = (dict(text=text, name=name) if text is not None
-                   else dict(path=os.fspath(source)))
-    if output is not None or dump_dir:
+    return _build(mod.compile, chip, _source(source, text, name), request, output)
+
+
+def assemble(source=None, output=None, *, text=None, name="<string>", chip=None, arch=None,
+             sets=()):
+    """Assembles hand-written SpyreCode or TPU assembly, the file `source` or `text`, for
+    `chip` (by default the chip of `arch`, else "spyre") into the program directory
+    `output` (default: the compile cache), as spyre-as / tpu-as do. Returns the program
+    directory; raises ChiplessError naming the file and line."""
+    if (source is None) == (text is None):
+        raise ChiplessError("assemble: give either a source file or text=")
+    mod = native.load()
+    chip = chip or (mod.chip_of_arch(str(arch)) if arch else "spyre")
+    request = dict(arch=str(arch or ""), sets=[str(s) for s in sets])
+    return _build(mod.assemble, chip, _source(source, text, name), request, output)
+
+
+def disassemble(program):
+    """The assembly text of a program directory (or its job.plan), as spyre-as / tpu-as
+    --disassemble print it."""
+    from chipless.device import _plan_chip, _plan_path
+    plan = _plan_path(program)
+    return native.load().disassemble(_plan_chip(plan), str(plan))
+
+
+def _source(source, text, name):
+    return dict(text=text, name=name) if text is not None else dict(path=os.fspath(source))
+
+
+def _build(build, chip, source_args, request, output):
+    """Runs `build` (the native compile or assemble) into `output`, or through the cache."""
+    if output is not None or request.get("dump_dir"):
         target = pathlib.Path(output) if output is not None else None
         if target is None:
             target = pathlib.Path(tempfile.mkdtemp(prefix="chipless-program-"))
-        mod.compile(chip, output=str(target), **source_args, **request)
+        build(chip, output=str(target), **source_args, **request)
         _counts["misses"] += 1
         return target
-    return _cached_compile(mod, chip, source_args, request)
+    return _cached_build(build, chip, source_args, request)
 
 
-def _cache_key(mod, chip, source_args, request):
+def _cache_key(build, chip, source_args, request):
     if "path" in source_args:
         try:
             with open(source_args["path"], "rb") as f:
@@ -87,16 +116,18 @@ def _cache_key(mod, chip, source_args, request):
         label = source_args["path"]
     else:
         body, label = source_args["text"].encode(), source_args["name"]
+    mod = native.load()
     fingerprint = json.loads(mod.arch_json(request["arch"], request["sets"], chip))["fingerprint"]
     h = hashlib.sha256()
-    h.update(json.dumps([chip, label, fingerprint, request], sort_keys=True).encode())
+    h.update(json.dumps([build.__name__, chip, label, fingerprint, request],
+                        sort_keys=True).encode())
     h.update(hashlib.sha256(body).digest())
     h.update(tools.file_digest(mod.__file__).encode())
     return h.hexdigest()[:40]
 
 
-def _cached_compile(mod, chip, source_args, request):
-    key = _cache_key(mod, chip, source_args, request)
+def _cached_build(build, chip, source_args, request):
+    key = _cache_key(build, chip, source_args, request)
     root = cache_dir() / "programs"
     final = root / key
     if (final / "job.plan").exists():
@@ -108,7 +139,7 @@ def _cached_compile(mod, chip, source_args, request):
     except OSError as e:
         raise ChiplessError(f"{root}: cannot create the compile cache: {e.strerror}") from None
     try:
-        mod.compile(chip, output=str(staging / "program"), **source_args, **request)
+        build(chip, output=str(staging / "program"), **source_args, **request)
         _counts["misses"] += 1
         try:
             os.rename(staging / "program", final)

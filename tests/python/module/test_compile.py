@@ -111,3 +111,26 @@ def test_a_failed_compile_leaves_nothing_in_the_cache(tmp_path):
         chipless.compile(text=BAD_KTIR)
     programs = tmp_path / "cache" / "programs"
     assert not programs.exists() or list(programs.iterdir()) == []
+
+
+@pytest.mark.parametrize("source,chip,arch", [
+    (ROOT / "models" / "kernels" / "matmul.s", "spyre", None),
+    (ROOT / "models" / "tpu-kernels" / "gemm.s", "tpu", "v6e")])
+def test_assembly_assembles_and_disassembles_as_the_tools_do(tmp_path, source, chip, arch):
+    ours = chipless.assemble(source, tmp_path / "ours", arch=arch)
+    assert chipless.assemble(source, arch=arch) != ours  # the cache holds another copy
+    tool = tools.tool("spyre-as" if chip == "spyre" else "tpu-as")
+    status, _, err = tools.run_tool([tool, source, "-o", tmp_path / "tool"] +
+                                    (["--arch", arch] if arch else []))
+    assert status == 0, err
+    same_tree(ours, tmp_path / "tool")
+    status, text, err = tools.run_tool([tool, "-d", ours / "job.plan"])
+    assert status == 0, err
+    assert chipless.disassemble(ours) == text
+
+
+def test_assembly_errors_name_the_line(tmp_path):
+    with pytest.raises(chipless.ChiplessError, match=r"^k\.s:3: "):
+        chipless.assemble(text=".kernel k\n.input A f16 [4, 64]\n  bogus.op 1\n", name="k.s",
+                          output=tmp_path / "o")
+    assert not (tmp_path / "o").exists()

@@ -3,7 +3,6 @@
 /// opening the device a program was compiled for — for the Spyre card and the TPU system.
 /// (runtime_test_util.h gives errorOf and EXPECT_CONTAINS only.)
 #include "runtime/device.h"
-#include "tests/unit/util/runtime_test_util.h"
 #include "support/error.h"
 #include "support/spyre_arch.h"
 #include "support/spyrecode/assembler.h"
@@ -11,6 +10,7 @@
 #include "support/tpu_arch.h"
 #include "support/tpuprog/assembler.h"
 #include "support/tpuprog/directory.h"
+#include "tests/unit/util/runtime_test_util.h"
 
 #include <cstring>
 #include <filesystem>
@@ -101,6 +101,30 @@ TEST(DeviceInterface, ASpyreCardThroughTheInterface) {
                     other->launch(*program, {{{"A", a}}, {}, nullptr});
                   }),
                   "copy was prepared on another device");
+}
+
+TEST(DeviceInterface, DevicesOfOneProcessTakeTurnsLaunching) {
+  // Each device's model lives in its own SystemC context; a launch must run in its own even
+  // after another device was opened or launched (this deadlocked before a launch entered it).
+  SpyreArch arch = twoCores();
+  const std::string plan = copyProgram(workDir(), arch);
+  std::unique_ptr<Device> first = Device::open(ChipKind::Spyre, arch.description);
+  std::unique_ptr<Program> p1 = first->prepare(plan);
+  std::unique_ptr<Device> second = Device::open(ChipKind::Spyre, arch.description);
+  std::unique_ptr<Program> p2 = second->prepare(plan);
+  // Opening a TPU system makes a third context current.
+  std::unique_ptr<Device> tpu =
+      Device::open(ChipKind::Tpu, TpuArch::load(TpuArch::resolveFile("v5e")).description);
+  NpyArray a = makeNpy(DType::F16, {4, 64});
+  for (size_t i = 0; i < a.data.size(); ++i) a.data[i] = static_cast<uint8_t>(i % 53);
+  double cycles = 0;
+  for (int round = 0; round < 2; ++round)
+    for (auto [device, program] : {std::pair{first.get(), p1.get()}, {second.get(), p2.get()}}) {
+      LaunchReport r = device->launch(*program, {{{"A", a}}, {}, nullptr});
+      EXPECT_EQ(r.outputs["C"].data, a.data);
+      if (cycles == 0) cycles = r.cycles;
+      EXPECT_EQ(r.cycles, cycles);
+    }
 }
 
 TEST(DeviceInterface, ATpuSystemCopiesToOneChipOrToEvery) {
