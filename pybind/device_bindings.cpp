@@ -9,6 +9,7 @@
 #include "support/tpu_arch.h"
 
 #include <memory>
+#include <optional>
 #include <pybind11/stl.h>
 #include <vector>
 
@@ -19,6 +20,7 @@ namespace chipless::python {
 namespace {
 
 struct ProgramHandle;
+struct LaunchHandle;
 
 /// An open device, or a closed one that remembers its name for the errors.
 struct DeviceHandle {
@@ -26,6 +28,12 @@ struct DeviceHandle {
   std::string name;
   std::vector<std::weak_ptr<ProgramHandle>> programs; ///< prepared here, given back at close
   uint64_t launches = 0;
+  /// The latest launch: its statistics are still the device's own until the next launch or
+  /// the close, which take them first when the Launch is still held (see LaunchHandle).
+  std::weak_ptr<LaunchHandle> latest;
+
+  /// Takes the latest launch's statistics if anyone still holds it (simulation lock held).
+  void keepLatestStats();
 
   runtime::Device& get() {
     if (!device) raise(name + " is closed");
@@ -56,6 +64,7 @@ struct ProgramHandle {
 void DeviceHandle::close() {
   if (!device) return;
   const std::lock_guard<std::mutex> simulation(simulationMutex());
+  keepLatestStats();
   for (auto& weak : programs)
     if (auto p = weak.lock()) p->program.reset();
   programs.clear();
@@ -69,7 +78,9 @@ struct TraceHandle {
 };
 
 /// What a launch did: the outputs (numpy), cycles, instructions, and the device statistics
-/// taken right after it (so a later launch does not change them).
+/// of that launch. Collecting statistics costs more than a small launch, so they are taken
+/// when first asked for, or just before the device's next launch or close if this Launch is
+/// still held then: either way they are this launch's, and nobody pays for unread ones.
 struct LaunchHandle {
   py::dict outputs;
   double cycles = 0;
@@ -77,8 +88,26 @@ struct LaunchHandle {
   uint64_t issued = 0;
   std::string device;
   uint64_t number = 0; ///< 1 for the device's first launch
-  Stats stats;
+  runtime::LaunchReport report; ///< without its outputs: what Device::stats reads
+  std::weak_ptr<DeviceHandle> owner;
+  std::optional<Stats> stats;
+
+  const Stats& statistics() {
+    if (!stats) {
+      py::gil_scoped_release unlocked;
+      const std::lock_guard<std::mutex> simulation(simulationMutex());
+      auto d = owner.lock();
+      if (!stats && d && d->device) stats = d->device->stats(report);
+    }
+    if (!stats) raise("the statistics of launch #" + std::to_string(number) + " on " + device +
+                      " are gone with the device");
+    return *stats;
+  }
 };
+
+void DeviceHandle::keepLatestStats() {
+  if (auto l = latest.lock(); l && !l->stats && device) l->stats = device->stats(l->report);
+}
 
 ChipKind kindOf(const std::string& kind) {
   if (kind == "spyre") return ChipKind::Spyre;
@@ -114,9 +143,11 @@ py::dict argumentDict(const runtime::ArgumentInfo& a) {
   return d;
 }
 
-std::shared_ptr<LaunchHandle> launch(DeviceHandle& d, ProgramHandle& p, const py::dict& inputs,
+std::shared_ptr<LaunchHandle> launch(const std::shared_ptr<DeviceHandle>& shared, ProgramHandle& p,
+                                     const py::dict& inputs,
                                      std::map<std::string, int64_t> scalars,
                                      std::map<std::string, double> reals, TraceHandle* trace) {
+  DeviceHandle& d = *shared;
   if (p.owner.get() != &d)
     raise(d.name + ": " + p.info.kernel + " was prepared on another device (" + p.owner->name +
           ")");
@@ -142,9 +173,10 @@ std::shared_ptr<LaunchHandle> launch(DeviceHandle& d, ProgramHandle& p, const py
       if (trace->writer.size() > 0) trace->writer.continueAfterLatest();
       args.trace = &trace->writer;
     }
+    d.keepLatestStats();
     report = device.launch(program, args);
-    out->stats = device.stats(report);
     out->number = ++d.launches;
+    d.latest = out;
   }
   out->cycles = report.cycles;
   out->hostSeconds = report.hostSeconds;
@@ -152,6 +184,9 @@ std::shared_ptr<LaunchHandle> launch(DeviceHandle& d, ProgramHandle& p, const py
   out->device = d.name;
   for (auto& [name, array] : report.outputs)
     out->outputs[py::str(name)] = numpyFromNpy(std::move(array));
+  report.outputs.clear();
+  out->report = std::move(report);
+  out->owner = shared;
   return out;
 }
 
@@ -284,10 +319,10 @@ void bindDevice(py::module_& m) {
       .def_readonly("device", &LaunchHandle::device)
       .def_readonly("number", &LaunchHandle::number)
       .def(
-          "stats_json", [](const LaunchHandle& l) { return l.stats.jsonText(); },
+          "stats_json", [](LaunchHandle& l) { return l.statistics().jsonText(); },
           "The launch's statistics as stats.json text (as spyre-sim --stats writes them).")
       .def(
-          "stats_flat", [](const LaunchHandle& l) { return l.stats.flatten(); },
+          "stats_flat", [](LaunchHandle& l) { return l.statistics().flatten(); },
           "Every statistic as (path, value), in tree order.");
 
   py::class_<TraceHandle, std::shared_ptr<TraceHandle>>(

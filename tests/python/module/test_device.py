@@ -84,6 +84,18 @@ def test_outputs_stats_and_trace_match_the_simulator_tool(softmax, tmp_path):
     assert node["value"] == plain == flat[some_path] and node["unit"]
 
 
+def test_each_launch_keeps_its_own_statistics(vadd):
+    device = chipless.Device("spyre")
+    program = device.prepare(vadd)
+    small = program(A=halves(4096, 1), B=halves(4096, 2))
+    large = program(A=halves(65536, 1), B=halves(65536, 2))  # taken small's statistics first
+    last = program(A=halves(8192, 1), B=halves(8192, 2))
+    device.close()  # takes last's
+    for launch in (small, large, last):
+        assert launch.stats()["chip"]["cycles"] == launch.cycles
+    assert small.cycles < last.cycles < large.cycles
+
+
 def test_a_trace_collects_launches_one_after_another(vadd, tmp_path):
     trace = chipless.Trace()
     with chipless.Device("spyre") as device:
