@@ -8,6 +8,7 @@
 #include "support/spyre_arch.h"
 #include "support/tpu_arch.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <pybind11/stl.h>
@@ -87,7 +88,7 @@ struct LaunchHandle {
   double hostSeconds = 0;
   uint64_t issued = 0;
   std::string device;
-  uint64_t number = 0; ///< 1 for the device's first launch
+  uint64_t number = 0;          ///< 1 for the device's first launch
   runtime::LaunchReport report; ///< without its outputs: what Device::stats reads
   std::weak_ptr<DeviceHandle> owner;
   std::optional<Stats> stats;
@@ -99,8 +100,9 @@ struct LaunchHandle {
       auto d = owner.lock();
       if (!stats && d && d->device) stats = d->device->stats(report);
     }
-    if (!stats) raise("the statistics of launch #" + std::to_string(number) + " on " + device +
-                      " are gone with the device");
+    if (!stats)
+      raise("the statistics of launch #" + std::to_string(number) + " on " + device +
+            " are gone with the device");
     return *stats;
   }
 };
@@ -144,8 +146,7 @@ py::dict argumentDict(const runtime::ArgumentInfo& a) {
 }
 
 std::shared_ptr<LaunchHandle> launch(const std::shared_ptr<DeviceHandle>& shared, ProgramHandle& p,
-                                     const py::dict& inputs,
-                                     std::map<std::string, int64_t> scalars,
+                                     const py::dict& inputs, std::map<std::string, int64_t> scalars,
                                      std::map<std::string, double> reals, TraceHandle* trace) {
   DeviceHandle& d = *shared;
   if (p.owner.get() != &d)
@@ -289,7 +290,11 @@ void bindDevice(py::module_& m) {
               p->program = d->get().prepare(plan);
             }
             p->info = p->program->info();
-            d->programs.push_back(p);
+            auto& programs = d->programs; // those already gone need no giving back at close
+            programs.erase(std::remove_if(programs.begin(), programs.end(),
+                                          [](const auto& w) { return w.expired(); }),
+                           programs.end());
+            programs.push_back(p);
             return p;
           },
           py::arg("plan"), "Reads the program directory `plan` (DIR/job.plan) and prepares it.")
