@@ -1,8 +1,8 @@
 /// chipless._native.assemble / disassemble: spyre-as and tpu-as as functions (hand-written
 /// SpyreCode or TPU assembly <-> program directories).
 #include "pybind/bindings.h"
-#include "pybind/errors.h"
 #include "support/atomic_file.h"
+#include "support/progformat/plan_json.h"
 #include "support/spyre_arch.h"
 #include "support/spyrecode/assembler.h"
 #include "support/spyrecode/directory.h"
@@ -26,16 +26,14 @@ void bindAssembler(py::module_& m) {
          const std::vector<std::string>& sets) {
         const std::string source = text ? *text : readFile(path);
         const std::string label = text ? name : path;
-        if (chip == "spyre") {
+        if (parseChipKind(chip, "chip") == ChipKind::Spyre) {
           SpyreArch a = SpyreArch::load(SpyreArch::resolveFile(arch), sets);
           spyrecode::writeJob(
               output, spyrecode::assemble(source, label, spyrecode::AssembleOptions::forArch(a)));
-        } else if (chip == "tpu") {
+        } else {
           TpuArch a = TpuArch::load(TpuArch::resolveFile(arch), sets);
           tpuprog::writeJob(output,
                             tpuprog::assemble(source, label, tpuprog::AssembleOptions::forArch(a)));
-        } else {
-          raise("chip '" + chip + "': expected 'spyre' or 'tpu'");
         }
       },
       py::arg("chip"), py::kw_only(), py::arg("path") = "", py::arg("text") = py::none(),
@@ -45,11 +43,13 @@ void bindAssembler(py::module_& m) {
       "program directory `output`, as spyre-as / tpu-as do.");
   m.def(
       "disassemble",
-      [](const std::string& chip, const std::string& plan) {
-        if (chip == "tpu") return tpuprog::disassemble(tpuprog::readJob(plan));
+      [](const std::string& plan) {
+        const auto root = nlohmann::json::parse(readFile(plan), nullptr, false);
+        if (progformat::planChip(root, plan) == ChipKind::Tpu)
+          return tpuprog::disassemble(tpuprog::readJob(plan));
         return spyrecode::disassemble(spyrecode::readJob(plan));
       },
-      py::arg("chip"), py::arg("plan"), "A program directory's job as assembly text.");
+      py::arg("plan"), "A program directory's job (DIR/job.plan) as assembly text.");
 }
 
 } // namespace chipless::python

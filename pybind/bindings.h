@@ -11,7 +11,7 @@ void bindCompile(pybind11::module_& m);
 void bindDevice(pybind11::module_& m);
 /// assemble and disassemble.
 void bindAssembler(pybind11::module_& m);
-/// arch_json and chip_of_arch.
+/// arch_json, chip_of_arch and chip_of_plan.
 void bindArch(pybind11::module_& m);
 
 /// Held by every call into a simulator (open, prepare, launch, close): SystemC keeps one

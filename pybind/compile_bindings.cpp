@@ -3,6 +3,7 @@
 #include "driver/Compile.h"
 #include "pybind/bindings.h"
 #include "pybind/errors.h"
+#include "support/arch_files.h"
 #include "support/error.h"
 
 #include <pybind11/stl.h>
@@ -18,7 +19,7 @@ namespace {
 std::string compileProgram(const std::string& chip, const std::string& path,
                            std::optional<std::string> text, const std::string& name,
                            const driver::CompileRequest& request) {
-  if (chip != "spyre" && chip != "tpu") raise("chip '" + chip + "': expected 'spyre' or 'tpu'");
+  const ChipKind kind = parseChipKind(chip, "chip");
   std::unique_ptr<llvm::MemoryBuffer> source;
   if (text) {
     source = llvm::MemoryBuffer::getMemBufferCopy(*text, name);
@@ -33,8 +34,8 @@ std::string compileProgram(const std::string& chip, const std::string& path,
     py::gil_scoped_release unlocked;
     const std::lock_guard<std::mutex> oneCompile(compileMutex());
     llvm::raw_string_ostream os(diagnostics);
-    ok = chip == "spyre" ? driver::compileSpyre(std::move(source), request, os)
-                         : driver::compileTpu(std::move(source), request, os);
+    ok = kind == ChipKind::Spyre ? driver::compileSpyre(std::move(source), request, os)
+                                 : driver::compileTpu(std::move(source), request, os);
   }
   while (!diagnostics.empty() && diagnostics.back() == '\n') diagnostics.pop_back();
   if (!ok) raise(diagnostics.empty() ? "the compile failed without a message" : diagnostics);

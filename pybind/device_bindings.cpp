@@ -5,8 +5,7 @@
 #include "pybind/bindings.h"
 #include "pybind/errors.h"
 #include "runtime/device.h"
-#include "support/spyre_arch.h"
-#include "support/tpu_arch.h"
+#include "support/any_arch.h"
 
 #include <algorithm>
 #include <memory>
@@ -111,12 +110,6 @@ void DeviceHandle::keepLatestStats() {
   if (auto l = latest.lock(); l && !l->stats && device) l->stats = device->stats(l->report);
 }
 
-ChipKind kindOf(const std::string& kind) {
-  if (kind == "spyre") return ChipKind::Spyre;
-  if (kind == "tpu") return ChipKind::Tpu;
-  raise("device kind '" + kind + "': expected 'spyre' or 'tpu'");
-}
-
 runtime::DeviceOptions deviceOptions(int index, bool timingOnly, int chips, double maxCycles,
                                      double timeout) {
   runtime::DeviceOptions o;
@@ -199,11 +192,8 @@ void bindDevice(py::module_& m) {
       .def(py::init([](const std::string& kind, const std::string& arch,
                        const std::vector<std::string>& sets, int index, bool timingOnly, int chips,
                        double maxCycles, double timeout) {
-             const ChipKind k = kindOf(kind);
-             ArchDescription description =
-                 k == ChipKind::Spyre
-                     ? SpyreArch::load(SpyreArch::resolveFile(arch), sets).description
-                     : TpuArch::load(TpuArch::resolveFile(arch), sets).description;
+             const ChipKind k = parseChipKind(kind, "device kind");
+             ArchDescription description = loadArch(k, arch, sets);
              const auto options = deviceOptions(index, timingOnly, chips, maxCycles, timeout);
              py::gil_scoped_release unlocked;
              const std::lock_guard<std::mutex> simulation(simulationMutex());
@@ -218,7 +208,7 @@ void bindDevice(py::module_& m) {
           [](const std::string& kind, const std::string& plan, const std::string& arch,
              const std::vector<std::string>& sets, int index, bool timingOnly, int chips,
              double maxCycles, double timeout) {
-            const ChipKind k = kindOf(kind);
+            const ChipKind k = parseChipKind(kind, "device kind");
             const auto options = deviceOptions(index, timingOnly, chips, maxCycles, timeout);
             py::gil_scoped_release unlocked;
             const std::lock_guard<std::mutex> simulation(simulationMutex());

@@ -319,6 +319,8 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
       }
       // Each binary's run starts its clock at 0: its trace events follow the previous one's.
       if (args.trace && !kernelStats.empty()) args.trace->continueAfterLatest();
+      // Each device's model lives in its own SystemC context (several devices per process).
+      device_.enterContext();
       LaunchReport r = Chip::run(device_, job_, binaryAt(loaded->second),
                                  symbols.at(loaded->second), args.trace);
       out.cycles += r.cycles;

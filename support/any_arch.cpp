@@ -15,10 +15,15 @@ ChipKind chipOfArch(const std::string& nameOrFile) {
   return readFile(nameOrFile).find("\nmxu:") != std::string::npos ? ChipKind::Tpu : ChipKind::Spyre;
 }
 
-ArchDescription loadAnyArch(const std::string& nameOrFile, const std::vector<std::string>& sets) {
-  if (chipOfArch(nameOrFile) == ChipKind::Tpu)
+ArchDescription loadArch(ChipKind kind, const std::string& nameOrFile,
+                         const std::vector<std::string>& sets) {
+  if (kind == ChipKind::Tpu)
     return TpuArch::load(TpuArch::resolveFile(nameOrFile), sets).description;
   return SpyreArch::load(SpyreArch::resolveFile(nameOrFile), sets).description;
+}
+
+ArchDescription loadAnyArch(const std::string& nameOrFile, const std::vector<std::string>& sets) {
+  return loadArch(chipOfArch(nameOrFile), nameOrFile, sets);
 }
 
 } // namespace chipless

@@ -14,6 +14,11 @@ namespace chipless {
 /// the error every tool's --arch gives.
 ChipKind chipOfArch(const std::string& nameOrFile);
 
+/// The description `nameOrFile` ("" for the chip's default) of chip `kind`, with `sets`
+/// applied and checked.
+ArchDescription loadArch(ChipKind kind, const std::string& nameOrFile,
+                         const std::vector<std::string>& sets);
+
 /// The description `nameOrFile` names, read against its chip's schema with `sets`
 /// ("key.path=value") applied and checked.
 ArchDescription loadAnyArch(const std::string& nameOrFile, const std::vector<std::string>& sets);

@@ -18,6 +18,12 @@ const char* chipKindName(ChipKind kind) {
   return kind == ChipKind::Spyre ? "spyre" : "tpu";
 }
 
+ChipKind parseChipKind(const std::string& name, const std::string& what) {
+  for (ChipKind k : {ChipKind::Spyre, ChipKind::Tpu})
+    if (name == chipKindName(k)) return k;
+  throw Error(what + " '" + name + "': expected 'spyre' or 'tpu'");
+}
+
 const std::vector<BundledArch>& bundledArchs() {
   static const std::vector<BundledArch> all = {
       {"spyre", "spyre.yaml", ChipKind::Spyre}, {"v4", "tpu-v4.yaml", ChipKind::Tpu},

@@ -12,6 +12,8 @@ enum class ChipKind { Spyre, Tpu };
 
 /// "spyre" or "tpu".
 const char* chipKindName(ChipKind kind);
+/// The chip `name` ("spyre" or "tpu") names; chipless::Error naming `what` otherwise.
+ChipKind parseChipKind(const std::string& name, const std::string& what);
 
 /// A description bundled in models/hw/.
 struct BundledArch {

@@ -12,6 +12,7 @@
 #include "support/arch_reference.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/progformat/plan_json.h"
 #include "support/spyre_arch.h"
 #include "support/tpu_arch.h"
 
@@ -27,9 +28,7 @@ namespace {
 void check(const std::string& plan, const std::string& archOption,
            const std::vector<std::string>& sets) {
   nlohmann::json root = nlohmann::json::parse(readFile(plan), nullptr, false);
-  if (!root.is_object() || !root.contains("format"))
-    throw Error(plan + ": not a job plan (no \"format\" field)");
-  const bool tpu = root["format"] == "tpuprog";
+  const bool tpu = progformat::planChip(root, plan) == ChipKind::Tpu;
   std::optional<ArchDescription> compiled;
   if (root.contains("arch"))
     compiled = readArchRecord(plan, archRecordFromJson(JsonFields(root["arch"], plan, "arch")),

@@ -85,9 +85,8 @@ def assemble(source=None, output=None, *, text=None, name="<string>", chip=None,
 def disassemble(program):
     """The assembly text of a program directory (or its job.plan), as spyre-as / tpu-as
     --disassemble print it."""
-    from chipless.device import _plan_chip, _plan_path
-    plan = _plan_path(program)
-    return native.load().disassemble(_plan_chip(plan), str(plan))
+    from chipless.device import _plan_path
+    return native.load().disassemble(str(_plan_path(program)))
 
 
 def _source(source, text, name):

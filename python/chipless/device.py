@@ -46,14 +46,7 @@ def _plan_path(program):
 
 def _plan_chip(plan):
     """"spyre" or "tpu": the chip a job.plan was written for (its "format")."""
-    try:
-        with open(plan, encoding="utf-8") as f:
-            fmt = json.load(f).get("format")
-    except OSError as e:
-        raise ChiplessError(f"{plan}: cannot read: {e.strerror}") from None
-    except (ValueError, AttributeError):
-        raise ChiplessError(f"{plan}: not a job plan (not a JSON object)") from None
-    return "tpu" if fmt == "tpuprog" else "spyre"
+    return native.load().chip_of_plan(str(plan))
 
 
 def Trace(max_events=2_000_000):

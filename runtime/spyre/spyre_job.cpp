@@ -64,7 +64,6 @@ NpyArray SpyreChip::fromDevice(Device& device, const Arg&, uint64_t addr, const 
 
 LaunchReport SpyreChip::run(Device& device, const Job&, const JobBinary& binary,
                             const std::vector<int64_t>& symbols, TraceWriter* trace) {
-  device.enterContext();
   sim::spyre::LaunchResult r = device.chip().launch(binary, symbols, trace);
   LaunchReport out;
   out.cycles = r.cycles;

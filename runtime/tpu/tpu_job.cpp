@@ -70,7 +70,6 @@ NpyArray TpuChip::fromDevice(Device& device, const Arg& a, uint64_t addr, const 
 LaunchReport TpuChip::run(Device& device, const Job& job, const JobBinary& binary,
                           const std::vector<int64_t>& symbols, TraceWriter* trace) {
   sim::tpu::LaunchResult r;
-  device.enterContext();
   try {
     r = device.system().launch(binary, symbols, trace);
   } catch (const ProgramTrap& trap) {

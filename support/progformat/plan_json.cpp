@@ -85,6 +85,12 @@ constexpr KnownFormat kKnownFormats[] = {{"spyrecode", "a SpyreCode job: use spy
 
 } // namespace
 
+ChipKind planChip(const json& root, const std::string& path) {
+  if (!root.is_object() || !root.contains("format"))
+    throw Error(path + ": not a job plan (no \"format\" field)");
+  return root["format"] == kKnownFormats[1].format ? ChipKind::Tpu : ChipKind::Spyre;
+}
+
 std::vector<PlanCommand> readPlanCommands(const json& root, const std::string& file,
                                           const char* key, bool preparation) {
   std::vector<PlanCommand> out;

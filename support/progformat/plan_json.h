@@ -10,6 +10,7 @@
 ///   argKeys(), readArgFields(r, arg), argFieldsToJson(arg, j)   a tensor's own fields
 ///   planKeys(), readPlanFields(r, path, plan), planFieldsToJson(plan, root)
 ///                                               the plan's own fields (TPU: traps)
+#include "support/arch_files.h"
 #include "support/dtype.h"
 #include "support/json_fields.h"
 #include "support/progformat/plan.h"
@@ -30,6 +31,10 @@ nlohmann::json planCommandToJson(const PlanCommand& command);
 
 /// Parses JSON text; a syntax error names `path` and its line.
 nlohmann::json parsePlanJson(const std::string& text, const std::string& path);
+/// The chip a job.plan's JSON root is for: a TPU for "format": "tpuprog", else Spyre (whose
+/// reader names the right tool for any other format). chipless::Error naming `path` when the
+/// root is not an object with a "format".
+ChipKind planChip(const nlohmann::json& root, const std::string& path);
 /// Checks the root's "format" (naming the tool for another chip's plan) and "version".
 void checkPlanFormat(const JsonFields& root, const char* format);
 
