@@ -109,6 +109,7 @@ def run_study(study, out, executor, bin_dir=None, quiet=False, retry_failed=Fals
     bin_dir = pathlib.Path(bin_dir or tools.bin_dir()).resolve()
     start = time.monotonic()
     compiles, runs = plan_work(study, out, bin_dir, study.timeout)
+    _drop_scratch(out)
     if retry_failed:
         _forget_failures([c["dir"] for c in compiles] + [r[2]["dir"] for r in runs])
 
@@ -164,6 +165,15 @@ def _phase(executor, function, tasks, name, quiet):
         progress.update(r["ok"])
     progress.finish()
     return results, ran, len(results) - ran
+
+
+def _drop_scratch(out):
+    """Removes the scratch folders (work.py's .tmp-*) that a killed study left behind: they
+    hold no finished result, and a rerun starts those tasks afresh."""
+    import shutil
+    for phase in ("programs", "points"):
+        for d in (out / phase).glob(".tmp-*") if (out / phase).is_dir() else ():
+            shutil.rmtree(d, ignore_errors=True)
 
 
 def _forget_failures(directories):
