@@ -3,6 +3,7 @@
 /// gives back the memory of the programs prepared on it, which then refuse to launch.
 #include "pybind/arrays.h"
 #include "pybind/bindings.h"
+#include "pybind/device_handle.h"
 #include "pybind/errors.h"
 #include "runtime/device.h"
 #include "support/any_arch.h"
@@ -11,37 +12,12 @@
 #include <memory>
 #include <optional>
 #include <pybind11/stl.h>
+#include <tuple>
 #include <vector>
 
 namespace py = pybind11;
 
 namespace chipless::python {
-
-namespace {
-
-struct ProgramHandle;
-struct LaunchHandle;
-
-/// An open device, or a closed one that remembers its name for the errors.
-struct DeviceHandle {
-  std::unique_ptr<runtime::Device> device;
-  std::string name;
-  std::vector<std::weak_ptr<ProgramHandle>> programs; ///< prepared here, given back at close
-  uint64_t launches = 0;
-  /// The latest launch: its statistics are still the device's own until the next launch or
-  /// the close, which take them first when the Launch is still held (see LaunchHandle).
-  std::weak_ptr<LaunchHandle> latest;
-
-  /// Takes the latest launch's statistics if anyone still holds it (simulation lock held).
-  void keepLatestStats();
-
-  runtime::Device& get() {
-    if (!device) raise(name + " is closed");
-    return *device;
-  }
-  void close();
-  ~DeviceHandle() { close(); }
-};
 
 /// A program prepared on a device.
 struct ProgramHandle {
@@ -110,6 +86,8 @@ void DeviceHandle::keepLatestStats() {
   if (auto l = latest.lock(); l && !l->stats && device) l->stats = device->stats(l->report);
 }
 
+namespace {
+
 runtime::DeviceOptions deviceOptions(int index, bool timingOnly, int chips, double maxCycles,
                                      double timeout) {
   runtime::DeviceOptions o;
@@ -138,9 +116,20 @@ py::dict argumentDict(const runtime::ArgumentInfo& a) {
   return d;
 }
 
+/// A device tensor from Python: (address, dtype name, shape).
+using TensorTuple = std::tuple<uint64_t, std::string, std::vector<int64_t>>;
+
+runtime::DeviceTensor deviceTensor(const TensorTuple& t, const std::string& what) {
+  const auto& [address, dtype, shape] = t;
+  auto type = parseDType(dtype);
+  if (!type) raise(what + ": unknown dtype '" + dtype + "' (f32, bf16, f16, i32 or i8)");
+  return {address, *type, shape};
+}
+
 std::shared_ptr<LaunchHandle> launch(const std::shared_ptr<DeviceHandle>& shared, ProgramHandle& p,
                                      const py::dict& inputs, std::map<std::string, int64_t> scalars,
-                                     std::map<std::string, double> reals, TraceHandle* trace) {
+                                     std::map<std::string, double> reals, TraceHandle* trace,
+                                     const std::map<std::string, TensorTuple>& resident) {
   DeviceHandle& d = *shared;
   if (p.owner.get() != &d)
     raise(d.name + ": " + p.info.kernel + " was prepared on another device (" + p.owner->name +
@@ -156,6 +145,8 @@ std::shared_ptr<LaunchHandle> launch(const std::shared_ptr<DeviceHandle>& shared
   }
   args.scalars = std::move(scalars);
   args.reals = std::move(reals);
+  for (const auto& [name, t] : resident)
+    args.resident.emplace(name, deviceTensor(t, "device tensor '" + name + "'"));
   auto out = std::make_shared<LaunchHandle>();
   runtime::LaunchReport report;
   {
@@ -230,6 +221,8 @@ void bindDevice(py::module_& m) {
       .def_property_readonly("arch_yaml", [](DeviceHandle& d) { return d.get().arch().toYaml(); })
       .def_property_readonly("arch_fingerprint",
                              [](DeviceHandle& d) { return d.get().arch().fingerprint(); })
+      .def("_tensor_memory", &tensorMemoryCapsule,
+           "A capsule for the PyTorch backend (chipless._torch): the device's tensor memory.")
       .def("close", &DeviceHandle::close,
            "Gives the device back (and the memory of every program prepared on it).")
       .def(
@@ -291,7 +284,46 @@ void bindDevice(py::module_& m) {
       .def("launch", &launch, py::arg("program"), py::arg("inputs") = py::dict(),
            py::arg("scalars") = std::map<std::string, int64_t>{},
            py::arg("reals") = std::map<std::string, double>{}, py::arg("trace") = nullptr,
-           "Runs a prepared program once; the outputs, cycles and statistics of the launch.");
+           py::arg("resident") = std::map<std::string, TensorTuple>{},
+           "Runs a prepared program once; the outputs, cycles and statistics of the launch. "
+           "`resident` binds arguments to device tensors (address, dtype, shape) in place.")
+      .def(
+          "tensor_bytes",
+          [](DeviceHandle& d, const std::string& dtype, const std::vector<int64_t>& shape) {
+            const std::lock_guard<std::mutex> simulation(simulationMutex());
+            return d.get().tensorBytes(deviceTensor({0, dtype, shape}, "tensor_bytes").dtype,
+                                       shape);
+          },
+          py::arg("dtype"), py::arg("shape"),
+          "Bytes of a tensor of `dtype` and `shape` in the device's canonical layout.")
+      .def(
+          "write_tensor",
+          [](DeviceHandle& d, const TensorTuple& tensor, const py::array& host) {
+            runtime::DeviceTensor t = deviceTensor(tensor, "write_tensor");
+            NpyArray array = npyFromNumpy(host, "write_tensor");
+            py::gil_scoped_release unlocked;
+            const std::lock_guard<std::mutex> simulation(simulationMutex());
+            return d.get().writeTensor(t, array, "write_tensor");
+          },
+          py::arg("tensor"), py::arg("array"),
+          "Writes `array` into the device tensor (address, dtype, shape) in the canonical "
+          "layout; the modelled seconds of the transfer.")
+      .def(
+          "read_tensor",
+          [](DeviceHandle& d, const TensorTuple& tensor) {
+            runtime::DeviceTensor t = deviceTensor(tensor, "read_tensor");
+            double seconds = 0;
+            NpyArray out;
+            {
+              py::gil_scoped_release unlocked;
+              const std::lock_guard<std::mutex> simulation(simulationMutex());
+              out = d.get().readTensor(t, seconds);
+            }
+            return py::make_tuple(numpyFromNpy(std::move(out)), seconds);
+          },
+          py::arg("tensor"),
+          "The device tensor (address, dtype, shape) as a numpy array, and the modelled "
+          "seconds of the transfer.");
 
   py::class_<ProgramHandle, std::shared_ptr<ProgramHandle>>(m, "Program",
                                                             "A program prepared on a device.")

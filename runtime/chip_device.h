@@ -25,6 +25,14 @@ public:
   std::unique_ptr<PreparedJob<Chip>> prepare(Job job, const std::string& name);
   /// Launches `program`, which must have been prepared on this device.
   LaunchReport launch(Program& program, const LaunchArgs& args) override;
+
+  uint64_t tensorBytes(DType dtype, const std::vector<int64_t>& shape) const override;
+  double writeTensor(const DeviceTensor& tensor, const NpyArray& host,
+                     const std::string& what) override;
+  NpyArray readTensor(const DeviceTensor& tensor, double& seconds) override;
+  /// Fails, naming `what`, unless `tensor` has a usable shape and its canonical layout lies
+  /// inside one allocation of this device.
+  void checkTensor(const DeviceTensor& tensor, const std::string& what) const;
 };
 
 } // namespace chipless::runtime

@@ -19,6 +19,11 @@ std::string Device::name() const {
   return std::string(chipKindName(kind())) + ":" + std::to_string(index());
 }
 
+double Device::hostLinkSeconds(uint64_t bytes) const {
+  return arch().getFloat("host.link_latency_us") * 1e-6 +
+         static_cast<double>(bytes) / (arch().getFloat("host.link_gb_s") * 1e9);
+}
+
 std::unique_ptr<Device> Device::open(ChipKind kind, const ArchDescription& arch,
                                      const DeviceOptions& options) {
   if (kind == ChipKind::Spyre) return SpyreDevice::open(SpyreArch::fromDescription(arch), options);

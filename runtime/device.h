@@ -33,6 +33,16 @@ struct DeviceOptions {
   double timeoutSeconds = 0;
 };
 
+/// A tensor kept in device memory between launches (a PyTorch device tensor): `bytes` at
+/// `address` (an allocation of the device) hold the tensor of `dtype` and `shape` in the
+/// device's canonical layout (Device::tensorBytes), which every program compiled from a
+/// tensor graph uses for its arguments — so a launch binds it in place, without a host copy.
+struct DeviceTensor {
+  uint64_t address = 0;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+};
+
 /// What a launch binds.
 struct LaunchArgs {
   std::map<std::string, NpyArray> inputs; ///< host arrays by argument name
@@ -40,12 +50,16 @@ struct LaunchArgs {
   TraceWriter* trace = nullptr;           ///< timeline of the device steps (optional)
   /// Real scalars (a kernel's `%eps: f16`) by name, rounded to the scalar's type at launch;
   /// a real scalar may also be given as an integer in `scalars`.
-  std::map<std::string, double> reals;
+  std::map<std::string, double> reals = {};
+  /// Device tensors by argument name, bound in place: an input is read where it lies, an
+  /// output (or inout) is written there and not copied to the host.
+  std::map<std::string, DeviceTensor> resident = {};
 };
 
 /// What a launch did, the same for every kind of device.
 struct LaunchReport {
-  std::map<std::string, NpyArray> outputs; ///< output (and inout) arguments
+  /// Output (and inout) arguments, except those bound to device tensors.
+  std::map<std::string, NpyArray> outputs;
   double cycles = 0;      ///< simulated cycles, summed over the plan's device steps
   double hostSeconds = 0; ///< wall-clock time of the simulation
   uint64_t issued = 0;    ///< instructions (Spyre) or bundles (TPU) issued by all engines
@@ -120,6 +134,22 @@ public:
   virtual void copyIn(uint64_t address, const void* data, uint64_t bytes, int chip = -1) = 0;
   /// Copies device memory (of chip `chip`) to the host; zeros on a timing-only device.
   virtual void copyOut(uint64_t address, void* data, uint64_t bytes, int chip = 0) const = 0;
+
+  /// Bytes of a tensor of `dtype` and `shape` in the device's canonical layout (Spyre: the
+  /// stick layout; TPU: row-major with the last dimension padded to vpu.lanes).
+  virtual uint64_t tensorBytes(DType dtype, const std::vector<int64_t>& shape) const = 0;
+  /// Converts `host` (of `tensor`'s shape; float data for float tensors, integers for
+  /// integer ones) into `tensor`'s canonical layout on the device (on every chip of a TPU
+  /// system). Returns the modelled time of the transfer over the host link, in seconds.
+  /// Errors name `what`.
+  virtual double writeTensor(const DeviceTensor& tensor, const NpyArray& host,
+                             const std::string& what) = 0;
+  /// The host array of `tensor` (bf16 and f16 device data come back as their host dtype,
+  /// hostTypeOf), and in `seconds` the modelled time of the transfer.
+  virtual NpyArray readTensor(const DeviceTensor& tensor, double& seconds) = 0;
+  /// The modelled time of moving `bytes` over the host link (host.link_gb_s,
+  /// host.link_latency_us of the architecture), in seconds.
+  double hostLinkSeconds(uint64_t bytes) const;
 
   /// Reads the program directory `planPath` (DIR/job.plan) and prepares it on this device.
   /// Refused when the program was compiled for another chip than the device models.

@@ -48,6 +48,9 @@ private:
   void prepare();
   std::map<std::string, int64_t> bindScalars(const LaunchArgs& args) const;
   Layout layoutOf(const Arg& a, const std::map<std::string, int64_t>& scalars) const;
+  /// The address of device tensor `t` bound to `a` (laid out as `layout` by the program),
+  /// after checking its type, shape, layout and allocation.
+  uint64_t bindResident(const Arg& a, const DeviceTensor& t, const Layout& layout) const;
   std::vector<int64_t> symbolValues(const Binary& binary, const Bound& bound,
                                     const std::map<std::string, int64_t>& scalars) const;
   /// -1 for the plan's binary, i for extraBinaries[i], -2 for a file the job does not have.

@@ -130,15 +130,21 @@ std::map<std::string, int64_t> PreparedJob<Chip>::bindScalars(const LaunchArgs& 
     sources[name] = "--scalar " + name;
   }
   bindRealScalars(job_.plan.scalars, args.reals, values, job_.plan.kernel);
-  // Scalars that name tensor dimensions can be read off the inputs.
+  // Scalars that name tensor dimensions can be read off the inputs and device tensors.
   for (const auto& a : job_.plan.args) {
-    auto it = args.inputs.find(a.name);
-    if (it == args.inputs.end()) continue;
-    const std::vector<int64_t> hostShape = hostShapeOf(it->second);
+    std::vector<int64_t> given;
+    if (auto it = args.inputs.find(a.name); it != args.inputs.end())
+      given = it->second.shape;
+    else if (auto r = args.resident.find(a.name); r != args.resident.end())
+      given = r->second.shape;
+    else
+      continue;
+    const std::vector<int64_t> hostShape = given.empty() ? std::vector<int64_t>{1} : given;
+    const std::string kind = args.inputs.count(a.name) ? "input '" : "device tensor '";
     // A wrong rank is reported here, before a scalar it should have bound is missed.
     if (hostShape.size() != a.shape.size())
-      throw Error("input '" + a.name + "' has shape " + shapeText(it->second.shape) + " but " +
-                  job_.plan.kernel + " expects " + declaredShape(a));
+      throw Error(kind + a.name + "' has shape " + shapeText(given) + " but " + job_.plan.kernel +
+                  " expects " + declaredShape(a));
     for (size_t d = 0; d < a.shape.size(); ++d)
       if (auto* s = std::get_if<std::string>(&a.shape[d])) {
         int64_t v = hostShape[d];
@@ -149,7 +155,7 @@ std::map<std::string, int64_t> PreparedJob<Chip>::bindScalars(const LaunchArgs& 
                       " chips but its dimension 0 (" + std::to_string(v) +
                       ") is not a multiple of that");
         v /= parts;
-        const std::string source = "input '" + a.name + "' dimension " + std::to_string(d);
+        const std::string source = kind + a.name + "' dimension " + std::to_string(d);
         auto [pos, inserted] = values.emplace(*s, v);
         if (inserted) sources[*s] = source;
         if (!inserted && pos->second != v)
@@ -174,6 +180,25 @@ PreparedJob<Chip>::layoutOf(const Arg& a, const std::map<std::string, int64_t>& 
     shape.push_back(v);
   }
   return Chip::layout(device_, a, std::move(shape));
+}
+
+template <typename Chip>
+uint64_t PreparedJob<Chip>::bindResident(const Arg& a, const DeviceTensor& t,
+                                         const Layout& layout) const {
+  const std::string what = "device tensor '" + a.name + "'";
+  if (t.dtype != a.dtype)
+    throw Error(what + " is " + dtypeName(t.dtype) + " but " + job_.plan.kernel + " expects " +
+                dtypeName(a.dtype));
+  const std::vector<int64_t> shape = t.shape.empty() ? std::vector<int64_t>{1} : t.shape;
+  if (shape != layout.shape)
+    throw Error(what + " has shape " + shapeText(t.shape) + " but " + job_.plan.kernel +
+                " expects " + shapeText(layout.shape));
+  if (!Chip::sameLayout(layout, Chip::canonicalLayout(device_, t.dtype, t.shape)))
+    throw Error(what + ": " + job_.plan.kernel + " lays the argument out as " +
+                Chip::layoutText(layout) + ", not in the device's canonical layout " +
+                Chip::layoutText(Chip::canonicalLayout(device_, t.dtype, t.shape)));
+  device_.checkTensor(t, what);
+  return t.address;
 }
 
 template <typename Chip>
@@ -238,9 +263,19 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
     if (a->role == ArgRole::Output)
       throw Error("'" + name + "' is an output of " + job_.plan.kernel + ", not an input");
   }
+  for (const auto& [name, _] : args.resident) {
+    const Arg* a = job_.plan.findArg(name);
+    if (!a) throw Error("device tensor '" + name + "' is not an argument of " + job_.plan.kernel);
+    if (args.inputs.count(name))
+      throw Error("'" + name + "' is bound both to a host array and to a device tensor");
+    if (Chip::blocksAlongDimension0(device_, *a) != 1)
+      throw Error("'" + name +
+                  "' is split over the chips; a device tensor is the same on every "
+                  "chip and cannot be bound to it");
+  }
   if (!timingOnly)
     for (const auto& a : job_.plan.args)
-      if (a.role != ArgRole::Output && !args.inputs.count(a.name))
+      if (a.role != ArgRole::Output && !args.inputs.count(a.name) && !args.resident.count(a.name))
         throw Error("input '" + a.name + "' (" + dtypeName(a.dtype) + " " + declaredShape(a) +
                     ") is not bound (pass --input " + a.name + "=FILE.npy)");
   std::map<std::string, int64_t> scalars = bindScalars(args);
@@ -257,6 +292,10 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
         throw Error("input '" + a.name + "' has shape " + shapeText(it->second.shape) + " but " +
                     job_.plan.kernel + " expects " + shapeText(want) +
                     Chip::shapeNote(device_, a, layout, want));
+    }
+    if (auto r = args.resident.find(a.name); r != args.resident.end()) {
+      bound.emplace(a.name, std::make_pair(bindResident(a, r->second, layout), layout));
+      continue;
     }
     uint64_t addr = device_.allocate(layout.deviceBytes(), a.name);
     launchAllocs.addresses.push_back(addr);
@@ -295,7 +334,8 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
       uint64_t ptr = resolve(c.devPtr, at);
       if (ptr != bound.at(c.hostHandle).first)
         throw Error(at + ": dev_ptr " + c.devPtr + " is not where '" + c.hostHandle + "' is bound");
-      if (timingOnly) break;
+      // A device tensor is where the program reads and writes it: nothing to move.
+      if (timingOnly || args.resident.count(c.hostHandle)) break;
       if (c.direction == 0) {
         auto it = args.inputs.find(c.hostHandle);
         if (it == args.inputs.end())
@@ -363,6 +403,51 @@ std::unique_ptr<PreparedJob<Chip>> ChipDevice<Chip, Job>::prepare(Job job,
                                                                   const std::string& name) {
   return std::make_unique<PreparedJob<Chip>>(static_cast<typename Chip::Device&>(*this),
                                              std::move(job), name);
+}
+
+template <typename Chip, typename Job>
+uint64_t ChipDevice<Chip, Job>::tensorBytes(DType dtype, const std::vector<int64_t>& shape) const {
+  return Chip::canonicalLayout(static_cast<const typename Chip::Device&>(*this), dtype, shape)
+      .deviceBytes();
+}
+
+template <typename Chip, typename Job>
+void ChipDevice<Chip, Job>::checkTensor(const DeviceTensor& tensor, const std::string& what) const {
+  for (int64_t d : tensor.shape)
+    if (d <= 0)
+      throw Error(what + ": shape " + shapeText(tensor.shape) + " has an empty dimension");
+  const auto& self = static_cast<const typename Chip::Device&>(*this);
+  const uint64_t bytes = tensorBytes(tensor.dtype, tensor.shape);
+  if (!self.ranges().holds(tensor.address, bytes))
+    throw Error(what + ": " + std::to_string(bytes) + " bytes at " +
+                progformat::formatDevPtr(tensor.address) + " (" + dtypeName(tensor.dtype) + " " +
+                shapeText(tensor.shape) + ") are not inside one allocation of " + name());
+}
+
+template <typename Chip, typename Job>
+double ChipDevice<Chip, Job>::writeTensor(const DeviceTensor& tensor, const NpyArray& host,
+                                          const std::string& what) {
+  checkTensor(tensor, what);
+  auto asBound = [](std::vector<int64_t> v) { return v.empty() ? std::vector<int64_t>{1} : v; };
+  if (asBound(host.shape) != asBound(tensor.shape))
+    throw Error(what + ": the host array has shape " + shapeText(host.shape) +
+                " but the device tensor " + shapeText(tensor.shape));
+  auto& self = static_cast<typename Chip::Device&>(*this);
+  const auto layout = Chip::canonicalLayout(self, tensor.dtype, tensor.shape);
+  if (!timingOnly()) Chip::store(self, tensor.address, layout, host, what);
+  return hostLinkSeconds(layout.deviceBytes());
+}
+
+template <typename Chip, typename Job>
+NpyArray ChipDevice<Chip, Job>::readTensor(const DeviceTensor& tensor, double& seconds) {
+  checkTensor(tensor, "device tensor");
+  auto& self = static_cast<typename Chip::Device&>(*this);
+  const auto layout = Chip::canonicalLayout(self, tensor.dtype, tensor.shape);
+  seconds = hostLinkSeconds(layout.deviceBytes());
+  if (timingOnly()) return makeNpy(hostTypeOf(tensor.dtype), tensor.shape);
+  NpyArray out = Chip::load(self, tensor.address, layout);
+  out.shape = tensor.shape; // a 0-d tensor is laid out as (1)
+  return out;
 }
 
 template <typename Chip, typename Job>

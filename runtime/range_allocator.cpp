@@ -30,4 +30,11 @@ std::optional<uint64_t> RangeAllocator::place(uint64_t lo, uint64_t hi, uint64_t
   return candidate;
 }
 
+bool RangeAllocator::holds(uint64_t at, uint64_t size) const {
+  auto it = used_.upper_bound(at);
+  if (it == used_.begin()) return false;
+  --it;
+  return at - it->first <= it->second && size <= it->second - (at - it->first);
+}
+
 } // namespace chipless::runtime

@@ -18,6 +18,8 @@ public:
   void claim(uint64_t at, uint64_t size) { used_[at] = size; }
   /// Frees the range that starts at `at`.
   void release(uint64_t at) { used_.erase(at); }
+  /// Whether [at, at+size) lies inside one taken range.
+  bool holds(uint64_t at, uint64_t size) const;
 
 private:
   bool isFree(uint64_t at, uint64_t size) const;

@@ -31,6 +31,7 @@ _LAZY = {
     "Launch": "chipless.device",
     "Trace": "chipless.device",
     "run": "chipless.device",
+    "DeviceTensor": "chipless.device_tensor",
     "arch": "chipless.device",
     "set_log_level": "chipless.device",
 }

@@ -14,6 +14,7 @@ from collections import namedtuple
 import numpy as np
 
 from chipless import native
+from chipless.device_tensor import DeviceTensor, device_dtype_of
 from chipless.errors import ChiplessError
 
 #: The bound on simulated cycles the tools use by default: 100 s of device time at 1 GHz,
@@ -153,6 +154,8 @@ class Device:
             str(kind), arch=str(arch or ""), sets=[str(s) for s in sets], index=index,
             timing_only=timing_only, chips=chips, max_cycles=float(max_cycles),
             timeout=float(timeout))
+        #: Modelled seconds of every tensor transfer over the host link so far.
+        self.link_seconds = 0.0
 
     @classmethod
     def for_program(cls, program, *, arch=None, sets=(), index=-1, timing_only=False, chips=1,
@@ -185,8 +188,8 @@ class Device:
         return Program(self, self._handle.prepare(str(plan)), plan)
 
     def launch(self, program, inputs=None, *, scalars=None, trace=None, **named_inputs):
-        """Runs the prepared `program` once with `inputs` (name -> array; also as keyword
-        arguments) and `scalars` (name -> int, or float for a kernel's real scalars).
+        """Runs the prepared `program` once with `inputs` (name -> array or DeviceTensor;
+        also as keyword arguments; a DeviceTensor is read or written in place) and `scalars` (name -> int, or float for a kernel's real scalars).
         Arrays are converted to the argument's host dtype when numpy can do that without
         changing their kind (float64 -> float32, not float -> int). `trace` is a Trace to
         add the launch's timeline to, or a path to write it to. Returns a Launch."""
@@ -194,7 +197,14 @@ class Device:
             raise ChiplessError(f"launch: expected a Program from Device.prepare, got "
                                 f"{type(program).__name__}")
         bound = dict(inputs or {}, **named_inputs)
-        arrays = {name: _host_array(program, name, value) for name, value in bound.items()}
+        resident = {name: value._tuple() for name, value in bound.items()
+                    if isinstance(value, DeviceTensor)}
+        for name, value in bound.items():
+            if isinstance(value, DeviceTensor) and value.device is not self:
+                raise ChiplessError(f"device tensor '{name}' is on {value.device.name}, "
+                                    f"not {self.name}")
+        arrays = {name: _host_array(program, name, value) for name, value in bound.items()
+                  if name not in resident}
         ints, reals = {}, {}
         for name, value in (scalars or {}).items():
             if isinstance(value, (bool, np.bool_)):
@@ -209,10 +219,32 @@ class Device:
         trace_path = None
         if trace is not None and not hasattr(trace, "write"):
             trace_path, trace = trace, Trace()
-        result = Launch(self._handle.launch(program._handle, arrays, ints, reals, trace))
+        result = Launch(self._handle.launch(program._handle, arrays, ints, reals, trace,
+                                            resident))
         if trace_path is not None:
             trace.write(str(trace_path))
         return result
+
+    def empty(self, shape, dtype="f32"):
+        """A DeviceTensor of `shape` and `dtype` ("f32", "bf16", "f16", "i32", "i8"),
+        uninitialised."""
+        return DeviceTensor(self, shape, dtype)
+
+    def tensor(self, array, dtype=None):
+        """A DeviceTensor holding `array`, stored as `dtype` (by default the array's own:
+        float32 -> f32, float16 -> f16, int32 -> i32, int8 -> i8)."""
+        array = np.asarray(array)
+        t = DeviceTensor(self, array.shape, dtype or device_dtype_of(array))
+        try:
+            t.write(array)
+        except BaseException:
+            t.free()
+            raise
+        return t
+
+    def tensor_bytes(self, shape, dtype="f32"):
+        """Bytes of a tensor of `shape` and `dtype` in the device's canonical layout."""
+        return self._handle.tensor_bytes(str(dtype), [int(d) for d in shape])
 
     def allocate(self, nbytes, name="python"):
         """Allocates `nbytes` of device memory; its address."""

@@ -47,6 +47,18 @@ struct SpyreChip {
   static int64_t paddedDim(const Layout& l, int dim) {
     return l.shape.at(static_cast<size_t>(dim));
   }
+  /// The layout of device tensors (runtime::DeviceTensor) and of the front end's arguments:
+  /// sticks, each column as long as support/stick_columns.h says.
+  static Layout canonicalLayout(const Device& device, DType dtype, std::vector<int64_t> shape);
+  static bool sameLayout(const Layout& a, const Layout& b) {
+    return a.shape == b.shape && a.dtype == b.dtype && a.stickBytes == b.stickBytes &&
+           a.rowMajor == b.rowMajor && a.stickRows() == b.stickRows();
+  }
+  /// "sticks, 64 padded rows", for errors.
+  static std::string layoutText(const Layout& l);
+  static void store(Device& device, uint64_t addr, const Layout& l, const NpyArray& host,
+                    const std::string& what);
+  static NpyArray load(Device& device, uint64_t addr, const Layout& l);
   static void toDevice(Device& device, const Arg&, uint64_t addr, const Layout& l,
                        const NpyArray& host, const std::string& what);
   static NpyArray fromDevice(Device& device, const Arg&, uint64_t addr, const Layout& l);

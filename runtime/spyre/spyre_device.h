@@ -49,6 +49,8 @@ public:
   /// Makes this device's SystemC context current: each device of a process elaborates its
   /// model in its own context, and a launch must run in the one its model lives in.
   void enterContext() { context_->enter(); }
+  /// What is allocated in device memory.
+  const RangeAllocator& ranges() const { return ranges_; }
 
   /// Allocates `size` bytes in `segment` (first fit, memory.alignment_bytes aligned).
   uint64_t allocate(int segment, uint64_t size, const std::string& name);

@@ -5,6 +5,7 @@
 #include "support/error.h"
 #include "support/spyrecode/binary.h"
 #include "support/spyrecode/directory.h"
+#include "support/stick_columns.h"
 
 namespace chipless::runtime {
 
@@ -51,15 +52,42 @@ std::string SpyreChip::shapeNote(Device&, const Arg& a, const StickLayout&,
   return declaredShape(a) != shapeText(want) ? " " + declaredShape(a) : std::string();
 }
 
-void SpyreChip::toDevice(Device& device, const Arg&, uint64_t addr, const StickLayout& l,
-                         const NpyArray& host, const std::string& what) {
+StickLayout SpyreChip::canonicalLayout(const Device& device, DType dtype,
+                                       std::vector<int64_t> shape) {
+  StickLayout l;
+  l.dtype = dtype;
+  l.stickBytes = device.spyreArch().chip.stick_bytes;
+  l.shape = std::move(shape);
+  const auto& arch = device.spyreArch();
+  const int64_t rows = stickColumnRows(l.rows(), l.sticksPerRow(), l.stickBytes,
+                                       arch.dram.interleave_bytes, arch.dram.channels);
+  if (rows != l.rows()) l.paddedRows = rows;
+  return l;
+}
+
+std::string SpyreChip::layoutText(const StickLayout& l) {
+  if (l.rowMajor) return "row-major";
+  return l.paddedRows ? "sticks, " + std::to_string(l.paddedRows) + " padded rows" : "sticks";
+}
+
+void SpyreChip::store(Device& device, uint64_t addr, const StickLayout& l, const NpyArray& host,
+                      const std::string& what) {
   runtime::toDevice(host, l, *parseFp16Format(device.spyreArch().numerics.fp16_format),
                     device.memory().span(addr, l.deviceBytes()), what);
 }
 
-NpyArray SpyreChip::fromDevice(Device& device, const Arg&, uint64_t addr, const StickLayout& l) {
+NpyArray SpyreChip::load(Device& device, uint64_t addr, const StickLayout& l) {
   return runtime::fromDevice(device.memory().span(addr, l.deviceBytes()), l,
                              *parseFp16Format(device.spyreArch().numerics.fp16_format));
+}
+
+void SpyreChip::toDevice(Device& device, const Arg&, uint64_t addr, const StickLayout& l,
+                         const NpyArray& host, const std::string& what) {
+  store(device, addr, l, host, what);
+}
+
+NpyArray SpyreChip::fromDevice(Device& device, const Arg&, uint64_t addr, const StickLayout& l) {
+  return load(device, addr, l);
 }
 
 LaunchReport SpyreChip::run(Device& device, const Job&, const JobBinary& binary,

@@ -46,6 +46,19 @@ struct TpuChip {
   static int64_t paddedDim(const Layout& l, int dim) {
     return l.paddedShape().at(static_cast<size_t>(dim));
   }
+  /// The layout of device tensors (runtime::DeviceTensor) and of tpu-compile's arguments:
+  /// row-major, the last dimension padded to vpu.lanes (tile 1 x lanes).
+  static Layout canonicalLayout(const Device& device, DType dtype, std::vector<int64_t> shape);
+  static bool sameLayout(const Layout& a, const Layout& b) {
+    return a.shape == b.shape && a.dtype == b.dtype && a.tile[0] == b.tile[0] &&
+           a.tile[1] == b.tile[1];
+  }
+  /// "tile 8x128", for errors.
+  static std::string layoutText(const Layout& l);
+  /// Writes `host` in layout `l` at `addr` on every chip; reads chip 0's copy back.
+  static void store(Device& device, uint64_t addr, const Layout& l, const NpyArray& host,
+                    const std::string& what);
+  static NpyArray load(Device& device, uint64_t addr, const Layout& l);
   /// Replicated: the same bytes on every chip; split: block c on chip c.
   static void toDevice(Device& device, const Arg& a, uint64_t addr, const Layout& l,
                        const NpyArray& host, const std::string& what);

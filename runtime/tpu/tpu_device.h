@@ -52,6 +52,8 @@ public:
   /// Makes this device's SystemC context current: each device of a process elaborates its
   /// model in its own context, and a launch must run in the one its model lives in.
   void enterContext() { context_->enter(); }
+  /// What is allocated in device memory.
+  const RangeAllocator& ranges() const { return ranges_; }
 
   /// Where `size` bytes can go: `preferred` if that range is free, else the first free
   /// aligned range. Throws chipless::Error when HBM is full.

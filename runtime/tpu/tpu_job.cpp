@@ -38,6 +38,32 @@ TiledLayout TpuChip::layout(Device&, const Arg& a, std::vector<int64_t> shape) {
   return l;
 }
 
+TiledLayout TpuChip::canonicalLayout(const Device& device, DType dtype,
+                                     std::vector<int64_t> shape) {
+  TiledLayout l;
+  l.dtype = dtype;
+  l.tile[0] = 1;
+  l.tile[1] = device.tpuArch().vpu.lanes;
+  l.shape = std::move(shape);
+  return l;
+}
+
+std::string TpuChip::layoutText(const TiledLayout& l) {
+  return "tile " + std::to_string(l.tile[0]) + "x" + std::to_string(l.tile[1]);
+}
+
+void TpuChip::store(Device& device, uint64_t addr, const TiledLayout& l, const NpyArray& host,
+                    const std::string& what) {
+  for (int c = 0; c < device.chips(); ++c)
+    toTiled(host, 0, l, device.memory(c).span(addr, l.deviceBytes()), what);
+}
+
+NpyArray TpuChip::load(Device& device, uint64_t addr, const TiledLayout& l) {
+  NpyArray out = makeNpy(hostTypeOf(l.dtype), l.shape.empty() ? std::vector<int64_t>{1} : l.shape);
+  fromTiled(device.memory(0).span(addr, l.deviceBytes()), l, out, 0);
+  return out;
+}
+
 std::vector<int64_t> TpuChip::hostShape(Device& device, const Arg& a, const TiledLayout& l) {
   std::vector<int64_t> s = l.shape;
   if (a.placement == Placement::Split) s[0] *= device.chips();

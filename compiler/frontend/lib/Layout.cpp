@@ -6,6 +6,8 @@
 
 #include "Layout.h"
 
+#include "support/stick_columns.h"
+
 #include <numeric>
 #include <sstream>
 
@@ -88,7 +90,7 @@ TensorView standard(mlir::Value root, llvm::ArrayRef<int64_t> shape, RootLayout 
 
 /// For each dimension of `from`, the dimensions of `to` (more of them) whose product it is.
 std::optional<std::vector<llvm::SmallVector<int64_t, 2>>> expansionOf(llvm::ArrayRef<int64_t> from,
-                                                                       llvm::ArrayRef<int64_t> to) {
+                                                                      llvm::ArrayRef<int64_t> to) {
   std::vector<llvm::SmallVector<int64_t, 2>> groups;
   size_t j = 0;
   for (int64_t d : from) {
@@ -146,16 +148,7 @@ int64_t rootElements(llvm::ArrayRef<int64_t> shape, RootLayout layout, int64_t s
 }
 
 int64_t paddedRows(int64_t rows, int64_t sticks, const MemoryParams& memory) {
-  const int64_t bytes = rows * memory.stickBytes;
-  if (sticks <= 1 || memory.channels <= 1 || memory.interleaveBytes <= 0 ||
-      memory.interleaveBytes % memory.stickBytes != 0 || bytes % memory.interleaveBytes != 0)
-    return rows;
-  // Columns `blocks` interleave blocks apart start in channels blocks * s mod channels: all
-  // in one when blocks is a multiple of channels; padded, every channel in turn.
-  int64_t blocks = bytes / memory.interleaveBytes;
-  if (blocks % memory.channels != 0) return rows;
-  while (std::gcd(blocks, memory.channels) != 1) ++blocks;
-  return blocks * memory.interleaveBytes / memory.stickBytes;
+  return stickColumnRows(rows, sticks, memory.stickBytes, memory.interleaveBytes, memory.channels);
 }
 
 std::optional<TensorView> reshapeView(const TensorView& v, llvm::ArrayRef<int64_t> shape,

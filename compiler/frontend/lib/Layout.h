@@ -80,10 +80,7 @@ struct MemoryParams {
 };
 
 /// The rows each stick column of a stick-layout tensor of `rows` rows and `sticks` columns
-/// takes: its rows, or more where every column would otherwise start in the same DRAM
-/// channel (a column a whole multiple of channels x interleave bytes long), so that a block
-/// of rows spread over several columns reads from every channel (bench/frontend/blocks.py:
-/// padding columns that only share some channels was slower on the MLP).
+/// takes (support/stick_columns.h: the rule the runtime's device tensors follow too).
 int64_t paddedRows(int64_t rows, int64_t sticks, const MemoryParams& memory);
 
 /// `v` reshaped to `shape`, dimensions of `v` grouped as `groups` (one group per result

@@ -19,32 +19,9 @@
 namespace chipless::runtime {
 namespace {
 
-namespace fs = std::filesystem;
 using test::errorOf;
-
-/// A fresh directory for the current test.
-std::string workDir() {
-  fs::path d = fs::path(CHIPLESS_BINARY_DIR) / "test-tmp" /
-               (std::string("DeviceInterface.") +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
-
-/// C = A (f16 [4, 64]) through core 0's scratchpad.
-const char* kCopy = R"(
-.kernel copy
-.input  A f16 [4, 64]
-.output C f16 [4, 64]
-.program dma_in cores=0
-    dma.load sp=0, mem=@A, bytes=512, done=0
-.end
-.program dma_out cores=0
-    twait 0
-    dma.store sp=0, mem=@C, bytes=512
-.end
-)";
+using test::kCopy;
+using test::workDir;
 
 /// Assembles kCopy for `arch` into DIR/copy; returns the plan path.
 std::string copyProgram(const std::string& dir, const SpyreArch& arch) {

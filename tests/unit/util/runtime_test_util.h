@@ -9,6 +9,7 @@
 #include "support/spyrecode/assembler.h"
 
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <gtest/gtest.h>
 #include <memory>
@@ -20,6 +21,30 @@ namespace chipless::runtime::test {
 #define EXPECT_CONTAINS(text, part)                                                                \
   EXPECT_NE(std::string(text).find(part), std::string::npos)                                       \
       << "expected \"" << (part) << "\" in: " << (text)
+
+/// C = A (f16 [4, 64], sticks) through core 0's scratchpad.
+inline const char* kCopy = R"(
+.kernel copy
+.input  A f16 [4, 64]
+.output C f16 [4, 64]
+.program dma_in cores=0
+    dma.load sp=0, mem=@A, bytes=512, done=0
+.end
+.program dma_out cores=0
+    twait 0
+    dma.store sp=0, mem=@C, bytes=512
+.end
+)";
+
+/// A fresh directory for the current test: BUILD/test-tmp/SUITE.NAME.
+inline std::string workDir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::filesystem::path d = std::filesystem::path(CHIPLESS_BINARY_DIR) / "test-tmp" /
+                            (std::string(info->test_suite_name()) + "." + info->name());
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d.string();
+}
 
 /// The shipped Spyre description with `overrides`.
 inline SpyreArch archWith(const std::vector<std::string>& overrides = {}) {
