@@ -1,0 +1,58 @@
+/// Every ATen op with no chipless kernel runs on the CPU (ATen's cpu_fallback: the device
+/// inputs copied to the host, the results copied back), counted per op so that a user sees
+/// what did not run on the device; in strict mode such an op is an error instead. Autograd
+/// passes through to the device kernels (PyTorch 1.13 needs this said for AutogradPrivateUse1).
+#include "pybind/torch/backend.h"
+#include "pybind/torch/fallback_counts.h"
+
+#include <ATen/native/CPUFallback.h>
+#include <torch/library.h>
+
+#include <atomic>
+#include <mutex>
+
+namespace chipless::torchbackend {
+
+namespace {
+
+std::atomic<bool> strictMode{false};
+std::mutex countsMutex;
+std::map<std::string, int64_t> counts;
+
+void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const c10::OperatorName& name = op.schema().operator_name();
+  const std::string full = name.name + (name.overload_name.empty() ? "" : "." + name.overload_name);
+  TORCH_CHECK(!strictMode, "chipless: ", full,
+              " has no kernel on the emulated devices, and strict mode does not let it run on "
+              "the CPU (chipless.torch.set_strict(False) allows the fallback)");
+  {
+    const std::lock_guard<std::mutex> lock(countsMutex);
+    ++counts[full];
+  }
+  at::native::cpu_fallback(op, stack);
+}
+
+} // namespace
+
+void setStrict(bool strict) { strictMode = strict; }
+bool strict() { return strictMode; }
+
+std::map<std::string, int64_t> fallbackCounts() {
+  const std::lock_guard<std::mutex> lock(countsMutex);
+  return counts;
+}
+
+void resetFallbackCounts() {
+  const std::lock_guard<std::mutex> lock(countsMutex);
+  counts.clear();
+}
+
+} // namespace chipless::torchbackend
+
+TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&chipless::torchbackend::fallback>());
+}
+
+TORCH_LIBRARY_IMPL(_, AutogradPrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFallthrough());
+}

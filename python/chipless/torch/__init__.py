@@ -1,0 +1,71 @@
+"""PyTorch on the emulated chips: the `spyre` and `tpu` devices.
+
+    import torch, chipless.torch
+    model = MyModel().to("tpu")          # or "spyre", "tpu:1"
+    y = model(torch.randn(8, 64, device="tpu"))
+    print(y.cpu(), chipless.torch.stats("tpu"))
+
+Tensors live in the emulated device's memory (docs/runtime.md, "Device tensors"); copies to
+and from the host take the modelled host-link time. Each ATen op with a lowering
+(chipless/torch/ops.py) is compiled once per shape and dtype by the chip's own compiler and
+run on the simulator; every other op runs on the CPU, counted (fallback_counts()), or is an
+error under set_strict(True). See docs/pytorch.md.
+"""
+import torch
+
+from chipless import native
+
+native.load("_torch")  # the PrivateUse1 backend: allocator, guard, copies, CPU fallback
+
+from chipless.torch import devices, eager, ops, shim  # noqa: E402  (after the backend)
+
+shim.install()
+
+configure = devices.configure
+
+
+def device(name="tpu"):
+    """The torch.device of an emulated device: "tpu", "tpu:1", "spyre:0"."""
+    return shim.translate(name) if isinstance(name, str) else name
+
+
+def set_strict(flag=True):
+    """Strict: an op that would run on the CPU instead of the device is an error."""
+    native.load("_torch").set_strict(bool(flag))
+
+
+def fallback_counts():
+    """{op: count} of the ops that ran on the CPU instead of a device since the last
+    reset_stats(): ATen's fallback and the lowerings that refused a call."""
+    counts = dict(native.load("_torch").fallback_counts())
+    for dev in devices.opened():
+        for op, n in eager.stats_of(dev).cpu.items():
+            counts[op] = counts.get(op, 0) + n
+    return counts
+
+
+def stats(name="tpu"):
+    """What a device did since the last reset_stats(): programs launched, their simulated
+    cycles and seconds, host-link transfers, compiles and cache hits, views re-laid out, ops
+    the compiler refused (with its reason)."""
+    dev = devices.of(device(name))
+    s = eager.stats_of(dev)
+    link = native.load("_torch").link(dev.slot)
+    clock_ghz = chip_clock_ghz(dev)
+    return {"device": dev.name, "launches": s.launches, "cycles": s.cycles,
+            "device_seconds": s.cycles / (clock_ghz * 1e9), "link_seconds": link["seconds"],
+            "link_bytes_in": link["bytes_in"], "link_bytes_out": link["bytes_out"],
+            "compiles": s.compiles, "program_hits": s.hits, "relayouts": s.relayouts,
+            "cpu_ops": dict(s.cpu), "refused": {k[0]: v for k, v in s.refused.items()}}
+
+
+def chip_clock_ghz(dev):
+    import yaml
+    return float(yaml.safe_load(dev.device.arch_yaml)["chip"]["clock_ghz"])
+
+
+def reset_stats():
+    """Starts the counts of stats() and fallback_counts() afresh."""
+    native.load("_torch").reset_fallback_counts()
+    for dev in devices.opened():
+        eager.stats_of(dev).reset()
