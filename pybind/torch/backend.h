@@ -9,7 +9,6 @@
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Storage.h>
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -27,11 +26,11 @@ constexpr uint64_t kAddressBias = uint64_t{1} << 48;
 /// One storage's device allocation: where, on which device, and the tensor it holds. The
 /// context of the storage's DataPtr, whose deleter gives the memory back.
 struct Allocation {
-  int index = 0;             ///< PrivateUse1 device index
-  uint64_t address = 0;      ///< device address
-  uint64_t bytes = 0;        ///< of the canonical layout
-  std::string deviceDtype;   ///< "f32", "bf16", ...
-  std::vector<int64_t> base; ///< the shape the storage was made for
+  int index = 0;                                       ///< PrivateUse1 device index
+  uint64_t address = 0;                                ///< device address
+  uint64_t bytes = 0;                                  ///< of the canonical layout
+  std::string deviceDtype;                             ///< "f32", "bf16", ...
+  std::vector<int64_t> base;                           ///< the shape the storage was made for
   c10::ScalarType scalarType = c10::ScalarType::Float; ///< PyTorch's dtype of the base
 };
 
@@ -59,9 +58,9 @@ LinkTotals& linkTotals(int index);
 /// How a PyTorch dtype lives on the device: the device dtype, the host dtype written from and
 /// read back into. Refused, naming dtype and device, when the chip has no such type.
 struct DeviceType {
-  std::string device;          ///< "f32", "bf16", "f16", "i32", "i8"
-  c10::ScalarType writeHost;   ///< host data handed to TensorMemory::write
-  c10::ScalarType readHost;    ///< what TensorMemory::read returns
+  std::string device;        ///< "f32", "bf16", "f16", "i32", "i8"
+  c10::ScalarType writeHost; ///< host data handed to TensorMemory::write
+  c10::ScalarType readHost;  ///< what TensorMemory::read returns
 };
 DeviceType deviceTypeOf(c10::ScalarType type, const std::string& device);
 /// numpy's name of a host type ("float32", "int64", ...).

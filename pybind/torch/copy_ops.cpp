@@ -25,8 +25,8 @@ void writeBase(const Allocation& a, const at::Tensor& cpu) {
   TensorMemory& memory = memoryOf(a.index);
   const DeviceType type = deviceTypeOf(a.scalarType, memory.name());
   at::Tensor host = cpu.to(type.writeHost).contiguous();
-  const double seconds = memory.write(a.address, a.deviceDtype, a.base, host.data_ptr(),
-                                      numpyName(type.writeHost));
+  const double seconds =
+      memory.write(a.address, a.deviceDtype, a.base, host.data_ptr(), numpyName(type.writeHost));
   LinkTotals& link = linkTotals(a.index);
   link.seconds += seconds;
   link.bytesIn += a.bytes;
@@ -35,7 +35,9 @@ void writeBase(const Allocation& a, const at::Tensor& cpu) {
 
 namespace {
 
-bool isDevice(const at::Tensor& t) { return t.device().type() == c10::DeviceType::PrivateUse1; }
+bool isDevice(const at::Tensor& t) {
+  return t.device().type() == c10::DeviceType::PrivateUse1;
+}
 
 /// Whether `t` is its storage's whole base, as laid out (a write needs no read first).
 bool isWholeBase(const at::Tensor& t, const Allocation& a) {

@@ -6,10 +6,9 @@
 #include "pybind/torch/fallback_counts.h"
 
 #include <ATen/native/CPUFallback.h>
-#include <torch/library.h>
-
 #include <atomic>
 #include <mutex>
+#include <torch/library.h>
 
 namespace chipless::torchbackend {
 
@@ -34,8 +33,12 @@ void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
 
 } // namespace
 
-void setStrict(bool strict) { strictMode = strict; }
-bool strict() { return strictMode; }
+void setStrict(bool strict) {
+  strictMode = strict;
+}
+bool strict() {
+  return strictMode;
+}
 
 std::map<std::string, int64_t> fallbackCounts() {
   const std::lock_guard<std::mutex> lock(countsMutex);

@@ -2,7 +2,6 @@
 #include "pybind/torch/backend.h"
 
 #include <c10/util/Exception.h>
-
 #include <mutex>
 
 namespace chipless::torchbackend {

@@ -49,6 +49,8 @@ PYBIND11_MODULE(_torch, m) {
   m.def("detach", &detach, py::arg("index"));
   m.def("link", &linkTotalsDict, py::arg("index"),
         "Host-link totals of a device: modelled seconds, bytes in and out, copies.");
+  m.def(
+      "reset_link", [](int index) { linkTotals(index) = {}; }, py::arg("index"));
   m.def("set_strict", &setStrict, py::arg("strict"));
   m.def("strict", &strict);
   m.def("fallback_counts", &fallbackCounts);

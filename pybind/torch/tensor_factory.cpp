@@ -7,7 +7,6 @@
 #include <c10/core/TensorImpl.h>
 #include <c10/util/Exception.h>
 #include <torch/library.h>
-
 #include <tuple>
 
 namespace chipless::torchbackend {
@@ -79,18 +78,17 @@ at::Tensor emptyStrided(at::IntArrayRef size, at::IntArrayRef stride,
   const c10::ScalarType type = dtype.value_or(at::ScalarType::Float);
   if (contiguous(size, stride)) return newDeviceTensor(size, type, indexOf(device));
   // Other strides (empty_like of a transposed tensor): a flat storage that holds them all.
-  const int64_t elements = static_cast<int64_t>(
-      at::detail::computeStorageNbytes(size, stride, c10::elementSize(type)) /
-      c10::elementSize(type));
+  const int64_t elements =
+      static_cast<int64_t>(at::detail::computeStorageNbytes(size, stride, c10::elementSize(type)) /
+                           c10::elementSize(type));
   at::Tensor flat = newDeviceTensor({elements}, type, indexOf(device));
   flat.unsafeGetTensorImpl()->set_sizes_and_strides(size, stride);
   return flat;
 }
 
-std::tuple<int64_t, int64_t, std::string, std::vector<int64_t>>
-storageInfo(const at::Tensor& t) {
-  TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1,
-              "chipless.storage_info: a ", t.device().str(), " tensor is not on a chipless device");
+std::tuple<int64_t, int64_t, std::string, std::vector<int64_t>> storageInfo(const at::Tensor& t) {
+  TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1, "chipless.storage_info: a ",
+              t.device().str(), " tensor is not on a chipless device");
   const Allocation* a = allocationOf(t);
   if (!a) return {-1, t.device().index(), "", {}};
   return {static_cast<int64_t>(a->address), a->index, a->deviceDtype, a->base};

@@ -25,8 +25,7 @@ const at::Tensor& resize(const at::Tensor& self, at::IntArrayRef size,
   }
   // A bigger storage: a new allocation for the new shape, the elements kept in order.
   at::Tensor fresh = newDeviceTensor(size, self.scalar_type(), self.device().index());
-  if (self.numel() > 0)
-    fresh.view({-1}).narrow(0, 0, self.numel()).copy_(self.reshape({-1}));
+  if (self.numel() > 0) fresh.view({-1}).narrow(0, 0, self.numel()).copy_(self.reshape({-1}));
   self.unsafeGetTensorImpl()->set_storage_keep_dtype(fresh.storage());
   self.unsafeGetTensorImpl()->set_storage_offset(0);
   self.unsafeGetTensorImpl()->set_sizes_contiguous(size);

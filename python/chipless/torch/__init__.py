@@ -66,6 +66,8 @@ def chip_clock_ghz(dev):
 
 def reset_stats():
     """Starts the counts of stats() and fallback_counts() afresh."""
-    native.load("_torch").reset_fallback_counts()
+    backend = native.load("_torch")
+    backend.reset_fallback_counts()
     for dev in devices.opened():
         eager.stats_of(dev).reset()
+        backend.reset_link(dev.slot)

@@ -87,6 +87,25 @@ def _kind_of(tensor):
     return found.kind if found else None
 
 
+def _printable(original):
+    """torch._tensor_str._str for device tensors: the values printed from a host copy (1.13's
+    formatter computes in float64, which the chips do not have), then the device by its
+    chipless name and the autograd state of the tensor itself."""
+    @functools.wraps(original)
+    def _str(self, *, tensor_contents=None):
+        found = devices.of(self) if self.device.type == "privateuseone" else None
+        if found is None:
+            return original(self, tensor_contents=tensor_contents)
+        text = original(self.detach().cpu(), tensor_contents=tensor_contents)
+        extra = f", device='{found.name}'"
+        if self.grad_fn is not None:
+            extra += f", grad_fn=<{type(self.grad_fn).__name__}>"
+        elif self.requires_grad:
+            extra += ", requires_grad=True"
+        return text[:-1] + extra + ")"
+    return _str
+
+
 def install():
     """Installs the wrappers (once)."""
     if getattr(torch, "_chipless_shim", False):
@@ -102,6 +121,7 @@ def install():
         setattr(torch.Tensor, name, _wrap(getattr(torch.Tensor, name)))
     torch.nn.Module.to = _wrap(torch.nn.Module.to)
     torch.device = device
+    torch._tensor_str._str = _printable(torch._tensor_str._str)
     torch.Tensor.is_spyre = property(lambda t: _kind_of(t) == "spyre",
                                      doc="Whether the tensor is on an emulated Spyre card.")
     torch.Tensor.is_tpu = property(lambda t: _kind_of(t) == "tpu",

@@ -1,0 +1,31 @@
+"""Set-up of the PyTorch device suite: the emulated devices are opened once per process
+(chipless.torch keeps them), so their locks and the compile cache go to this session's own
+folders before the first test opens one."""
+import os
+import tempfile
+
+_session = tempfile.mkdtemp(prefix="chipless-torch-tests-")
+os.environ["CHIPLESS_LOCK_DIR"] = _session
+os.environ["CHIPLESS_CACHE_DIR"] = os.path.join(_session, "cache")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+import chipless.torch  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def fresh_counts():
+    """Each test starts with zero counts, not strict, and leaves it so."""
+    chipless.torch.set_strict(False)
+    chipless.torch.reset_stats()
+    yield
+    chipless.torch.set_strict(False)
+
+
+def close(got, want, rtol, atol):
+    """Asserts a device result `got` matches the CPU's `want`, with the failing element."""
+    got = got.cpu().to(torch.float64)
+    want = want.to(torch.float64)
+    assert got.shape == want.shape, f"shape {tuple(got.shape)} != {tuple(want.shape)}"
+    torch.testing.assert_close(got, want, rtol=rtol, atol=atol)

@@ -1,0 +1,161 @@
+"""Eager ops on the emulated devices against the CPU: each lowered op runs as a program on
+the simulator (counted launches, nothing on the CPU), compiled once per signature; numerics
+within the stated tolerances (TPU f32 matmuls take three bf16 passes, Spyre computes in
+f16); every other op runs on the CPU, counted, or is an error in strict mode."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+import chipless.torch
+from conftest import close
+
+UNARY = {
+    "neg": torch.neg, "relu": torch.relu, "tanh": torch.tanh, "exp": torch.exp,
+    "sigmoid": torch.sigmoid, "silu": F.silu, "abs": torch.abs, "reciprocal": torch.reciprocal,
+    "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "log": torch.log, "gelu": F.gelu,
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+}
+BINARY = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / (b.abs() + 1), "maximum": torch.maximum, "minimum": torch.minimum,
+    "add_alpha": lambda a, b: torch.add(a, b, alpha=-0.25),
+    "scalar": lambda a, b: a * 0.5 + 3, "row_broadcast": lambda a, b: a + b[0],
+    "addcmul": lambda a, b: torch.addcmul(a, b, b, value=0.1),
+    "addcdiv": lambda a, b: torch.addcdiv(a, b, b.abs() + 1, value=-2.0),
+}
+REDUCE = {
+    "softmax": lambda x: torch.softmax(x, -1), "sum": lambda x: x.sum(-1),
+    "mean_keepdim": lambda x: x.mean(-1, keepdim=True), "amax": lambda x: x.amax(-1),
+}
+
+
+def runs_on_device(device, fn, *args, launches=None):
+    """fn on the device copies of args; asserts it ran as programs, nothing on the CPU."""
+    before = chipless.torch.stats(device)["launches"]
+    out = fn(*[a.to(device) for a in args])
+    stats = chipless.torch.stats(device)
+    assert stats["cpu_ops"] == {} and chipless.torch.fallback_counts() == {}, stats
+    assert stats["launches"] > before
+    if launches is not None:
+        assert stats["launches"] - before == launches
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_ops_on_the_tpu(name):
+    x = torch.randn(37, 300)
+    if name in ("sqrt", "rsqrt", "log"):
+        x = x.abs() + 0.5
+    close(runs_on_device("tpu", UNARY[name], x, launches=1), UNARY[name](x), 1e-5, 1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_ops_on_the_tpu(name):
+    a, b = torch.randn(16, 200), torch.randn(16, 200)
+    close(runs_on_device("tpu", BINARY[name], a, b), BINARY[name](a, b), 1e-5, 1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(REDUCE))
+def test_last_dimension_reductions_on_the_tpu(name):
+    x = torch.randn(3, 40, 300)
+    close(runs_on_device("tpu", REDUCE[name], x, launches=1), REDUCE[name](x), 1e-5, 1e-4)
+
+
+def test_bf16_rounds_once_like_the_cpu():
+    a, b = torch.randn(8, 256).bfloat16(), torch.randn(8, 256).bfloat16()
+    got = runs_on_device("tpu", lambda x, y: torch.tanh(x) * y, a, b)
+    # the CPU rounds tanh's result to bf16 before the multiply; the TPU keeps fp32 in the
+    # fused body and rounds once: within one bf16 ulp of each other
+    close(got, torch.tanh(a) * b, 1.6e-2, 1e-5)
+
+
+@pytest.mark.parametrize("shapes", [((64, 200), (200, 72)), ((5, 128), (128, 300))])
+def test_matmuls_on_the_tpu(shapes):
+    a, b = torch.randn(*shapes[0]), torch.randn(*shapes[1])
+    # f32 on the MXU: bf16x3, about 16 significant bits
+    close(runs_on_device("tpu", torch.mm, a, b, launches=1), a @ b, 2e-4, 2e-4)
+    bias = torch.randn(shapes[1][1])
+    close(runs_on_device("tpu", lambda x, w, c: torch.addmm(c, x, w), a, b, bias, launches=1),
+          torch.addmm(bias, a, b), 2e-4, 2e-4)
+
+
+def test_a_linear_layer_reads_its_transposed_weight_in_place():
+    layer = torch.nn.Linear(96, 48)
+    x = torch.randn(10, 96)
+    want = layer(x)
+    layer.to("tpu")
+    got = runs_on_device("tpu", layer, x, launches=1)
+    assert chipless.torch.stats("tpu")["relayouts"] == 0
+    close(got, want, 2e-4, 2e-4)
+
+
+def test_batched_matmul_on_the_tpu():
+    a, b = torch.randn(3, 20, 64), torch.randn(3, 64, 30)
+    close(runs_on_device("tpu", torch.bmm, a, b, launches=1), torch.bmm(a, b), 2e-4, 2e-4)
+
+
+def test_ops_on_views_copy_the_view_first():
+    x = torch.randn(20, 300)
+    got = runs_on_device("tpu", lambda t: torch.exp(t[5:15, 10:200]), x)
+    assert chipless.torch.stats("tpu")["relayouts"] == 1
+    close(got, torch.exp(x[5:15, 10:200]), 1e-5, 1e-6)
+
+
+def test_in_place_ops_write_into_their_tensor():
+    x, y = torch.randn(8, 128), torch.randn(8, 128)
+    d, e = x.to("tpu"), y.to("tpu")
+    storage = torch.ops.chipless.storage_info(d)[0]
+    d.mul_(0.5).add_(e, alpha=2).relu_()
+    assert torch.ops.chipless.storage_info(d)[0] == storage
+    close(d, (x * 0.5 + 2 * y).relu(), 1e-6, 1e-6)
+    view = d[2:4]
+    view.add_(1.0)  # a view: computed apart, then copied into place
+    close(d, torch.cat([(x * 0.5 + 2 * y).relu()[:2], (x * 0.5 + 2 * y).relu()[2:4] + 1,
+                        (x * 0.5 + 2 * y).relu()[4:]]), 1e-6, 1e-6)
+
+
+def test_a_program_is_compiled_once_per_signature():
+    a = torch.randn(12, 140).to("tpu")
+    for scale in (0.5, 2.0, -1.0):   # the scalar is an argument, not part of the program
+        a * scale
+    s = chipless.torch.stats("tpu")
+    assert s["launches"] == 3 and s["compiles"] + s["program_hits"] == 3
+    assert s["program_hits"] >= 2
+
+
+def test_ops_without_a_lowering_run_on_the_cpu_and_are_counted():
+    x = torch.randn(6, 130)
+    got = torch.cumsum(x.to("tpu"), dim=1)
+    assert got.is_tpu
+    close(got, torch.cumsum(x, dim=1), 1e-6, 1e-5)
+    assert chipless.torch.fallback_counts() == {"aten::cumsum.out": 1}
+
+
+def test_strict_mode_makes_a_cpu_fallback_an_error():
+    d = torch.randn(4, 128).to("tpu")
+    chipless.torch.set_strict(True)
+    with pytest.raises(RuntimeError, match="aten::cumsum.*strict mode"):
+        torch.cumsum(d, dim=1)
+    with pytest.raises(chipless.ChiplessError, match="sum.*strict mode"):
+        d.sum(0)  # a column sum: not lowered
+    close(torch.exp(d), torch.exp(d.cpu()), 1e-5, 1e-6)  # lowered ops still run
+
+
+def test_unary_and_matmul_ops_on_spyre_in_f16():
+    x, w = torch.randn(64, 256).half(), (torch.randn(256, 128) * 0.1).half()
+    f16 = dict(rtol=1e-2, atol=1e-2)
+    close(runs_on_device("spyre", lambda t: torch.exp(t * 0.25), x), torch.exp(x.float() * 0.25),
+          **f16)
+    close(runs_on_device("spyre", torch.mm, x, w, launches=1), x.float() @ w.float(), **f16)
+    close(runs_on_device("spyre", lambda t: torch.softmax(t, -1), x, launches=1),
+          torch.softmax(x.float(), -1), **f16)
+
+
+def test_launches_are_deterministic():
+    x = torch.randn(32, 200)
+    results = []
+    for _ in range(2):
+        chipless.torch.reset_stats()
+        out = F.gelu(x.to("tpu") @ torch.ones(200, 64, device="tpu")).cpu()
+        results.append((out, chipless.torch.stats("tpu")["cycles"]))
+    assert torch.equal(results[0][0], results[1][0]) and results[0][1] == results[1][1]
