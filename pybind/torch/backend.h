@@ -73,6 +73,13 @@ at::Tensor newDeviceTensor(at::IntArrayRef sizes, c10::ScalarType type, int inde
 /// The allocation behind a device tensor's storage (nullptr for an empty storage).
 const Allocation* allocationOf(const at::Tensor& t);
 
+// ---- deferred work (module.cpp) ------------------------------------------------------------
+
+/// Runs what the Python layer has recorded but not launched yet (DeferAndFuse) and that
+/// touches the storage at `address` of device `index` (everything when `index` is -1), before
+/// that memory is read or written from outside a program: a copy, the CPU fallback.
+void flushDeferred(int index = -1, uint64_t address = 0);
+
 // ---- host copies (copy_ops.cpp) ----------------------------------------------------------
 
 /// The whole base of `storage`'s allocation as a CPU tensor of the base's dtype.

@@ -10,6 +10,7 @@
 namespace chipless::torchbackend {
 
 at::Tensor readBase(const Allocation& a) {
+  flushDeferred(a.index, a.address);
   TensorMemory& memory = memoryOf(a.index);
   const DeviceType type = deviceTypeOf(a.scalarType, memory.name());
   at::Tensor host = at::empty(a.base, at::TensorOptions().dtype(type.readHost));
@@ -22,6 +23,7 @@ at::Tensor readBase(const Allocation& a) {
 }
 
 void writeBase(const Allocation& a, const at::Tensor& cpu) {
+  flushDeferred(a.index, a.address);
   TensorMemory& memory = memoryOf(a.index);
   const DeviceType type = deviceTypeOf(a.scalarType, memory.name());
   at::Tensor host = cpu.to(type.writeHost).contiguous();

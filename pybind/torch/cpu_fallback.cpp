@@ -28,6 +28,7 @@ void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     const std::lock_guard<std::mutex> lock(countsMutex);
     ++counts[full];
   }
+  flushDeferred();
   at::native::cpu_fallback(op, stack);
 }
 

@@ -14,6 +14,12 @@ namespace chipless::torchbackend {
 
 namespace {
 
+/// The Python layer's flush (chipless.torch.eager.flush_all), or None.
+py::object& flushHook() {
+  static auto* hook = new py::object(); // never destroyed: called until the process ends
+  return *hook;
+}
+
 void attachCapsule(int index, const py::capsule& capsule) {
   auto* memory =
       static_cast<TensorMemory*>(PyCapsule_GetPointer(capsule.ptr(), TensorMemory::kCapsuleName));
@@ -39,6 +45,11 @@ py::dict linkTotalsDict(int index) {
 
 } // namespace
 
+void flushDeferred(int index, uint64_t address) {
+  py::gil_scoped_acquire gil;
+  if (flushHook() && !flushHook().is_none()) flushHook()(index, address);
+}
+
 } // namespace chipless::torchbackend
 
 PYBIND11_MODULE(_torch, m) {
@@ -51,6 +62,10 @@ PYBIND11_MODULE(_torch, m) {
         "Host-link totals of a device: modelled seconds, bytes in and out, copies.");
   m.def(
       "reset_link", [](int index) { linkTotals(index) = {}; }, py::arg("index"));
+  m.def(
+      "set_flush_hook", [](py::object hook) { flushHook() = std::move(hook); },
+      py::arg("hook"),
+      "A function called before device memory is read or written outside a program.");
   m.def("set_strict", &setStrict, py::arg("strict"));
   m.def("strict", &strict);
   m.def("fallback_counts", &fallbackCounts);

@@ -94,6 +94,12 @@ std::tuple<int64_t, int64_t, std::string, std::vector<int64_t>> storageInfo(cons
   return {static_cast<int64_t>(a->address), a->index, a->deviceDtype, a->base};
 }
 
+/// How many tensors (and other holders) share `t`'s storage: the Python layer holds one alias
+/// of each deferred result and writes only those someone else still holds.
+int64_t storageUseCount(const at::Tensor& t) {
+  return static_cast<int64_t>(t.unsafeGetTensorImpl()->storage().use_count());
+}
+
 } // namespace
 
 at::Tensor newDeviceTensor(at::IntArrayRef sizes, c10::ScalarType type, int index) {
@@ -122,4 +128,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 TORCH_LIBRARY_FRAGMENT(chipless, m) {
   m.def("storage_info(Tensor t) -> (int, int, str, int[])",
         TORCH_FN(chipless::torchbackend::storageInfo));
+  m.def("storage_use_count(Tensor t) -> int", TORCH_FN(chipless::torchbackend::storageUseCount));
 }

@@ -20,6 +20,7 @@ native.load("_torch")  # the PrivateUse1 backend: allocator, guard, copies, CPU 
 from chipless.torch import devices, eager, ops, shim  # noqa: E402  (after the backend)
 
 shim.install()
+native.load("_torch").set_flush_hook(eager.flush_all)
 
 configure = devices.configure
 
@@ -56,12 +57,40 @@ def stats(name="tpu"):
             "device_seconds": s.cycles / (clock_ghz * 1e9), "link_seconds": link["seconds"],
             "link_bytes_in": link["bytes_in"], "link_bytes_out": link["bytes_out"],
             "compiles": s.compiles, "program_hits": s.hits, "relayouts": s.relayouts,
+            "deferred_ops": s.deferred_ops, "fused_launches": s.fused_launches,
+            "written_back": s.written_back, "kept_inside": s.kept_inside,
             "cpu_ops": dict(s.cpu), "refused": {k[0]: v for k, v in s.refused.items()}}
 
 
 def chip_clock_ghz(dev):
     import yaml
     return float(yaml.safe_load(dev.device.arch_yaml)["chip"]["clock_ghz"])
+
+
+def set_defer_and_fuse(flag=True):
+    """DeferAndFuse on or off (also TORCH_TPU_DEFER_AND_FUSE=1, TPU_DEFER_AND_FUSE=1 or
+    CHIPLESS_DEFER_AND_FUSE=1 in the environment): ops are recorded and run as one program
+    when their data is needed. Turning it off runs what is recorded."""
+    eager.set_defer(flag)
+
+
+class defer_and_fuse:
+    """`with chipless.torch.defer_and_fuse():` records the block's ops and runs them as one
+    program at the block's end (or earlier, when their data is needed)."""
+
+    def __enter__(self):
+        self._before = eager.deferring()
+        eager.set_defer(True)
+        return self
+
+    def __exit__(self, *exc):
+        eager.flush_all()
+        eager.set_defer(self._before)
+
+
+def synchronize():
+    """Runs every op recorded in DeferAndFuse mode."""
+    eager.flush_all()
 
 
 def reset_stats():

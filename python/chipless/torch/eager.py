@@ -1,12 +1,23 @@
-"""Eager execution on the emulated devices: each ATen op with a lowering (chipless.torch.ops)
-becomes a tensor graph (graph_text), compiled once per op, shapes, dtypes and device by the
-chip's own compiler (tpu-compile, or the Spyre front end and KTIR compiler), prepared once on
-the device and launched with the tensors bound where they lie (device tensors, docs/runtime.md).
+"""Running lowered ops on the emulated devices, one at a time (eager, the default) or
+recorded and fused (DeferAndFuse).
 
-A graph the compiler refuses (a shape or dtype it cannot take) is remembered with the
-compiler's reason, and that op runs on the CPU instead, counted like ATen's own fallback;
-strict mode makes it an error.
+Eager: each op (an Op from chipless.torch.ops) becomes a tensor graph of its own
+(graph_text), compiled once per op, shapes, dtypes and device by the chip's own compiler
+(tpu-compile, or the Spyre front end and KTIR compiler), prepared once on the device and
+launched with its tensors bound where they lie (device tensors, docs/runtime.md).
+
+DeferAndFuse: ops are recorded into one graph per device until something needs the data —
+a copy to or from the host (`.cpu()`, `.item()`, printing, a branch on a value), an op that
+runs on the CPU, a view that must be copied, the end of a `defer_and_fuse()` block or
+`synchronize()` — then the graph is compiled as one program (cached by its text: the same
+training step is the same program) and launched once. Results nobody holds any more are not
+written back. A graph the compiler refuses is run op by op instead.
+
+A graph the compiler refuses is remembered with its reason; its op then runs on the CPU,
+counted like ATen's own fallback, or is an error in strict mode.
 """
+import hashlib
+import os
 import threading
 
 import torch
@@ -15,18 +26,26 @@ import chipless
 from chipless import native
 from chipless.errors import ChiplessError
 from chipless.torch import devices
+from chipless.torch.graph_text import Graph
 
 #: PyTorch dtype -> device dtype (pybind/torch/dtypes.cpp keeps the same table).
 DEVICE_DTYPE = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
                 torch.int32: "i32", torch.int64: "i32", torch.int8: "i8", torch.bool: "i8"}
 #: Element types each chip's graph compiler takes for arithmetic.
 FLOAT_TYPES = {"tpu": ("f32", "bf16"), "spyre": ("f16", "bf16", "f32")}
+#: Ops a deferred graph holds at most before it is run (a Python loop that never syncs
+#: must not grow one graph for ever).
+MAX_DEFERRED_OPS = 4000
 
 _lock = threading.RLock()
+_mode = {"defer": any(os.environ.get(v) == "1" for v in
+                      ("TORCH_TPU_DEFER_AND_FUSE", "TPU_DEFER_AND_FUSE",
+                       "CHIPLESS_DEFER_AND_FUSE")),
+         "flushing": False}
 
 
 class Stats:
-    """What eager execution did on one device since the last reset."""
+    """What execution did on one device since the last reset."""
 
     def __init__(self):
         self.reset()
@@ -34,15 +53,55 @@ class Stats:
     def reset(self):
         self.launches = 0          # programs launched
         self.cycles = 0.0          # simulated cycles of those launches
-        self.compiles = 0          # programs compiled (a new op signature)
+        self.compiles = 0          # programs compiled (a new op or graph signature)
         self.hits = 0              # launches of a program already prepared
         self.relayouts = 0         # views copied into a tensor of their own first
+        self.deferred_ops = 0      # ops recorded in DeferAndFuse mode
+        self.fused_launches = 0    # deferred graphs launched as one program
+        self.written_back = 0      # results of deferred graphs written to device memory
+        self.kept_inside = 0       # results nobody held: left inside the program
         self.refused = {}          # op signature -> the compiler's reason
         self.cpu = {}              # op -> runs on the CPU (refused or not lowerable)
 
 
+class Op:
+    """One lowered ATen op: `key` (its signature: name, shapes, dtypes, parameters),
+    the device tensors it reads (`operands`) and writes (`outputs`, allocated, whole),
+    `emit(g, [(value, shape)...]) -> [value...]` writing it into a graph, and the ATen op
+    with its arguments, which on_cpu() runs on the CPU when no program can."""
+
+    def __init__(self, key, operands, outputs, emit, aten, args, kwargs):
+        self.key, self.operands, self.outputs, self.emit = key, operands, outputs, emit
+        self.aten, self.args, self.kwargs = aten, args, kwargs
+
+    def on_cpu(self):
+        """The op computed on the host from the device operands' values, its results copied
+        into the outputs."""
+        result = self.aten(*to_host(self.args), **{k: to_host(v) for k, v in self.kwargs.items()})
+        for out, r in zip(self.outputs, result if isinstance(result, tuple) else (result,)):
+            out.copy_(r.reshape(out.shape))
+
+
+def to_host(v):
+    """`v` with its device tensors (also inside lists and tuples) copied to the host."""
+    if isinstance(v, torch.Tensor) and v.device.type == "privateuseone":
+        return v.cpu()
+    if isinstance(v, (list, tuple)):
+        return type(v)(to_host(x) for x in v)
+    return v
+
+
+def _map_tensors(v, f):
+    if isinstance(v, torch.Tensor) and v.device.type == "privateuseone":
+        return f(v)
+    if isinstance(v, (list, tuple)):
+        return type(v)(_map_tensors(x, f) for x in v)
+    return v
+
+
 _stats = {}        # slot -> Stats
 _programs = {}     # (slot, key) -> chipless.Program or ChiplessError (refused)
+_recorders = {}    # slot -> Recorder
 
 
 def stats_of(dev):
@@ -53,12 +112,20 @@ def strict():
     return native.load("_torch").strict()
 
 
+def element_of(t):
+    return DEVICE_DTYPE[t.dtype]
+
+
+def shape_of(t):
+    return list(t.shape) or [1]
+
+
 def bindable(t):
     """(address, device dtype, shape) when `t` can be bound to an argument of its shape in
     place: the start of its storage, contiguous, its bytes those of its own shape in the
     canonical layout (same elements and the same last dimension as the storage's base)."""
     address, _, dtype, base = torch.ops.chipless.storage_info(t)
-    shape = list(t.shape) or [1]
+    shape = shape_of(t)
     if address < 0 or t.storage_offset() != 0 or not t.is_contiguous():
         return None
     base = base or [1]
@@ -85,8 +152,8 @@ def resident(t, dev):
 
 
 def program(dev, key, build):
-    """The program of op signature `key` on `dev`, compiled from build() (a graph_text
-    Graph) and prepared the first time; raises ChiplessError when the compiler refuses."""
+    """The program of signature `key` on `dev`, compiled from build() (a Graph) and
+    prepared the first time; raises ChiplessError when the compiler refuses it."""
     with _lock:
         found = _programs.get((dev.slot, key))
         if found is None:
@@ -119,3 +186,204 @@ def launch(dev, prepared, bound):
 def count_cpu(dev, op):
     s = stats_of(dev)
     s.cpu[op] = s.cpu.get(op, 0) + 1
+
+
+# ---- eager ------------------------------------------------------------------------------
+
+def _single_graph(op):
+    g = Graph(op.key[0].replace(".", "_"))
+    values = [(g.argument(f"x{i}", shape_of(t), element_of(t)), shape_of(t))
+              for i, t in enumerate(op.operands)]
+    for j, (v, out) in enumerate(zip(op.emit(g, values), op.outputs)):
+        g.result(f"out{j}", v, shape_of(out), element_of(out))
+    return g
+
+
+def run_now(dev, op):
+    """Runs `op` as a program of its own (raises ChiplessError when refused)."""
+    bound, keep = {}, []  # keep: copies made for binding live until the launch is done
+    for i, t in enumerate(op.operands):
+        own, bound[f"x{i}"] = resident(t, dev)
+        keep.append(own)
+    prepared = program(dev, op.key, lambda: _single_graph(op))
+    for j, out in enumerate(op.outputs):
+        bound[f"out{j}"] = bindable(out)
+    launch(dev, prepared, bound)
+
+
+def run_or_cpu(dev, op, reason_prefix=""):
+    """Runs `op` on the device, or on the CPU when no program can (counted; an error in
+    strict mode)."""
+    try:
+        run_now(dev, op)
+    except ChiplessError as e:
+        if strict():
+            raise ChiplessError(f"chipless: {op.key[0]} does not run on {dev.name} "
+                                f"({str(e).splitlines()[0]}), and strict mode does not let it "
+                                f"run on the CPU (chipless.torch.set_strict(False) allows the "
+                                f"fallback)") from None
+        count_cpu(dev, op.key[0])
+        op.on_cpu()
+
+
+def execute(dev, op):
+    """Runs `op` now (eager) or records it (DeferAndFuse)."""
+    if _mode["defer"] and not _mode["flushing"]:
+        _recorders.setdefault(dev.slot, Recorder(dev)).record(op)
+        stats_of(dev).deferred_ops += 1
+    else:
+        run_or_cpu(dev, op)
+
+
+# ---- DeferAndFuse -------------------------------------------------------------------------
+
+class Recorder:
+    """The ops of one device recorded since its last flush, written into one graph.
+
+    It keeps no tensor of the user's: every device tensor an op refers to is replaced by a
+    tensor of its own over the same storage (`_ours`), counted per storage, so that at the
+    flush a storage held by more tensors than ours is one somebody can still read: only
+    those results are written back."""
+
+    def __init__(self, dev):
+        self.dev = dev
+        self._reset()
+
+    def _reset(self):
+        self.graph = Graph("deferred")
+        self.ops = []
+        self.values = {}   # address -> (value, shape, element): the latest value written there
+        self.args = {}     # (address, shape) -> argument name: device tensors read
+        self.held = {}     # address -> a tensor of ours keeping the storage alive
+        self.ours = {}     # address -> how many tensors of ours share that storage
+
+    def _own(self, t):
+        """A tensor of ours with t's storage, sizes, strides and offset."""
+        address = torch.ops.chipless.storage_info(t)[0]
+        if address < 0:
+            return t.detach()
+        if address not in self.held:
+            self.held[address] = t.detach()
+            self.ours[address] = 1
+        self.ours[address] += 1
+        return self.held[address].as_strided(t.size(), t.stride(), t.storage_offset())
+
+    def record(self, op):
+        # Copies (a view made a tensor of its own) run what is pending first, so they all
+        # happen before any operand is taken from the pending graph.
+        owned = [resident(t, self.dev) for t in op.operands]
+        if any(address in self.values and self.values[address][1] != shape
+               for _, (address, _, shape) in owned):
+            self.flush()  # the same bytes seen as another shape: run what is pending
+        mark = (len(self.graph.lines), len(self.graph.args), dict(self.args))
+        try:
+            operands = [self._operand(own, address, shape)
+                        for own, (address, _, shape) in owned]
+            results = op.emit(self.graph, operands)
+        except Exception:
+            del self.graph.lines[mark[0]:], self.graph.args[mark[1]:]
+            self.args = mark[2]
+            raise
+        op.operands = [self._own(own) for own, _ in owned]
+        op.outputs = [self._own(out) for out in op.outputs]
+        op.args = _map_tensors(op.args, self._own)
+        op.kwargs = {k: _map_tensors(v, self._own) for k, v in op.kwargs.items()}
+        for out, value in zip(op.outputs, results):
+            address, _, shape = bindable(out)
+            self.values[address] = (value, shape, element_of(out))
+        self.ops.append(op)
+        if len(self.ops) >= MAX_DEFERRED_OPS:
+            self.flush()
+
+    def _operand(self, own, address, shape):
+        pending = self.values.get(address)
+        if pending is not None:
+            return (pending[0], shape)
+        name = self.args.get((address, tuple(shape)))
+        if name is None:
+            name = self.args[(address, tuple(shape))] = f"a{len(self.args)}"
+            self.graph.argument(name, shape, element_of(own))
+        return (f"%{name}", shape)
+
+    def touches(self, address):
+        """Whether a recorded op reads or writes the storage at `address`."""
+        return address in self.held
+
+    def _launch(self):
+        """Runs the recorded graph as one program; False when the compiler refuses it."""
+        graph, bound = self.graph, {}
+        for (address, shape), name in self.args.items():
+            bound[name] = (address, DEVICE_DTYPE[self.held[address].dtype], list(shape))
+        s = stats_of(self.dev)
+        for k, (address, (value, shape, element)) in enumerate(sorted(self.values.items())):
+            if torch.ops.chipless.storage_use_count(self.held[address]) > self.ours[address]:
+                graph.result(f"r{k}", value, shape, element)
+                bound[f"r{k}"] = (address, element, shape)
+            else:
+                s.kept_inside += 1
+        s.written_back += len(graph.results)
+        if not graph.results:
+            return True  # nothing anybody can still see was computed
+        text = graph.text()
+        try:
+            prepared = program(self.dev, ("deferred", hashlib.sha256(text.encode()).hexdigest()),
+                               lambda: graph)
+        except ChiplessError:
+            return False
+        launch(self.dev, prepared, bound)
+        s.fused_launches += 1
+        return True
+
+    def flush(self):
+        """Runs the recorded ops as one program; when the compiler refuses that, as two
+        halves, and so on down to single ops (which may run on the CPU)."""
+        if not self.ops:
+            return
+        ops = self.ops
+        try:
+            if not self._launch():
+                self._reset()
+                _run_split(self.dev, ops)
+        finally:
+            self._reset()
+
+
+def _run_split(dev, ops):
+    if len(ops) == 1:
+        run_or_cpu(dev, ops[0])
+        return
+    for part in (ops[:len(ops) // 2], ops[len(ops) // 2:]):
+        recorder = Recorder(dev)
+        for op in part:
+            recorder.record(op)
+        if not recorder._launch():
+            _run_split(dev, part)
+
+
+def flush_all(slot=-1, address=0):
+    """Runs deferred ops: those of every device, or only when the storage at `address` of
+    device `slot` is read or written by one (the backend calls this before a copy touches
+    device memory, and with slot -1 before the CPU fallback runs an op)."""
+    if _mode["flushing"] or not any(r.ops for r in _recorders.values()):
+        return
+    if slot >= 0:
+        recorder = _recorders.get(slot)
+        if recorder is None or not recorder.touches(address):
+            return
+    _mode["flushing"] = True
+    try:
+        for recorder in list(_recorders.values()):
+            recorder.flush()
+    finally:
+        _mode["flushing"] = False
+
+
+def set_defer(flag):
+    """Turns DeferAndFuse on or off (what is recorded runs first when turning it off)."""
+    if not flag:
+        flush_all()
+    _mode["defer"] = bool(flag)
+
+
+def deferring():
+    return _mode["defer"]

@@ -1,8 +1,9 @@
-"""Tensor graphs (docs/graph-ir.md) for one ATen op at a time: the text tpu-compile and
-spyre-compile take, with static shapes and one element type per op.
+"""Tensor graphs (docs/graph-ir.md), the text tpu-compile and spyre-compile take, written op
+by op into one func.func: a single ATen op in eager mode, or every op of a deferred region
+in DeferAndFuse mode. Static shapes, one element type per op.
 
-Every builder returns (text, arguments, results): the MLIR text of a module holding one
-func.func, and the graph names of its tensor arguments and results in order.
+The emit_* functions add one op to a Graph: they take operand values (SSA names with their
+shapes) and return the result's value.
 """
 
 #: MLIR element types of the device dtypes.
@@ -16,6 +17,19 @@ def tensor_type(shape, element):
 def _affine(rank, dims):
     loops = ", ".join(f"d{i}" for i in range(rank))
     return f"affine_map<({loops}) -> ({', '.join(f'd{d}' for d in dims)})>"
+
+
+def _parallel(rank):
+    return "[" + ", ".join(['"parallel"'] * rank) + "]"
+
+
+def _literal(value, element):
+    if element in ("i32", "i8", "i1"):
+        return str(int(value))
+    value = float(value)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"the constant {value} has no literal here")
+    return f"{value:.9e}"
 
 
 def broadcast_operand(shape, out_shape):
@@ -102,60 +116,6 @@ class Graph:
         return "\n".join([f"func.func @{self.name}({args}) -> ({results}) {{", *self.lines,
                           f"  return {ret} : {types}", "}", ""])
 
-    def signature(self):
-        return [n for n, _ in self.args], [n for n, _, _ in self.results]
-
-
-def _literal(value, element):
-    if element in ("i32", "i8", "i1"):
-        return str(int(value))
-    value = float(value)
-    if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"the constant {value} has no literal here")
-    return f"{value:.9e}"
-
-
-def _parallel(rank):
-    return "[" + ", ".join(['"parallel"'] * rank) + "]"
-
-
-def elementwise(name, out_shape, element, operands, body, out_element=None):
-    """out = body(operands...) element by element. `operands` are (graph name, shape) pairs
-    broadcast to `out_shape`; `body(b, xs)` writes body lines with b.op(...) and returns the
-    value yielded (xs: the scalar block arguments)."""
-    out_element = out_element or element
-    rank = len(out_shape)
-    g = Graph(name)
-    values, maps = [], []
-    for arg, shape in operands:
-        v = g.argument(arg, shape, element)
-        read = broadcast_operand(shape, out_shape)
-        if read is None:
-            raise ValueError("an operand of one value is passed as a row")
-        to_shape, groups, loops = read
-        if groups is not None:
-            v = g.collapse(v, shape, groups, to_shape, element)
-        values.append((v, tensor_type(to_shape, element)))
-        maps.append(_affine(rank, loops))
-    out = g.empty(out_shape, out_element)
-    maps.append(_affine(rank, range(rank)))
-    body_writer = Body(element)
-    block = ", ".join(f"%e{i}: {element}" for i in range(len(operands)))
-    yielded = body(body_writer, [f"%e{i}" for i in range(len(operands))])
-    result = g.value()
-    out_type = tensor_type(out_shape, out_element)
-    g.line(f"{result} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
-           f"iterator_types = {_parallel(rank)}}}")
-    g.line(f"    ins({', '.join(v for v, _ in values)} : {', '.join(t for _, t in values)}) "
-           f"outs({out} : {out_type}) {{")
-    g.line(f"  ^bb0({block}, %o: {out_element}):")
-    for line in body_writer.lines:
-        g.line("    " + line)
-    g.line(f"    linalg.yield {yielded} : {out_element}")
-    g.line(f"}} -> {out_type}")
-    g.result("out", result, out_shape, out_element)
-    return g
-
 
 class Body:
     """Scalar ops of a linalg body, in one element type."""
@@ -191,96 +151,108 @@ class Body:
         return v
 
 
-def matmul(name, a_shape, b_shape, element, out_element, bias_shape=None, batch=False,
-           b_transposed=False):
-    """out = a @ b (+ bias, broadcast over the rows) as linalg.matmul or batch_matmul. With
-    `b_transposed` the argument b holds b's transpose ([N, K]), read through a
-    linalg.transpose (the compilers read such a right-hand side in place)."""
-    g = Graph(name)
-    a = g.argument("a", a_shape, element)
+def _generic(g, ins, maps, out_shape, element, block_args, body_lines, yielded):
+    """A linalg.generic over `out_shape`, all loops parallel."""
+    rank = len(out_shape)
+    out = g.empty(out_shape, element)
+    result = g.value()
+    out_type = tensor_type(out_shape, element)
+    g.line(f"{result} = linalg.generic {{indexing_maps = [{', '.join(maps)}, "
+           f"{_affine(rank, range(rank))}], iterator_types = {_parallel(rank)}}}")
+    g.line(f"    ins({', '.join(v for v, _ in ins)} : {', '.join(t for _, t in ins)}) "
+           f"outs({out} : {out_type}) {{")
+    g.line(f"  ^bb0({block_args}, %o: {element}):")
+    for line in body_lines:
+        g.line("    " + line)
+    g.line(f"    linalg.yield {yielded} : {element}")
+    g.line(f"}} -> {out_type}")
+    return result
+
+
+def emit_elementwise(g, operands, out_shape, element, body):
+    """out = body(operands...) element by element; `operands` are (value, shape) broadcast to
+    `out_shape`; `body(b, xs)` writes b.op(...) lines and returns the value yielded."""
+    rank = len(out_shape)
+    ins, maps = [], []
+    for v, shape in operands:
+        read = broadcast_operand(shape, out_shape)
+        if read is None:
+            raise ValueError("an operand of one value is passed as a row")
+        to_shape, groups, loops = read
+        if groups is not None:
+            v = g.collapse(v, shape, groups, to_shape, element)
+        ins.append((v, tensor_type(to_shape, element)))
+        maps.append(_affine(rank, loops))
+    writer = Body(element)
+    yielded = body(writer, [f"%e{i}" for i in range(len(operands))])
+    block = ", ".join(f"%e{i}: {element}" for i in range(len(operands)))
+    return _generic(g, ins, maps, out_shape, element, block, writer.lines, yielded)
+
+
+def emit_fill(g, value, shape, element):
+    """A tensor of `shape` holding `value` everywhere."""
+    return g.fill(value, shape, element)
+
+
+def emit_matmul(g, a, b, element, bias=None, batch=False, b_transposed=False):
+    """a @ b (+ bias broadcast over the rows): `a`, `b`, `bias` are (value, shape); with
+    `b_transposed` b's value holds b's transpose, read through a linalg.transpose (the
+    compilers read such a right-hand side in place)."""
+    (av, a_shape), (bv, b_shape) = a, b
     if b_transposed:
         stored = [*b_shape[:-2], b_shape[-1], b_shape[-2]]
-        bt = g.argument("b", stored, element)
         e = g.empty(b_shape, element)
-        b = g.value()
+        transposed = g.value()
         perm = list(range(len(b_shape) - 2)) + [len(b_shape) - 1, len(b_shape) - 2]
-        g.line(f"{b} = linalg.transpose ins({bt} : {tensor_type(stored, element)}) outs({e} : "
-               f"{tensor_type(b_shape, element)}) permutation = {perm}")
-    else:
-        b = g.argument("b", b_shape, element)
+        g.line(f"{transposed} = linalg.transpose ins({bv} : {tensor_type(stored, element)}) "
+               f"outs({e} : {tensor_type(b_shape, element)}) permutation = {perm}")
+        bv = transposed
     out_shape = [*a_shape[:-1], b_shape[-1]]
-    zero = g.fill(0.0, out_shape, out_element)
+    zero = g.fill(0.0, out_shape, element)
     product = g.value()
     op = "linalg.batch_matmul" if batch else "linalg.matmul"
-    out_type = tensor_type(out_shape, out_element)
-    g.line(f"{product} = {op} ins({a}, {b} : {tensor_type(a_shape, element)}, "
+    out_type = tensor_type(out_shape, element)
+    g.line(f"{product} = {op} ins({av}, {bv} : {tensor_type(a_shape, element)}, "
            f"{tensor_type(b_shape, element)}) outs({zero} : {out_type}) -> {out_type}")
-    if bias_shape is None:
-        g.result("out", product, out_shape, out_element)
-        return g
-    bias = g.argument("bias", bias_shape, out_element)
-    read = broadcast_operand(bias_shape, out_shape)
-    to_shape, groups, loops = read
-    if groups is not None:
-        bias = g.collapse(bias, bias_shape, groups, to_shape, out_element)
-    rank = len(out_shape)
-    e = g.empty(out_shape, out_element)
-    result = g.value()
-    g.line(f"{result} = linalg.generic {{indexing_maps = [{_affine(rank, range(rank))}, "
-           f"{_affine(rank, loops)}, {_affine(rank, range(rank))}], iterator_types = "
-           f"{_parallel(rank)}}}")
-    g.line(f"    ins({product}, {bias} : {out_type}, {tensor_type(to_shape, out_element)}) "
-           f"outs({e} : {out_type}) {{")
-    g.line(f"  ^bb0(%p: {out_element}, %c: {out_element}, %o: {out_element}):")
-    g.line(f"    %s = arith.addf %p, %c : {out_element}")
-    g.line(f"    linalg.yield %s : {out_element}")
-    g.line(f"}} -> {out_type}")
-    g.result("out", result, out_shape, out_element)
-    return g
+    if bias is None:
+        return product
+    return emit_elementwise(g, [(product, out_shape), bias], out_shape, element,
+                            lambda w, x: w.op("arith.addf", x[0], x[1]))
 
 
-def softmax(name, shape, element):
+def emit_softmax(g, x, element):
     """Softmax over the last dimension."""
-    g = Graph(name)
-    x = g.argument("x", shape, element)
+    v, shape = x
     e = g.empty(shape, element)
     out = g.value()
     t = tensor_type(shape, element)
-    g.line(f"{out} = linalg.softmax dimension({len(shape) - 1}) ins({x} : {t}) outs({e} : {t}) "
+    g.line(f"{out} = linalg.softmax dimension({len(shape) - 1}) ins({v} : {t}) outs({e} : {t}) "
            f"-> {t}")
-    g.result("out", out, shape, element)
-    return g
+    return out
 
 
-def reduce_last(name, shape, element, combine, init, scale=None):
-    """out[...] = combine over the last dimension (arith.addf, arith.maximumf, ...) of x, or
-    of x times `scale` when given (a mean: the scaling fuses with the reduction's kernel)."""
-    g = Graph(name)
-    x = g.argument("x", shape, element)
-    out_shape = list(shape[:-1]) or [1]
+def reduced_shape(shape):
+    """The shape of a reduction of `shape` over its last dimension (at least rank 1)."""
+    return list(shape[:-1]) or [1]
+
+
+def emit_reduce_last(g, x, element, combine, init, scale=None):
+    """combine over the last dimension (arith.addf, arith.maximumf, ...) of x, or of x times
+    `scale` when given (a mean: the scaling fuses with the reduction's kernel)."""
+    v, shape = x
+    out_shape = reduced_shape(shape)
     if len(shape) == 1:  # a whole 1-D tensor into one value: read it as [1, N]
-        x = g.expand(x, shape, [[0, 1]], [1, shape[0]], element)
+        v = g.expand(v, shape, [[0, 1]], [1, shape[0]], element)
         shape = [1, shape[0]]
-    t = tensor_type(shape, element)
     if scale is not None:
-        rank = len(shape)
-        e, scaled = g.empty(shape, element), g.value()
-        g.line(f"{scaled} = linalg.generic {{indexing_maps = [{_affine(rank, range(rank))}, "
-               f"{_affine(rank, range(rank))}], iterator_types = {_parallel(rank)}}} "
-               f"ins({x} : {t}) outs({e} : {t}) {{")
-        g.line(f"  ^bb0(%v: {element}, %o: {element}):")
-        g.line(f"    %k = arith.constant {_literal(scale, element)} : {element}")
-        g.line(f"    %m = arith.mulf %v, %k : {element}")
-        g.line(f"    linalg.yield %m : {element}")
-        g.line(f"}} -> {t}")
-        x = scaled
+        v = emit_elementwise(g, [(v, shape)], shape, element,
+                             lambda w, e: w.op("arith.mulf", e[0], w.const(scale)))
     acc = g.fill(init, out_shape, element)
     out = g.value()
-    g.line(f"{out} = linalg.reduce ins({x} : {t}) outs({acc} : "
+    g.line(f"{out} = linalg.reduce ins({v} : {tensor_type(shape, element)}) outs({acc} : "
            f"{tensor_type(out_shape, element)}) dimensions = [{len(shape) - 1}]")
     g.line(f"  (%in: {element}, %acc: {element}) {{")
     g.line(f"    %r = {combine} %in, %acc : {element}")
     g.line(f"    linalg.yield %r : {element}")
     g.line("  }")
-    g.result("out", out, out_shape, element)
-    return g
+    return out

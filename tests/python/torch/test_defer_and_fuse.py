@@ -1,0 +1,103 @@
+"""DeferAndFuse: ops recorded until their data is needed and run as one program — the same
+results as eager, bit for bit, in fewer launches; the sync points that run what is recorded;
+results nobody holds not written back; the environment switches TorchTPU users know."""
+import os
+import pathlib
+import subprocess
+import sys
+
+import torch
+import torch.nn.functional as F
+
+import chipless.torch
+from conftest import close
+
+PYTHON_DIR = pathlib.Path(__file__).resolve().parents[3] / "python"
+
+
+def chain(x):
+    return (torch.tanh(x * 0.5 + 1.0) * x).sum(-1)
+
+
+def test_a_block_runs_as_one_program_with_the_eager_results():
+    x = torch.randn(16, 256)
+    eager = chain(x.to("tpu")).cpu()
+    eager_launches = chipless.torch.stats("tpu")["launches"]
+    chipless.torch.reset_stats()
+    with chipless.torch.defer_and_fuse():
+        d = x.to("tpu")
+        y = chain(d)
+        assert chipless.torch.stats("tpu")["launches"] == 0  # recorded, not run
+    s = chipless.torch.stats("tpu")
+    assert s["launches"] == s["fused_launches"] == 1 and s["deferred_ops"] == eager_launches
+    assert torch.equal(y.cpu(), eager)
+    close(y, chain(x), 1e-5, 1e-4)
+
+
+def test_reading_the_data_runs_what_is_recorded():
+    x = torch.randn(8, 128)
+    chipless.torch.set_defer_and_fuse(True)
+    try:
+        d = torch.exp(x.to("tpu")) + 1
+        assert chipless.torch.stats("tpu")["launches"] == 0
+        value = d[0, 0].item()           # .item() needs the data
+        assert chipless.torch.stats("tpu")["launches"] == 1
+        assert abs(value - (torch.exp(x[0, 0]) + 1).item()) < 1e-5
+        e = d * 2
+        assert "device='tpu:0'" in repr(e)  # so does printing
+        assert chipless.torch.stats("tpu")["launches"] == 2
+        f = e - 1
+        if f.sum(-1)[0] > -1e9:          # and a branch on a value
+            pass
+        assert chipless.torch.stats("tpu")["launches"] == 3
+    finally:
+        chipless.torch.set_defer_and_fuse(False)
+
+
+def test_only_results_someone_holds_are_written_back():
+    x = torch.randn(64, 512).to("tpu")
+    chipless.torch.reset_stats()
+    with chipless.torch.defer_and_fuse():
+        y = torch.exp(torch.tanh(torch.relu(x)))  # two intermediates nobody keeps
+    s = chipless.torch.stats("tpu")
+    assert s["fused_launches"] == 1 and s["written_back"] == 1 and s["kept_inside"] == 2
+    close(y, torch.exp(torch.tanh(torch.relu(x.cpu()))), 1e-5, 1e-6)
+
+
+def test_a_training_step_in_few_programs_bit_identical_to_eager():
+    def train(defer):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(),
+                                    torch.nn.Linear(256, 10)).to("tpu")
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+        x, target = torch.randn(32, 64).to("tpu"), torch.randn(32, 10).to("tpu")
+        chipless.torch.reset_stats()
+        chipless.torch.set_defer_and_fuse(defer)
+        try:
+            for _ in range(3):
+                loss = ((model(x) - target) ** 2).mean(-1).mean(-1)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            chipless.torch.synchronize()
+        finally:
+            chipless.torch.set_defer_and_fuse(False)
+        return [p.detach().cpu() for p in model.parameters()], chipless.torch.stats("tpu")
+
+    eager_params, eager_stats = train(False)
+    fused_params, fused_stats = train(True)
+    assert all(torch.equal(a, b) for a, b in zip(eager_params, fused_params))
+    assert fused_stats["launches"] * 3 < eager_stats["launches"], (fused_stats, eager_stats)
+
+
+def test_the_environment_turns_it_on(tmp_path):
+    program = ("import chipless_autoload, torch, chipless.torch\n"
+               "y = torch.exp(torch.ones(4, 128, device='tpu')) * 2\n"
+               "print(chipless.torch.stats('tpu')['launches'], end=' ')\n"
+               "y.cpu()\nprint(chipless.torch.stats('tpu')['launches'])\n")
+    for switch in ("TORCH_TPU_DEFER_AND_FUSE", "TPU_DEFER_AND_FUSE", "CHIPLESS_DEFER_AND_FUSE"):
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                              env=dict(os.environ, PYTHONPATH=str(PYTHON_DIR),
+                                       CHIPLESS_LOCK_DIR=str(tmp_path), **{switch: "1"}))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "0 1", (switch, done.stdout)
