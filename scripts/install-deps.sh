@@ -18,6 +18,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # python and pytorch entry points
   python3 python3-dev pybind11-dev python3-numpy python3-pytest python3-torch libtorch-dev
+  python3-torchvision
   # chipless study and conformance: YAML, plots, Dask clusters; pandas and junitparser read
   # the tables and JUnit files in the tests as their users' tools would
   python3-yaml python3-matplotlib python3-distributed python3-pandas python3-junitparser

@@ -43,8 +43,9 @@ void attach(int index, TensorMemory* memory, std::shared_ptr<void> keepAlive);
 void detach(int index);
 /// The device behind `index`; an error naming the index when none is attached.
 TensorMemory& memoryOf(int index);
-/// How many indices are attached (0..count-1 need not all be).
-int deviceCount();
+/// The device indices PyTorch may see: fixed, because its autograd engine makes one queue
+/// per index at the first backward and never grows them (a device opened later must fit).
+constexpr int kMaxDevices = 16;
 /// The modelled seconds of host-link transfers of device `index` so far, and their bytes.
 struct LinkTotals {
   double seconds = 0;

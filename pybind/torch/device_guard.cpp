@@ -29,7 +29,7 @@ struct GuardImpl final : public c10::impl::DeviceGuardImplInterface {
     return c10::Stream(c10::Stream::DEFAULT, s.device());
   }
   c10::DeviceIndex deviceCount() const noexcept override {
-    return static_cast<c10::DeviceIndex>(torchbackend::deviceCount());
+    return static_cast<c10::DeviceIndex>(kMaxDevices);
   }
   // Launches complete before they return: events are always reached.
   void record(void**, const c10::Stream&, const c10::DeviceIndex,

@@ -28,7 +28,8 @@ std::map<int, Attached>& registry() {
 
 void attach(int index, TensorMemory* memory, std::shared_ptr<void> keepAlive) {
   const std::lock_guard<std::mutex> lock(registryMutex());
-  TORCH_CHECK(index >= 0, "chipless: device index ", index, " is negative");
+  TORCH_CHECK(index >= 0 && index < kMaxDevices, "chipless: device index ", index, " is not in 0..",
+              kMaxDevices - 1, " (at most ", kMaxDevices, " emulated devices per process)");
   TORCH_CHECK(!registry().count(index), "chipless: privateuseone:", index, " is already ",
               registry()[index].memory->name());
   registry()[index] = {memory, std::move(keepAlive), {}};
@@ -52,11 +53,6 @@ TensorMemory& memoryOf(int index) {
               " is no emulated device (name devices as \"spyre:N\" or \"tpu:N\" after "
               "import chipless.torch)");
   return *it->second.memory;
-}
-
-int deviceCount() {
-  const std::lock_guard<std::mutex> lock(registryMutex());
-  return registry().empty() ? 0 : registry().rbegin()->first + 1;
 }
 
 LinkTotals& linkTotals(int index) {

@@ -63,8 +63,7 @@ PYBIND11_MODULE(_torch, m) {
   m.def(
       "reset_link", [](int index) { linkTotals(index) = {}; }, py::arg("index"));
   m.def(
-      "set_flush_hook", [](py::object hook) { flushHook() = std::move(hook); },
-      py::arg("hook"),
+      "set_flush_hook", [](py::object hook) { flushHook() = std::move(hook); }, py::arg("hook"),
       "A function called before device memory is read or written outside a program.");
   m.def("set_strict", &setStrict, py::arg("strict"));
   m.def("strict", &strict);

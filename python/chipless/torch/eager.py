@@ -77,18 +77,31 @@ class Op:
     def on_cpu(self):
         """The op computed on the host from the device operands' values, its results copied
         into the outputs."""
-        result = self.aten(*to_host(self.args), **{k: to_host(v) for k, v in self.kwargs.items()})
+        half = has_half(self.args)
+        result = self.aten(*to_host(self.args, half),
+                           **{k: to_host(v, half) for k, v in self.kwargs.items()})
         for out, r in zip(self.outputs, result if isinstance(result, tuple) else (result,)):
             out.copy_(r.reshape(out.shape))
 
 
-def to_host(v):
-    """`v` with its device tensors (also inside lists and tuples) copied to the host."""
+def to_host(v, upcast=False):
+    """`v` with its device tensors (also inside lists and tuples) copied to the host; with
+    `upcast`, float16 ones as float32 (PyTorch 1.13's CPU lacks most float16 kernels)."""
     if isinstance(v, torch.Tensor) and v.device.type == "privateuseone":
-        return v.cpu()
+        host = v.cpu()
+        return host.float() if upcast and host.dtype == torch.float16 else host
     if isinstance(v, (list, tuple)):
-        return type(v)(to_host(x) for x in v)
+        return type(v)(to_host(x, upcast) for x in v)
     return v
+
+
+def has_half(v):
+    """Whether `v` (or a list or tuple in it) holds a float16 tensor."""
+    if isinstance(v, torch.Tensor):
+        return v.dtype == torch.float16
+    if isinstance(v, (list, tuple)):
+        return any(has_half(x) for x in v)
+    return False
 
 
 def _map_tensors(v, f):
@@ -140,8 +153,10 @@ def bindable(t):
 def resident(t, dev):
     """`t` as a bindable tensor of `dev`: itself, or a copy of its elements into a tensor of
     its own (a view with an offset, other strides or another last dimension)."""
-    if devices.of(t) is not dev:
-        raise ChiplessError(f"a tensor on {t.device} meets one on {dev.name}: move it first")
+    if t.device.type != "privateuseone" or devices.of(t) is not dev:
+        where = devices.of(t).name if t.device.type == "privateuseone" else str(t.device)
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {dev.name} and {where}!")
     bound = bindable(t)
     if bound is not None:
         return t, bound
@@ -183,6 +198,19 @@ def launch(dev, prepared, bound):
     return launched
 
 
+class StrictModeError(ChiplessError, RuntimeError):
+    """An op that would run on the CPU in strict mode (a RuntimeError, as the backend's own
+    fallback raises it)."""
+
+
+def check_not_strict(op, dev, reason):
+    """Raises StrictModeError in strict mode: `op` would run on the CPU."""
+    if strict():
+        raise StrictModeError(f"chipless: {op} does not run on {dev.name} ({reason}), and "
+                              f"strict mode does not let it run on the CPU "
+                              f"(chipless.torch.set_strict(False) allows the fallback)")
+
+
 def count_cpu(dev, op):
     s = stats_of(dev)
     s.cpu[op] = s.cpu.get(op, 0) + 1
@@ -199,31 +227,40 @@ def _single_graph(op):
     return g
 
 
-def run_now(dev, op):
-    """Runs `op` as a program of its own (raises ChiplessError when refused)."""
+def run_now(dev, op, prepared):
+    """Runs `op` as the program `prepared` (its own, from program())."""
     bound, keep = {}, []  # keep: copies made for binding live until the launch is done
     for i, t in enumerate(op.operands):
         own, bound[f"x{i}"] = resident(t, dev)
         keep.append(own)
-    prepared = program(dev, op.key, lambda: _single_graph(op))
     for j, out in enumerate(op.outputs):
         bound[f"out{j}"] = bindable(out)
     launch(dev, prepared, bound)
 
 
-def run_or_cpu(dev, op, reason_prefix=""):
-    """Runs `op` on the device, or on the CPU when no program can (counted; an error in
-    strict mode)."""
+def compiles(dev, op):
+    """Whether `op` compiles as a program of its own on `dev` (compiled and kept if so)."""
+    found = _programs.get((dev.slot, op.key))
+    if found is None:
+        try:
+            program(dev, op.key, lambda: _single_graph(op))
+            return True
+        except ChiplessError:
+            return False
+    return not isinstance(found, ChiplessError)
+
+
+def run_or_cpu(dev, op):
+    """Runs `op` on the device, or on the CPU when the compiler refuses its program (counted;
+    an error in strict mode). Errors of the run itself are raised."""
     try:
-        run_now(dev, op)
+        prepared = program(dev, op.key, lambda: _single_graph(op))
     except ChiplessError as e:
-        if strict():
-            raise ChiplessError(f"chipless: {op.key[0]} does not run on {dev.name} "
-                                f"({str(e).splitlines()[0]}), and strict mode does not let it "
-                                f"run on the CPU (chipless.torch.set_strict(False) allows the "
-                                f"fallback)") from None
+        check_not_strict(op.key[0], dev, str(e).splitlines()[0])
         count_cpu(dev, op.key[0])
         op.on_cpu()
+        return
+    run_now(dev, op, prepared)
 
 
 def execute(dev, op):
@@ -268,13 +305,26 @@ class Recorder:
         self.ours[address] += 1
         return self.held[address].as_strided(t.size(), t.stride(), t.storage_offset())
 
+    def _reshaped(self, t):
+        """(address, shape) when `t` is a reshape (contiguous, from the start) of a value the
+        graph computes: read in the graph through a reshape, not copied."""
+        address = torch.ops.chipless.storage_info(t)[0]
+        pending = self.values.get(address)
+        if pending is None or t.storage_offset() != 0 or not t.is_contiguous():
+            return None
+        numel = 1
+        for d in pending[1]:
+            numel *= d
+        return (address, shape_of(t)) if numel == t.numel() else None
+
     def record(self, op):
         # Copies (a view made a tensor of its own) run what is pending first, so they all
         # happen before any operand is taken from the pending graph.
-        owned = [resident(t, self.dev) for t in op.operands]
-        if any(address in self.values and self.values[address][1] != shape
-               for _, (address, _, shape) in owned):
-            self.flush()  # the same bytes seen as another shape: run what is pending
+        owned = []
+        for t in op.operands:
+            reshaped = self._reshaped(t)
+            owned.append((t, (reshaped[0], None, reshaped[1])) if reshaped
+                         else resident(t, self.dev))
         mark = (len(self.graph.lines), len(self.graph.args), dict(self.args))
         try:
             operands = [self._operand(own, address, shape)
@@ -298,7 +348,8 @@ class Recorder:
     def _operand(self, own, address, shape):
         pending = self.values.get(address)
         if pending is not None:
-            return (pending[0], shape)
+            value, computed, element = pending
+            return (reshape_value(self.graph, value, computed, shape, element), shape)
         name = self.args.get((address, tuple(shape)))
         if name is None:
             name = self.args[(address, tuple(shape))] = f"a{len(self.args)}"
@@ -346,6 +397,20 @@ class Recorder:
                 _run_split(self.dev, ops)
         finally:
             self._reset()
+
+
+def reshape_value(g, value, shape, to_shape, element):
+    """`value` of `shape` read as `to_shape` (the same elements in order)."""
+    if list(shape) == list(to_shape):
+        return value
+    numel = 1
+    for d in shape:
+        numel *= d
+    if len(shape) > 1:
+        value = g.collapse(value, shape, [list(range(len(shape)))], [numel], element)
+    if len(to_shape) > 1:
+        value = g.expand(value, [numel], [list(range(len(to_shape)))], to_shape, element)
+    return value
 
 
 def _run_split(dev, ops):

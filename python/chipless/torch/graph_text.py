@@ -171,10 +171,17 @@ def _generic(g, ins, maps, out_shape, element, block_args, body_lines, yielded):
 
 def emit_elementwise(g, operands, out_shape, element, body):
     """out = body(operands...) element by element; `operands` are (value, shape) broadcast to
-    `out_shape`; `body(b, xs)` writes b.op(...) lines and returns the value yielded."""
+    `out_shape` as PyTorch broadcasts, or (value, shape, loops) read along the given loops
+    (a row statistic [M] of an [M, N] op: loops [0]); `body(b, xs)` writes b.op(...) lines and
+    returns the value yielded."""
     rank = len(out_shape)
     ins, maps = [], []
-    for v, shape in operands:
+    for operand in operands:
+        v, shape = operand[0], operand[1]
+        if len(operand) == 3:
+            ins.append((v, tensor_type(shape, element)))
+            maps.append(_affine(rank, operand[2]))
+            continue
         read = broadcast_operand(shape, out_shape)
         if read is None:
             raise ValueError("an operand of one value is passed as a row")
@@ -256,3 +263,48 @@ def emit_reduce_last(g, x, element, combine, init, scale=None):
     g.line(f"    linalg.yield %r : {element}")
     g.line("  }")
     return out
+
+
+def emit_layer_norm(g, x, weight, bias, element, eps):
+    """Layer normalisation over the last dimension of x ([M, N]): (y, mean, rstd), mean and
+    rstd of shape [M], y = (x - mean) * rstd * weight + bias (weight and bias [N] or None)."""
+    v, (m, n) = x
+    scale = 1.0 / n
+    mean = emit_reduce_last(g, (v, [m, n]), element, "arith.addf", 0.0, scale)
+    centred = emit_elementwise(g, [(v, [m, n]), (mean, [m], [0])], [m, n], element,
+                               lambda w, e: w.op("arith.subf", e[0], e[1]))
+    var = emit_reduce_last(
+        g, (emit_elementwise(g, [(centred, [m, n])], [m, n], element,
+                             lambda w, e: w.op("arith.mulf", e[0], e[0])), [m, n]),
+        element, "arith.addf", 0.0, scale)
+    rstd = emit_elementwise(g, [(var, [m])], [m], element,
+                            lambda w, e: w.op("math.rsqrt", w.op("arith.addf", e[0],
+                                                                  w.const(eps))))
+    operands = [(centred, [m, n]), (rstd, [m], [0])]
+    operands += [(p, [n]) for p in (weight, bias) if p is not None]
+
+    def body(w, e):
+        y = w.op("arith.mulf", e[0], e[1])
+        if weight is not None:
+            y = w.op("arith.mulf", y, e[2])
+        if bias is not None:
+            y = w.op("arith.addf", y, e[3 if weight is not None else 2])
+        return y
+    return emit_elementwise(g, operands, [m, n], element, body), mean, rstd
+
+
+def emit_row_moments(g, x, element):
+    """(mean, mean of squares) of each row of x ([M, N]): two reductions of x itself, which
+    every compiler can return (the TPU compiler cannot return a reduction that its kernel
+    also uses element-wise, as x - mean does)."""
+    v, (m, n) = x
+    mean = emit_reduce_last(g, (v, [m, n]), element, "arith.addf", 0.0, 1.0 / n)
+    square = emit_elementwise(g, [(v, [m, n])], [m, n], element,
+                              lambda w, e: w.op("arith.mulf", e[0], e[0]))
+    return mean, emit_reduce_last(g, (square, [m, n]), element, "arith.addf", 0.0, 1.0 / n)
+
+
+def rstd_of_moments(w, e, eps):
+    """Body: 1 / sqrt(E[x^2] - mean^2 + eps) from (mean, mean of squares)."""
+    var = w.op("arith.subf", e[1], w.op("arith.mulf", e[0], e[0]))
+    return w.op("math.rsqrt", w.op("arith.addf", var, w.const(eps)))

@@ -36,23 +36,48 @@ def _device_of(*values):
 
 
 def on_cpu(op, args, kwargs, dev, reason=None):
-    """Runs `op` on the CPU: device tensors copied to the host, results copied back (into
-    `self` for an in-place op). An error instead in strict mode."""
-    if eager.strict():
-        raise ChiplessError(f"chipless: {op} does not run on {dev.name} "
-                            f"({reason or 'no lowering'}), and strict mode does not let it run "
-                            f"on the CPU (chipless.torch.set_strict(False) allows the fallback)")
+    """Runs `op` on the CPU: device tensors copied to the host (float16 computed in float32,
+    which 1.13's CPU kernels need, and rounded back), results copied back (into `self` for
+    an in-place op). An error instead in strict mode."""
+    eager.check_not_strict(str(op), dev, reason or "no lowering")
     eager.count_cpu(dev, str(op))
-    result = op(*eager.to_host(args), **{k: eager.to_host(v) for k, v in kwargs.items()})
+    half = eager.has_half(args) or eager.has_half(list(kwargs.values()))
+    result = op(*eager.to_host(args, half),
+                **{k: eager.to_host(v, half) for k, v in kwargs.items()})
+
+    def back(r):
+        if not isinstance(r, torch.Tensor):
+            return r
+        if half and r.dtype == torch.float32:
+            r = r.half()
+        return r.to(dev.torch_device)
     if op._schema.name.endswith("_") and args and isinstance(args[0], torch.Tensor):
         args[0].copy_(result)
         return args[0]
-    if isinstance(result, torch.Tensor):
-        return result.to(dev.torch_device)
-    if isinstance(result, tuple):
-        return tuple(r.to(dev.torch_device) if isinstance(r, torch.Tensor) else r
-                     for r in result)
-    return result
+    return tuple(back(r) for r in result) if isinstance(result, tuple) else back(result)
+
+
+#: Ops PyTorch 1.13's CPU has no float16 kernels for: with float16 device tensors they run
+#: on the CPU in float32 (ATen's own CPU fallback would fail on them).
+CPU_IN_FLOAT = (
+    "native_batch_norm", "native_batch_norm_backward", "native_layer_norm_backward", "_log_softmax", "_log_softmax_backward_data",
+    "_softmax_backward_data", "gelu_backward", "mse_loss", "mse_loss_backward",
+    "nll_loss_forward", "nll_loss_backward", "max_pool2d_with_indices",
+    "max_pool2d_with_indices_backward")
+
+
+def _cpu_kernel(op):
+    def kernel(*args, **kwargs):
+        return on_cpu(op, args, kwargs, _device_of(*args, *kwargs.values()),
+                      "computed on the CPU")
+    return kernel
+
+
+for _name in CPU_IN_FLOAT:
+    _packet, _, _overload = _name.partition(".")
+    if not hasattr(aten, _packet):
+        continue
+    _lib.impl(_name, _cpu_kernel(getattr(getattr(aten, _packet), _overload or "default")))
 
 
 def _lowered(op):
@@ -104,14 +129,17 @@ def _elementwise(dev, aten_op, args, kwargs, name, operands, out_shape, dtype, b
     gshape = list(out_shape) or [1]
     tensors = []
     for v in operands:
+        if isinstance(v, torch.Tensor) and v.device.type != "privateuseone" and v.dim() > 0:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at "
+                               f"least two devices, {dev.name} and {v.device}!")
         if not isinstance(v, torch.Tensor) or v.numel() == 1 and gshape != [1]:
             v = _row(v, n, dtype, dev)
         elif v.device.type != "privateuseone":
-            v = v.to(dev.torch_device)
+            v = v.to(dev.torch_device)  # a 0-d CPU tensor (a number PyTorch wrapped)
         if v.dtype != dtype:
             v = v.to(dtype)
         shape = list(v.shape) or [1]
-        if graph_text.broadcast_operand(shape, gshape) is None:
+        if len(shape) > len(gshape) or graph_text.broadcast_operand(shape, gshape) is None:
             raise _Refused("an operand broadcast along every dimension")
         tensors.append(v)
     whole = out is not None and eager.bindable(out) is not None
@@ -125,9 +153,10 @@ def _elementwise(dev, aten_op, args, kwargs, name, operands, out_shape, dtype, b
     return result
 
 
-def _broadcast(a, b):
-    shape = lambda v: tuple(v.shape) if isinstance(v, torch.Tensor) else ()  # noqa: E731
-    return list(torch.broadcast_shapes(shape(a), shape(b)))
+def _broadcast(*values):
+    """The shape PyTorch broadcasts tensors and numbers to."""
+    return list(torch.broadcast_shapes(
+        *(tuple(v.shape) if isinstance(v, torch.Tensor) else () for v in values)))
 
 
 # ---- element-wise ---------------------------------------------------------------------------
@@ -245,9 +274,15 @@ def _addc(op, combine):
         def body(w, v):
             return w.op("arith.addf", v[0], w.op("arith.mulf", w.op(combine, v[1], v[2]), v[3]))
         name = op._schema.name.split("::")[1].rstrip("_")
+        inplace = op._schema.name.endswith("_")
+        out_shape = _broadcast(a, t1, t2)
+        if inplace and out_shape != list(a.shape):
+            raise _Refused("the in-place result does not have self's shape")
+        if not a.dtype == t1.dtype == t2.dtype:
+            raise _Refused("operands of different dtypes")
+        dtype = a.dtype
         return _elementwise(dev, op, (a, t1, t2), {"value": value}, name, [a, t1, t2, value],
-                            list(a.shape), a.dtype, body,
-                            out=a if op._schema.name.endswith("_") else None)
+                            out_shape, dtype, body, out=a if inplace else None)
 
 
 _addc(aten.addcmul_.default, "arith.mulf")
@@ -373,3 +408,88 @@ def _amax(dev, x, dim=(), keepdim=False):
     return _reduce_last(dev, aten.amax.default, (x, dim, keepdim), "amax", x, list(dim),
                         keepdim, None, "arith.maximumf",
                         -3.0e38 if x.dtype != torch.float16 else -65504.0)
+
+
+# ---- normalisation and powers -----------------------------------------------------------------
+
+@_lowered(aten.native_layer_norm.default)
+def _layer_norm(dev, x, normalized_shape, weight, bias, eps):
+    """y, mean and rstd in one program where the compiler takes it (Spyre); else y in one
+    program and the row statistics from E[x] and E[x^2] in two more (the TPU compiler cannot
+    return a reduction that its kernel also uses, nor use one in another kernel)."""
+    element = _element(x.dtype, dev)
+    if element is None or len(normalized_shape) != 1 or x.dim() < 1:
+        raise _Refused("layer norm over more than the last dimension, or of this dtype")
+    n = x.shape[-1]
+    m = x.numel() // n
+    params = [p for p in (weight, bias) if p is not None]
+    if any(p.dtype != x.dtype for p in params):
+        raise _Refused("parameters of another dtype")
+    args = (x, normalized_shape, weight, bias, eps)
+    new = lambda shape: torch.empty(shape, dtype=x.dtype, device=dev.torch_device)  # noqa
+    y, mean, rstd = new(x.shape), new([m]), new([m])
+    key = ("layer_norm", tuple(x.shape), element, weight is not None, bias is not None, eps)
+
+    def emit(g, xs, stats=True):
+        flat = eager.reshape_value(g, xs[0][0], list(x.shape), [m, n], element)
+        it = iter(xs[1:])
+        w = next(it)[0] if weight is not None else None
+        b = next(it)[0] if bias is not None else None
+        out, mu, rs = graph_text.emit_layer_norm(g, (flat, [m, n]), w, b, element, eps)
+        out = eager.reshape_value(g, out, [m, n], list(x.shape), element)
+        return [out, mu, rs] if stats else [out]
+
+    whole = eager.Op(key, [x, *params], [y, mean, rstd], emit, aten.native_layer_norm.default,
+                     args, {})
+    if eager.compiles(dev, whole):
+        eager.execute(dev, whole)
+    else:
+        _execute(dev, aten.native_layer_norm.default, args, {}, key + ("y",), [x, *params], [y],
+                 lambda g, xs: emit(g, xs, stats=False))
+        square_mean = new([m])
+
+        def moments(g, xs):
+            flat = eager.reshape_value(g, xs[0][0], list(x.shape), [m, n], element)
+            return list(graph_text.emit_row_moments(g, (flat, [m, n]), element))
+        _execute(dev, aten.native_layer_norm.default, args, {}, ("row_moments", tuple(x.shape),
+                 element), [x], [mean, square_mean], moments)
+        _execute(dev, aten.native_layer_norm.default, args, {}, ("rstd", m, element, eps),
+                 [mean, square_mean], [rstd],
+                 lambda g, xs: [graph_text.emit_elementwise(
+                     g, xs, [m], element, lambda w, e: graph_text.rstd_of_moments(w, e, eps))])
+    stats_shape = [*x.shape[:-1], 1]
+    return y, mean.view(stats_shape), rstd.view(stats_shape)
+
+
+@_lowered(aten.pow.Tensor_Scalar)
+def _pow(dev, a, exponent):
+    powers = {2: lambda w, x: w.op("arith.mulf", x, x), 1: lambda w, x: x,
+              0.5: lambda w, x: w.op("math.sqrt", x), -0.5: lambda w, x: w.op("math.rsqrt", x),
+              -1: lambda w, x: w.op("arith.divf", w.const(1.0), x),
+              3: lambda w, x: w.op("arith.mulf", w.op("arith.mulf", x, x), x)}
+    if not a.is_floating_point() or exponent not in powers:
+        raise _Refused(f"pow by {exponent}")
+    return _elementwise(dev, aten.pow.Tensor_Scalar, (a, exponent), {}, f"pow_{exponent}", [a],
+                        list(a.shape), a.dtype, lambda w, x: powers[exponent](w, x[0]))
+
+
+# ---- convolutions: on the CPU for now ---------------------------------------------------------
+# A convolution on a backend other than CPU and CUDA reaches convolution_overrideable, for
+# which the CPU has no kernel: these run ATen's own convolution on the host instead.
+
+def _convolution(*args):
+    dev = _device_of(*args)
+    return on_cpu(aten.convolution.default, args, {}, dev, "convolutions are not lowered yet")
+
+
+def _convolution_backward(grad, x, weight, stride, padding, dilation, transposed,
+                          output_padding, groups, mask):
+    dev = _device_of(grad, x, weight)
+    bias_sizes = [weight.shape[1] if transposed else weight.shape[0]] if mask[2] else None
+    return on_cpu(aten.convolution_backward.default,
+                  (grad, x, weight, bias_sizes, stride, padding, dilation, transposed,
+                   output_padding, groups, mask), {}, dev, "convolutions are not lowered yet")
+
+
+_lib.impl("convolution_overrideable", _convolution)
+_lib.impl("convolution_backward_overrideable", _convolution_backward)
