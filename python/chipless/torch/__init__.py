@@ -55,6 +55,7 @@ def stats(name="tpu"):
     clock_ghz = chip_clock_ghz(dev)
     return {"device": dev.name, "launches": s.launches, "cycles": s.cycles,
             "device_seconds": s.cycles / (clock_ghz * 1e9), "link_seconds": link["seconds"],
+            "simulator_seconds": s.sim_seconds,
             "link_bytes_in": link["bytes_in"], "link_bytes_out": link["bytes_out"],
             "compiles": s.compiles, "program_hits": s.hits, "relayouts": s.relayouts,
             "deferred_ops": s.deferred_ops, "fused_launches": s.fused_launches,

@@ -53,6 +53,7 @@ class Stats:
     def reset(self):
         self.launches = 0          # programs launched
         self.cycles = 0.0          # simulated cycles of those launches
+        self.sim_seconds = 0.0     # host time the simulator took for them
         self.compiles = 0          # programs compiled (a new op or graph signature)
         self.hits = 0              # launches of a program already prepared
         self.relayouts = 0         # views copied into a tensor of their own first
@@ -115,6 +116,7 @@ def _map_tensors(v, f):
 _stats = {}        # slot -> Stats
 _programs = {}     # (slot, key) -> chipless.Program or ChiplessError (refused)
 _recorders = {}    # slot -> Recorder
+_plans = {}        # (slot, graph key) -> the (start, end) parts a refused graph ran as
 
 
 def stats_of(dev):
@@ -195,6 +197,7 @@ def launch(dev, prepared, bound):
     s = stats_of(dev)
     s.launches += 1
     s.cycles += launched.cycles
+    s.sim_seconds += launched.host_seconds
     return launched
 
 
@@ -360,13 +363,17 @@ class Recorder:
         """Whether a recorded op reads or writes the storage at `address`."""
         return address in self.held
 
-    def _launch(self):
-        """Runs the recorded graph as one program; False when the compiler refuses it."""
+    def _compose(self):
+        """The recorded graph with its results (those somebody can still read), the tensors
+        to bind, and its key; the key is None when there is nothing to write back."""
         graph, bound = self.graph, {}
         for (address, shape), name in self.args.items():
             bound[name] = (address, DEVICE_DTYPE[self.held[address].dtype], list(shape))
         s = stats_of(self.dev)
-        for k, (address, (value, shape, element)) in enumerate(sorted(self.values.items())):
+        # results in the order the graph computes them, so that the same step gives the same
+        # text (and program) whatever addresses its tensors got
+        order = sorted(self.values.items(), key=lambda item: _value_order(item[1][0]))
+        for k, (address, (value, shape, element)) in enumerate(order):
             if torch.ops.chipless.storage_use_count(self.held[address]) > self.ours[address]:
                 graph.result(f"r{k}", value, shape, element)
                 bound[f"r{k}"] = (address, element, shape)
@@ -374,29 +381,76 @@ class Recorder:
                 s.kept_inside += 1
         s.written_back += len(graph.results)
         if not graph.results:
-            return True  # nothing anybody can still see was computed
-        text = graph.text()
+            return graph, bound, None  # nothing anybody can still see was computed
+        return graph, bound, ("deferred", hashlib.sha256(graph.text().encode()).hexdigest())
+
+    def _launch(self):
+        """Runs the recorded graph as one program; False when the compiler refuses it."""
+        graph, bound, key = self._compose()
+        if key is None:
+            return True
         try:
-            prepared = program(self.dev, ("deferred", hashlib.sha256(text.encode()).hexdigest()),
-                               lambda: graph)
+            prepared = program(self.dev, key, lambda: graph)
         except ChiplessError:
             return False
         launch(self.dev, prepared, bound)
-        s.fused_launches += 1
+        stats_of(self.dev).fused_launches += 1
         return True
 
     def flush(self):
         """Runs the recorded ops as one program; when the compiler refuses that, as two
-        halves, and so on down to single ops (which may run on the CPU)."""
+        halves, and so on down to single ops (which may run on the CPU). How a graph had to
+        be split is kept, so the next identical graph (the next training step) runs its
+        parts straight away."""
         if not self.ops:
             return
         ops = self.ops
         try:
-            if not self._launch():
-                self._reset()
-                _run_split(self.dev, ops)
+            graph, bound, key = self._compose()
+            if key is None:
+                return
+            plan = _plans.get((self.dev.slot, key))
+            if plan is None:
+                try:
+                    prepared = program(self.dev, key, lambda: graph)
+                except ChiplessError:
+                    _plans[(self.dev.slot, key)] = _run_split(self.dev, ops, 0, len(ops))
+                    return
+                launch(self.dev, prepared, bound)
+                stats_of(self.dev).fused_launches += 1
+                return
+            for start, end in plan:
+                if not _run_part(self.dev, ops[start:end]):
+                    _run_split(self.dev, ops, start, end)
         finally:
             self._reset()
+
+
+def _run_part(dev, ops):
+    """Runs `ops` as one program (True), or nothing when the compiler refuses it (False)."""
+    if len(ops) == 1 and not compiles(dev, ops[0]):
+        run_or_cpu(dev, ops[0])
+        return True
+    recorder = Recorder(dev)
+    for op in ops:
+        recorder.record(op)
+    return recorder._launch()
+
+
+def _run_split(dev, ops, start, end):
+    """Runs ops[start:end] in as few programs as halving finds; the (start, end) parts."""
+    if end - start == 1 or _run_part(dev, ops[start:end]):
+        if end - start == 1:
+            run_or_cpu(dev, ops[start])
+        return [(start, end)]
+    middle = (start + end) // 2
+    return _run_split(dev, ops, start, middle) + _run_split(dev, ops, middle, end)
+
+
+def _value_order(value):
+    """Where an SSA name of a Graph ("%v12", or an argument "%a3") comes in the graph."""
+    digits = "".join(ch for ch in value if ch.isdigit())
+    return (0 if value.startswith("%a") else 1, int(digits or 0))
 
 
 def reshape_value(g, value, shape, to_shape, element):
@@ -411,18 +465,6 @@ def reshape_value(g, value, shape, to_shape, element):
     if len(to_shape) > 1:
         value = g.expand(value, [numel], [list(range(len(to_shape)))], to_shape, element)
     return value
-
-
-def _run_split(dev, ops):
-    if len(ops) == 1:
-        run_or_cpu(dev, ops[0])
-        return
-    for part in (ops[:len(ops) // 2], ops[len(ops) // 2:]):
-        recorder = Recorder(dev)
-        for op in part:
-            recorder.record(op)
-        if not recorder._launch():
-            _run_split(dev, part)
 
 
 def flush_all(slot=-1, address=0):
