@@ -42,6 +42,7 @@ ifneq ($(SAN),1)
 endif
 
 demo: build
+	@CHIPLESS_BIN=$(abspath $(BUILD))/bin /usr/bin/python3 scripts/demo_torch.py
 	@/usr/bin/python3 scripts/demo.py $(BUILD)
 
 # The whole suite; without SAN=1 also the fuzzing smoke run (the SAN=1 suite has it).

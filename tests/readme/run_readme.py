@@ -7,7 +7,8 @@ Extracts every ```sh block of SOURCE_DIR/README.md in order and runs each comman
 (a line ending in a backslash is joined with the next) with /bin/sh from a scratch
 directory that mirrors a fresh clone after `make demo`: symlinks to the source tree's
 models/, scripts/, docs/, tests/, scenarios/ and python/, a `build` symlink to BUILD_DIR,
-and out/demo written by `/usr/bin/python3 scripts/demo.py build` before the first command. Skipped: `make demo`
+and out/demo written by the demo's two scripts (scripts/demo_torch.py, scripts/demo.py)
+before the first command. Skipped: `make demo`
 and `make test` (the demo has been run; the tests are what runs this), blank lines and
 comment lines; every skipped line is listed. A command that still holds a `...`
 placeholder fails, as does one that exits non-zero or takes more than COMMAND_TIMEOUT_S.
@@ -26,7 +27,7 @@ import tempfile
 import time
 
 COMMAND_TIMEOUT_S = 120
-SKIP = {"make demo": "the demo is run first (scripts/demo.py build)",
+SKIP = {"make demo": "the demo is run first (scripts/demo_torch.py, scripts/demo.py build)",
         "make test": "the tests are what runs this script"}
 
 
@@ -107,10 +108,11 @@ def main():
         os.symlink(os.path.join(source, d), os.path.join(scratch, d))
     os.symlink(build, os.path.join(scratch, "build"))
     t0 = time.time()
-    demo = "/usr/bin/python3 scripts/demo.py build"
-    status, output, _ = run(demo, scratch)
-    if status != 0:
-        return fail(scratch, "the demo", "exit status %s" % status, demo, output)
+    for demo in ("CHIPLESS_BIN=build/bin /usr/bin/python3 scripts/demo_torch.py",
+                 "/usr/bin/python3 scripts/demo.py build"):
+        status, output, _ = run(demo, scratch)
+        if status != 0:
+            return fail(scratch, "the demo", "exit status %s" % status, demo, output)
 
     ran, skipped = 0, []
     for fence, commands in blocks:

@@ -89,6 +89,30 @@ class defer_and_fuse:
         eager.set_defer(self._before)
 
 
+class trace:
+    """`with chipless.torch.trace("step.trace.json"):` writes the timeline of every program
+    the block launches, one after another, for https://ui.perfetto.dev (what ran on which
+    engine of the chip, per program)."""
+
+    def __init__(self, path, max_events=2_000_000):
+        self.path = path
+        self._trace = native.load().Trace(max_events)
+
+    def __enter__(self):
+        self._before = eager._mode["trace"]
+        eager._mode["trace"] = self._trace
+        return self
+
+    def __exit__(self, *exc):
+        eager.flush_all()
+        eager._mode["trace"] = self._before
+        self._trace.write(str(self.path))
+
+    @property
+    def events(self):
+        return self._trace.events
+
+
 def synchronize():
     """Runs every op recorded in DeferAndFuse mode."""
     eager.flush_all()

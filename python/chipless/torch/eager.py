@@ -41,7 +41,8 @@ _lock = threading.RLock()
 _mode = {"defer": any(os.environ.get(v) == "1" for v in
                       ("TORCH_TPU_DEFER_AND_FUSE", "TPU_DEFER_AND_FUSE",
                        "CHIPLESS_DEFER_AND_FUSE")),
-         "flushing": False}
+         "flushing": False,
+         "trace": None}  # a chipless Trace every launch adds its timeline to, or None
 
 
 class Stats:
@@ -193,7 +194,7 @@ def program(dev, key, build):
 
 def launch(dev, prepared, bound):
     """Launches `prepared` with {argument: (address, dtype, shape)}; its cycles counted."""
-    launched = dev.device._handle.launch(prepared._handle, {}, {}, {}, None, bound)
+    launched = dev.device._handle.launch(prepared._handle, {}, {}, {}, _mode["trace"], bound)
     s = stats_of(dev)
     s.launches += 1
     s.cycles += launched.cycles
