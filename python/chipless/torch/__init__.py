@@ -25,9 +25,23 @@ native.load("_torch").set_flush_hook(eager.flush_all)
 configure = devices.configure
 
 
+def aot(model, *example_inputs, backward=False):
+    """`model` captured at the ATen level with `example_inputs` and compiled before this
+    returns; with `backward`, its backward too (chipless/torch/capture.py)."""
+    from chipless.torch import capture
+    return capture.Captured(model, example_inputs, backward)
+
+
 def device(name="tpu"):
     """The torch.device of an emulated device: "tpu", "tpu:1", "spyre:0"."""
     return shim.translate(name) if isinstance(name, str) else name
+
+
+def kernel(source=None, *, text=None, device="tpu", **options):
+    """A KTIR kernel or tensor graph of your own (a file, or `text=`), compiled for `device`
+    and called on its tensors (chipless/torch/kernels.py)."""
+    from chipless.torch import kernels
+    return kernels.Kernel(source, text=text, device=device, **options)
 
 
 def set_strict(flag=True):

@@ -215,6 +215,16 @@ def check_not_strict(op, dev, reason):
                               f"(chipless.torch.set_strict(False) allows the fallback)")
 
 
+def launch_host(dev, prepared, arrays):
+    """Launches `prepared` with host arrays {argument: numpy array}; its cycles counted."""
+    launched = dev.device._handle.launch(prepared._handle, arrays, {}, {}, _mode["trace"], {})
+    s = stats_of(dev)
+    s.launches += 1
+    s.cycles += launched.cycles
+    s.sim_seconds += launched.host_seconds
+    return launched
+
+
 def count_cpu(dev, op):
     s = stats_of(dev)
     s.cpu[op] = s.cpu.get(op, 0) + 1
