@@ -52,6 +52,7 @@ def set_strict(flag=True):
 def fallback_counts():
     """{op: count} of the ops that ran on the CPU instead of a device since the last
     reset_stats(): ATen's fallback and the lowerings that refused a call."""
+    eager.wait()
     counts = dict(native.load("_torch").fallback_counts())
     for dev in devices.opened():
         for op, n in eager.stats_of(dev).cpu.items():
@@ -62,7 +63,9 @@ def fallback_counts():
 def stats(name="tpu"):
     """What a device did since the last reset_stats(): programs launched, their simulated
     cycles and seconds, host-link transfers, compiles and cache hits, views re-laid out, ops
-    the compiler refused (with its reason)."""
+    the compiler refused (with its reason). Waits for the queued ops first (what
+    DeferAndFuse has recorded stays recorded)."""
+    eager.wait()
     dev = devices.of(device(name))
     s = eager.stats_of(dev)
     link = native.load("_torch").link(dev.slot)
@@ -127,13 +130,22 @@ class trace:
         return self._trace.events
 
 
+def set_launch_blocking(flag=True):
+    """Eager ops run in the caller's thread, one after another, as TPU_LAUNCH_BLOCKING=1
+    makes them (debugging: an error surfaces at the op that raised it), or (False) on each
+    device's asynchronous stream, the default."""
+    eager.set_blocking(flag)
+
+
 def synchronize():
-    """Runs every op recorded in DeferAndFuse mode."""
+    """Waits for every queued op and runs every op recorded in DeferAndFuse mode; raises an
+    error a queued op raised."""
     eager.flush_all()
 
 
 def reset_stats():
-    """Starts the counts of stats() and fallback_counts() afresh."""
+    """Starts the counts of stats() and fallback_counts() afresh (after the queued ops)."""
+    eager.wait()
     backend = native.load("_torch")
     backend.reset_fallback_counts()
     for dev in devices.opened():

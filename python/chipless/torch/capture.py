@@ -36,11 +36,11 @@ class Captured:
     def __init__(self, model, example_inputs, backward):
         self.graphs = []
         if backward:
-            from functorch.compile import aot_module
+            from functorch.compile import aot_module, make_boxed_func
 
             def compiler(graph, inputs):
                 self.graphs.append(graph)
-                return _run_deferred(graph)
+                return make_boxed_func(_run_deferred(graph))
             self._call = aot_module(model, fw_compiler=compiler, bw_compiler=compiler)
         else:
             graph = make_fx(lambda *xs: model(*xs))(*example_inputs)

@@ -25,7 +25,7 @@ import torch
 import chipless
 from chipless import native
 from chipless.errors import ChiplessError
-from chipless.torch import devices
+from chipless.torch import devices, stream
 from chipless.torch.graph_text import Graph
 
 #: PyTorch dtype -> device dtype (pybind/torch/dtypes.cpp keeps the same table).
@@ -42,7 +42,8 @@ _mode = {"defer": any(os.environ.get(v) == "1" for v in
                       ("TORCH_TPU_DEFER_AND_FUSE", "TPU_DEFER_AND_FUSE",
                        "CHIPLESS_DEFER_AND_FUSE")),
          "flushing": False,
-         "trace": None}  # a chipless Trace every launch adds its timeline to, or None
+         "trace": None,   # a chipless Trace every launch adds its timeline to, or None
+         "blocking": False}  # eager ops run in the caller's thread (set_blocking)
 
 
 class Stats:
@@ -278,12 +279,15 @@ def run_or_cpu(dev, op):
 
 
 def execute(dev, op):
-    """Runs `op` now (eager) or records it (DeferAndFuse)."""
+    """Queues `op` on the device's stream (eager), runs it now (blocking eager, or while a
+    deferred graph runs) or records it (DeferAndFuse)."""
     if _mode["defer"] and not _mode["flushing"]:
         _recorders.setdefault(dev.slot, Recorder(dev)).record(op)
         stats_of(dev).deferred_ops += 1
-    else:
+    elif stream.BLOCKING or _mode["flushing"] or _mode["blocking"]:
         run_or_cpu(dev, op)
+    else:
+        stream.submit(dev.slot, lambda queued: run_or_cpu(dev, queued), op)
 
 
 # ---- DeferAndFuse -------------------------------------------------------------------------
@@ -479,9 +483,11 @@ def reshape_value(g, value, shape, to_shape, element):
 
 
 def flush_all(slot=-1, address=0):
-    """Runs deferred ops: those of every device, or only when the storage at `address` of
-    device `slot` is read or written by one (the backend calls this before a copy touches
-    device memory, and with slot -1 before the CPU fallback runs an op)."""
+    """Waits for the eager streams, then runs deferred ops: those of every device, or only
+    when the storage at `address` of device `slot` is read or written by one (the backend
+    calls this before a copy touches device memory, and with slot -1 before the CPU
+    fallback runs an op)."""
+    stream.wait_all()
     if _mode["flushing"] or not any(r.ops for r in _recorders.values()):
         return
     if slot >= 0:
@@ -497,10 +503,20 @@ def flush_all(slot=-1, address=0):
 
 
 def set_defer(flag):
-    """Turns DeferAndFuse on or off (what is recorded runs first when turning it off)."""
-    if not flag:
-        flush_all()
+    """Turns DeferAndFuse on or off (what is queued or recorded runs first)."""
+    flush_all()
     _mode["defer"] = bool(flag)
+
+
+def wait():
+    """Waits for every device's queued eager ops (raising an error one raised)."""
+    stream.wait_all()
+
+
+def set_blocking(flag):
+    """Eager ops in the caller's thread (True) or on the devices' streams (False)."""
+    flush_all()
+    _mode["blocking"] = bool(flag)
 
 
 def deferring():

@@ -1,0 +1,71 @@
+"""Eager ops run asynchronously on each device's stream: the caller goes on, anything that
+needs the data waits, an op's error surfaces at the next sync point; TPU_LAUNCH_BLOCKING=1
+(or set_launch_blocking) runs each op in the caller's thread and raises at the op itself.
+Both give the same numbers."""
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import chipless.torch
+
+PYTHON_DIR = pathlib.Path(__file__).resolve().parents[3] / "python"
+
+
+def refused_in_strict_mode(x):
+    """An op the TPU compiler refuses (a [M, 1] operand read from memory), which strict mode
+    does not let run on the CPU."""
+    column = x.sum(-1, keepdim=True)
+    chipless.torch.set_strict(True)
+    return x * column
+
+
+def test_an_error_surfaces_at_the_next_sync_point():
+    x = torch.randn(8, 128).to("tpu")
+    y = refused_in_strict_mode(x)  # queued: no error yet
+    with pytest.raises(RuntimeError, match="mulf does not run on tpu:0.*strict mode"):
+        y.cpu()
+    chipless.torch.set_strict(False)
+    assert torch.equal((x + 1).cpu(), x.cpu() + 1)  # the stream goes on after the error
+
+
+def test_launch_blocking_raises_at_the_op():
+    x = torch.randn(8, 128).to("tpu")
+    chipless.torch.set_launch_blocking(True)
+    try:
+        with pytest.raises(RuntimeError, match="mulf does not run on tpu:0.*strict mode"):
+            refused_in_strict_mode(x)
+    finally:
+        chipless.torch.set_strict(False)
+        chipless.torch.set_launch_blocking(False)
+
+
+def test_asynchronous_and_blocking_give_the_same_numbers():
+    x = torch.randn(64, 256)
+    w = torch.randn(256, 128)
+    results = []
+    for blocking in (False, True):
+        chipless.torch.set_launch_blocking(blocking)
+        try:
+            results.append(torch.tanh(x.to("tpu") @ w.to("tpu") * 0.5).cpu())
+        finally:
+            chipless.torch.set_launch_blocking(False)
+    assert torch.equal(results[0], results[1])
+
+
+def test_the_environment_makes_it_blocking(tmp_path):
+    program = ("import chipless_autoload, torch, chipless.torch\n"
+               "x = torch.randn(8, 128, device='tpu')\n"
+               "column = x.sum(-1, keepdim=True)\n"
+               "chipless.torch.set_strict(True)\n"
+               "try:\n    x * column\n    print('queued')\n"
+               "except RuntimeError:\n    print('raised at the op')\n")
+    for env in ({}, {"TPU_LAUNCH_BLOCKING": "1"}, {"SPYRE_LAUNCH_BLOCKING": "1"}):
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                              env=dict(os.environ, PYTHONPATH=str(PYTHON_DIR),
+                                       CHIPLESS_LOCK_DIR=str(tmp_path), **env))
+        # without the switch the error is queued: at exit the stream is waited for
+        assert done.stdout.strip() == ("queued" if not env else "raised at the op"), done
