@@ -10,17 +10,17 @@ table for docs/performance.md.
 
 Each (model, device, mode) runs `steps` times; the first step compiles (the first two of a
 training step, whose optimizer creates its state in the first), the numbers are the mean
-over the later ones. "cache hits" are the launches of a
-program already compiled (launches minus compiles, over launches). "overhead" is (host time - simulator
-time) / simulator time: everything that is not simulation (Python, dispatch, binding, host
-copies, the CPU's part of the fallbacks).
+over the later ones. "cache hits" are the launches of a program already compiled (launches
+minus compiles, over launches). "overhead" is (host time - simulator time) / simulator time:
+everything that is not simulation (Python, dispatch, binding, host copies, the CPU's part of
+the fallbacks).
 """
 import argparse
+import os
 import pathlib
 import sys
 import tempfile
 import time
-import os
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "models" / "torch"))

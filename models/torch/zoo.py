@@ -71,8 +71,8 @@ def main(argv=None):
           f"output; same top-1: {'yes' if r['same_top1'] else 'no'}")
     print(f"  programs: {r['programs_launched']} launched, {r['programs_compiled']} compiled")
     on_cpu = sum(r["ops_on_cpu"].values())
-    print(f"  ops on the CPU: {on_cpu}" + (f" ({', '.join(f'{k} x{v}' for k, v in r['ops_on_cpu'].items())})"
-                                          if on_cpu else ""))
+    listed = ", ".join(f"{k} x{v}" for k, v in r["ops_on_cpu"].items())
+    print(f"  ops on the CPU: {on_cpu}" + (f" ({listed})" if on_cpu else ""))
     print(f"  host time {r['host_seconds']:.2f} s; modelled device time "
           f"{r['device_seconds'] * 1e3:.3f} ms + host link {r['link_seconds'] * 1e3:.3f} ms")
     return 0

@@ -189,7 +189,8 @@ class Device:
 
     def launch(self, program, inputs=None, *, scalars=None, trace=None, **named_inputs):
         """Runs the prepared `program` once with `inputs` (name -> array or DeviceTensor;
-        also as keyword arguments; a DeviceTensor is read or written in place) and `scalars` (name -> int, or float for a kernel's real scalars).
+        also as keyword arguments; a DeviceTensor is read or written in place) and `scalars`
+        (name -> int, or float for a kernel's real scalars).
         Arrays are converted to the argument's host dtype when numpy can do that without
         changing their kind (float64 -> float32, not float -> int). `trace` is a Trace to
         add the launch's timeline to, or a path to write it to. Returns a Launch."""

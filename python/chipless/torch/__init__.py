@@ -11,16 +11,17 @@ and from the host take the modelled host-link time. Each ATen op with a lowering
 run on the simulator; every other op runs on the CPU, counted (fallback_counts()), or is an
 error under set_strict(True). See docs/pytorch.md.
 """
-import torch
+import torch  # noqa: F401  (the backend registers itself with torch)
 
 from chipless import native
 
 native.load("_torch")  # the PrivateUse1 backend: allocator, guard, copies, CPU fallback
 
-from chipless.torch import devices, eager, ops, shim  # noqa: E402  (after the backend)
+# after the backend; importing ops registers the lowerings
+from chipless.torch import devices, eager, execution, ops, shim  # noqa: E402,F401
 
 shim.install()
-native.load("_torch").set_flush_hook(eager.flush_all)
+native.load("_torch").set_flush_hook(execution.flush_all)
 
 configure = devices.configure
 
@@ -52,7 +53,7 @@ def set_strict(flag=True):
 def fallback_counts():
     """{op: count} of the ops that ran on the CPU instead of a device since the last
     reset_stats(): ATen's fallback and the lowerings that refused a call."""
-    eager.wait()
+    execution.wait()
     counts = dict(native.load("_torch").fallback_counts())
     for dev in devices.opened():
         for op, n in eager.stats_of(dev).cpu.items():
@@ -65,7 +66,7 @@ def stats(name="tpu"):
     cycles and seconds, host-link transfers, compiles and cache hits, views re-laid out, ops
     the compiler refused (with its reason). Waits for the queued ops first (what
     DeferAndFuse has recorded stays recorded)."""
-    eager.wait()
+    execution.wait()
     dev = devices.of(device(name))
     s = eager.stats_of(dev)
     link = native.load("_torch").link(dev.slot)
@@ -89,7 +90,7 @@ def set_defer_and_fuse(flag=True):
     """DeferAndFuse on or off (also TORCH_TPU_DEFER_AND_FUSE=1, TPU_DEFER_AND_FUSE=1 or
     CHIPLESS_DEFER_AND_FUSE=1 in the environment): ops are recorded and run as one program
     when their data is needed. Turning it off runs what is recorded."""
-    eager.set_defer(flag)
+    execution.set_defer(flag)
 
 
 class defer_and_fuse:
@@ -97,13 +98,13 @@ class defer_and_fuse:
     program at the block's end (or earlier, when their data is needed)."""
 
     def __enter__(self):
-        self._before = eager.deferring()
-        eager.set_defer(True)
+        self._before = execution.deferring()
+        execution.set_defer(True)
         return self
 
     def __exit__(self, *exc):
-        eager.flush_all()
-        eager.set_defer(self._before)
+        execution.flush_all()
+        execution.set_defer(self._before)
 
 
 class trace:
@@ -121,7 +122,7 @@ class trace:
         return self
 
     def __exit__(self, *exc):
-        eager.flush_all()
+        execution.flush_all()
         eager._mode["trace"] = self._before
         self._trace.write(str(self.path))
 
@@ -134,18 +135,18 @@ def set_launch_blocking(flag=True):
     """Eager ops run in the caller's thread, one after another, as TPU_LAUNCH_BLOCKING=1
     makes them (debugging: an error surfaces at the op that raised it), or (False) on each
     device's asynchronous stream, the default."""
-    eager.set_blocking(flag)
+    execution.set_blocking(flag)
 
 
 def synchronize():
     """Waits for every queued op and runs every op recorded in DeferAndFuse mode; raises an
     error a queued op raised."""
-    eager.flush_all()
+    execution.flush_all()
 
 
 def reset_stats():
     """Starts the counts of stats() and fallback_counts() afresh (after the queued ops)."""
-    eager.wait()
+    execution.wait()
     backend = native.load("_torch")
     backend.reset_fallback_counts()
     for dev in devices.opened():

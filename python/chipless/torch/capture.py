@@ -12,19 +12,19 @@ reused by every call of those shapes.
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from chipless.torch import eager
+from chipless.torch import execution
 
 
 def _run_deferred(graph):
     """A callable running the FX graph of ATen ops `graph` as one deferred region."""
     def run(*args):
-        before = eager.deferring()
-        eager.set_defer(True)
+        before = execution.deferring()
+        execution.set_defer(True)
         try:
             out = graph(*args)
-            eager.flush_all()
+            execution.flush_all()
         finally:
-            eager.set_defer(before)
+            execution.set_defer(before)
         return out
     return run
 

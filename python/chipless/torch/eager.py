@@ -1,22 +1,15 @@
-"""Running lowered ops on the emulated devices, one at a time (eager, the default) or
-recorded and fused (DeferAndFuse).
+"""Running lowered ops on the emulated devices, one program per op (eager), and what the
+other modes (chipless.torch.deferred, chipless.torch.execution) share: Op, the program
+cache, binding tensors where they lie, launching, the statistics, the CPU fallback of a
+refused op.
 
-Eager: each op (an Op from chipless.torch.ops) becomes a tensor graph of its own
-(graph_text), compiled once per op, shapes, dtypes and device by the chip's own compiler
-(tpu-compile, or the Spyre front end and KTIR compiler), prepared once on the device and
-launched with its tensors bound where they lie (device tensors, docs/runtime.md).
-
-DeferAndFuse: ops are recorded into one graph per device until something needs the data —
-a copy to or from the host (`.cpu()`, `.item()`, printing, a branch on a value), an op that
-runs on the CPU, a view that must be copied, the end of a `defer_and_fuse()` block or
-`synchronize()` — then the graph is compiled as one program (cached by its text: the same
-training step is the same program) and launched once. Results nobody holds any more are not
-written back. A graph the compiler refuses is run op by op instead.
-
-A graph the compiler refuses is remembered with its reason; its op then runs on the CPU,
-counted like ATen's own fallback, or is an error in strict mode.
+Each op (an Op from chipless.torch.ops) becomes a tensor graph of its own (graph_text),
+compiled once per op, shapes, dtypes and device by the chip's own compiler (tpu-compile, or
+the Spyre front end and KTIR compiler), prepared once on the device and launched with its
+tensors bound where they lie (device tensors, docs/runtime.md). A graph the compiler refuses
+is remembered with its reason; its op then runs on the CPU, counted like ATen's own
+fallback, or is an error in strict mode.
 """
-import hashlib
 import os
 import threading
 
@@ -25,7 +18,7 @@ import torch
 import chipless
 from chipless import native
 from chipless.errors import ChiplessError
-from chipless.torch import devices, stream
+from chipless.torch import devices
 from chipless.torch.graph_text import Graph
 
 #: PyTorch dtype -> device dtype (pybind/torch/dtypes.cpp keeps the same table).
@@ -33,9 +26,6 @@ DEVICE_DTYPE = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f1
                 torch.int32: "i32", torch.int64: "i32", torch.int8: "i8", torch.bool: "i8"}
 #: Element types each chip's graph compiler takes for arithmetic.
 FLOAT_TYPES = {"tpu": ("f32", "bf16"), "spyre": ("f16", "bf16", "f32")}
-#: Ops a deferred graph holds at most before it is run (a Python loop that never syncs
-#: must not grow one graph for ever).
-MAX_DEFERRED_OPS = 4000
 
 _lock = threading.RLock()
 _mode = {"defer": any(os.environ.get(v) == "1" for v in
@@ -107,18 +97,17 @@ def has_half(v):
     return False
 
 
-def _map_tensors(v, f):
+def map_tensors(v, f):
+    """`v` with f applied to its device tensors (also inside lists and tuples)."""
     if isinstance(v, torch.Tensor) and v.device.type == "privateuseone":
         return f(v)
     if isinstance(v, (list, tuple)):
-        return type(v)(_map_tensors(x, f) for x in v)
+        return type(v)(map_tensors(x, f) for x in v)
     return v
 
 
 _stats = {}        # slot -> Stats
 _programs = {}     # (slot, key) -> chipless.Program or ChiplessError (refused)
-_recorders = {}    # slot -> Recorder
-_plans = {}        # (slot, graph key) -> the (start, end) parts a refused graph ran as
 
 
 def stats_of(dev):
@@ -276,248 +265,3 @@ def run_or_cpu(dev, op):
         op.on_cpu()
         return
     run_now(dev, op, prepared)
-
-
-def execute(dev, op):
-    """Queues `op` on the device's stream (eager), runs it now (blocking eager, or while a
-    deferred graph runs) or records it (DeferAndFuse)."""
-    if _mode["defer"] and not _mode["flushing"]:
-        _recorders.setdefault(dev.slot, Recorder(dev)).record(op)
-        stats_of(dev).deferred_ops += 1
-    elif stream.BLOCKING or _mode["flushing"] or _mode["blocking"]:
-        run_or_cpu(dev, op)
-    else:
-        stream.submit(dev.slot, lambda queued: run_or_cpu(dev, queued), op)
-
-
-# ---- DeferAndFuse -------------------------------------------------------------------------
-
-class Recorder:
-    """The ops of one device recorded since its last flush, written into one graph.
-
-    It keeps no tensor of the user's: every device tensor an op refers to is replaced by a
-    tensor of its own over the same storage (`_ours`), counted per storage, so that at the
-    flush a storage held by more tensors than ours is one somebody can still read: only
-    those results are written back."""
-
-    def __init__(self, dev):
-        self.dev = dev
-        self._reset()
-
-    def _reset(self):
-        self.graph = Graph("deferred")
-        self.ops = []
-        self.values = {}   # address -> (value, shape, element): the latest value written there
-        self.args = {}     # (address, shape) -> argument name: device tensors read
-        self.held = {}     # address -> a tensor of ours keeping the storage alive
-        self.ours = {}     # address -> how many tensors of ours share that storage
-
-    def _own(self, t):
-        """A tensor of ours with t's storage, sizes, strides and offset."""
-        address = torch.ops.chipless.storage_info(t)[0]
-        if address < 0:
-            return t.detach()
-        if address not in self.held:
-            self.held[address] = t.detach()
-            self.ours[address] = 1
-        self.ours[address] += 1
-        return self.held[address].as_strided(t.size(), t.stride(), t.storage_offset())
-
-    def _reshaped(self, t):
-        """(address, shape) when `t` is a reshape (contiguous, from the start) of a value the
-        graph computes: read in the graph through a reshape, not copied."""
-        address = torch.ops.chipless.storage_info(t)[0]
-        pending = self.values.get(address)
-        if pending is None or t.storage_offset() != 0 or not t.is_contiguous():
-            return None
-        numel = 1
-        for d in pending[1]:
-            numel *= d
-        return (address, shape_of(t)) if numel == t.numel() else None
-
-    def record(self, op):
-        # Copies (a view made a tensor of its own) run what is pending first, so they all
-        # happen before any operand is taken from the pending graph.
-        owned = []
-        for t in op.operands:
-            reshaped = self._reshaped(t)
-            owned.append((t, (reshaped[0], None, reshaped[1])) if reshaped
-                         else resident(t, self.dev))
-        mark = (len(self.graph.lines), len(self.graph.args), dict(self.args))
-        try:
-            operands = [self._operand(own, address, shape)
-                        for own, (address, _, shape) in owned]
-            results = op.emit(self.graph, operands)
-        except Exception:
-            del self.graph.lines[mark[0]:], self.graph.args[mark[1]:]
-            self.args = mark[2]
-            raise
-        op.operands = [self._own(own) for own, _ in owned]
-        op.outputs = [self._own(out) for out in op.outputs]
-        op.args = _map_tensors(op.args, self._own)
-        op.kwargs = {k: _map_tensors(v, self._own) for k, v in op.kwargs.items()}
-        for out, value in zip(op.outputs, results):
-            address, _, shape = bindable(out)
-            self.values[address] = (value, shape, element_of(out))
-        self.ops.append(op)
-        if len(self.ops) >= MAX_DEFERRED_OPS:
-            self.flush()
-
-    def _operand(self, own, address, shape):
-        pending = self.values.get(address)
-        if pending is not None:
-            value, computed, element = pending
-            return (reshape_value(self.graph, value, computed, shape, element), shape)
-        name = self.args.get((address, tuple(shape)))
-        if name is None:
-            name = self.args[(address, tuple(shape))] = f"a{len(self.args)}"
-            self.graph.argument(name, shape, element_of(own))
-        return (f"%{name}", shape)
-
-    def touches(self, address):
-        """Whether a recorded op reads or writes the storage at `address`."""
-        return address in self.held
-
-    def _compose(self):
-        """The recorded graph with its results (those somebody can still read), the tensors
-        to bind, and its key; the key is None when there is nothing to write back."""
-        graph, bound = self.graph, {}
-        for (address, shape), name in self.args.items():
-            bound[name] = (address, DEVICE_DTYPE[self.held[address].dtype], list(shape))
-        s = stats_of(self.dev)
-        # results in the order the graph computes them, so that the same step gives the same
-        # text (and program) whatever addresses its tensors got
-        order = sorted(self.values.items(), key=lambda item: _value_order(item[1][0]))
-        for k, (address, (value, shape, element)) in enumerate(order):
-            if torch.ops.chipless.storage_use_count(self.held[address]) > self.ours[address]:
-                graph.result(f"r{k}", value, shape, element)
-                bound[f"r{k}"] = (address, element, shape)
-            else:
-                s.kept_inside += 1
-        s.written_back += len(graph.results)
-        if not graph.results:
-            return graph, bound, None  # nothing anybody can still see was computed
-        return graph, bound, ("deferred", hashlib.sha256(graph.text().encode()).hexdigest())
-
-    def _launch(self):
-        """Runs the recorded graph as one program; False when the compiler refuses it."""
-        graph, bound, key = self._compose()
-        if key is None:
-            return True
-        try:
-            prepared = program(self.dev, key, lambda: graph)
-        except ChiplessError:
-            return False
-        launch(self.dev, prepared, bound)
-        stats_of(self.dev).fused_launches += 1
-        return True
-
-    def flush(self):
-        """Runs the recorded ops as one program; when the compiler refuses that, as two
-        halves, and so on down to single ops (which may run on the CPU). How a graph had to
-        be split is kept, so the next identical graph (the next training step) runs its
-        parts straight away."""
-        if not self.ops:
-            return
-        ops = self.ops
-        try:
-            graph, bound, key = self._compose()
-            if key is None:
-                return
-            plan = _plans.get((self.dev.slot, key))
-            if plan is None:
-                try:
-                    prepared = program(self.dev, key, lambda: graph)
-                except ChiplessError:
-                    _plans[(self.dev.slot, key)] = _run_split(self.dev, ops, 0, len(ops))
-                    return
-                launch(self.dev, prepared, bound)
-                stats_of(self.dev).fused_launches += 1
-                return
-            for start, end in plan:
-                if not _run_part(self.dev, ops[start:end]):
-                    _run_split(self.dev, ops, start, end)
-        finally:
-            self._reset()
-
-
-def _run_part(dev, ops):
-    """Runs `ops` as one program (True), or nothing when the compiler refuses it (False)."""
-    if len(ops) == 1 and not compiles(dev, ops[0]):
-        run_or_cpu(dev, ops[0])
-        return True
-    recorder = Recorder(dev)
-    for op in ops:
-        recorder.record(op)
-    return recorder._launch()
-
-
-def _run_split(dev, ops, start, end):
-    """Runs ops[start:end] in as few programs as halving finds; the (start, end) parts."""
-    if end - start == 1 or _run_part(dev, ops[start:end]):
-        if end - start == 1:
-            run_or_cpu(dev, ops[start])
-        return [(start, end)]
-    middle = (start + end) // 2
-    return _run_split(dev, ops, start, middle) + _run_split(dev, ops, middle, end)
-
-
-def _value_order(value):
-    """Where an SSA name of a Graph ("%v12", or an argument "%a3") comes in the graph."""
-    digits = "".join(ch for ch in value if ch.isdigit())
-    return (0 if value.startswith("%a") else 1, int(digits or 0))
-
-
-def reshape_value(g, value, shape, to_shape, element):
-    """`value` of `shape` read as `to_shape` (the same elements in order)."""
-    if list(shape) == list(to_shape):
-        return value
-    numel = 1
-    for d in shape:
-        numel *= d
-    if len(shape) > 1:
-        value = g.collapse(value, shape, [list(range(len(shape)))], [numel], element)
-    if len(to_shape) > 1:
-        value = g.expand(value, [numel], [list(range(len(to_shape)))], to_shape, element)
-    return value
-
-
-def flush_all(slot=-1, address=0):
-    """Waits for the eager streams, then runs deferred ops: those of every device, or only
-    when the storage at `address` of device `slot` is read or written by one (the backend
-    calls this before a copy touches device memory, and with slot -1 before the CPU
-    fallback runs an op)."""
-    stream.wait_all()
-    if _mode["flushing"] or not any(r.ops for r in _recorders.values()):
-        return
-    if slot >= 0:
-        recorder = _recorders.get(slot)
-        if recorder is None or not recorder.touches(address):
-            return
-    _mode["flushing"] = True
-    try:
-        for recorder in list(_recorders.values()):
-            recorder.flush()
-    finally:
-        _mode["flushing"] = False
-
-
-def set_defer(flag):
-    """Turns DeferAndFuse on or off (what is queued or recorded runs first)."""
-    flush_all()
-    _mode["defer"] = bool(flag)
-
-
-def wait():
-    """Waits for every device's queued eager ops (raising an error one raised)."""
-    stream.wait_all()
-
-
-def set_blocking(flag):
-    """Eager ops in the caller's thread (True) or on the devices' streams (False)."""
-    flush_all()
-    _mode["blocking"] = bool(flag)
-
-
-def deferring():
-    return _mode["defer"]

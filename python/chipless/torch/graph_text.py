@@ -308,3 +308,17 @@ def rstd_of_moments(w, e, eps):
     """Body: 1 / sqrt(E[x^2] - mean^2 + eps) from (mean, mean of squares)."""
     var = w.op("arith.subf", e[1], w.op("arith.mulf", e[0], e[0]))
     return w.op("math.rsqrt", w.op("arith.addf", var, w.const(eps)))
+
+
+def reshape(g, value, shape, to_shape, element):
+    """`value` of `shape` read as `to_shape` (the same elements in order)."""
+    if list(shape) == list(to_shape):
+        return value
+    numel = 1
+    for d in shape:
+        numel *= d
+    if len(shape) > 1:
+        value = g.collapse(value, shape, [list(range(len(shape)))], [numel], element)
+    if len(to_shape) > 1:
+        value = g.expand(value, [numel], [list(range(len(to_shape)))], to_shape, element)
+    return value

@@ -17,7 +17,7 @@ import torch
 
 import chipless
 from chipless.errors import ChiplessError
-from chipless.torch import devices, eager
+from chipless.torch import devices, eager, execution
 
 _TORCH_DTYPE = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16,
                 "i32": torch.int32, "i8": torch.int8}
@@ -64,7 +64,7 @@ class Kernel:
             for declared, actual in zip(_dims(a.shape), t.shape):
                 if not declared.isdigit():
                     dims.setdefault(declared, actual)
-        eager.flush_all()
+        execution.flush_all()
         outputs, resident, keep = {}, {}, []
         for a in self.outputs:
             if a.role == "inout":

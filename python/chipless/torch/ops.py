@@ -4,7 +4,7 @@ docs/pytorch.md lists which ops run on each device and how their numerics compar
 CPU's.
 
 Each lowering checks what it can take (dtypes, shapes, dimensions), allocates its outputs and
-hands an eager.Op to eager.execute, which runs it now or records it (DeferAndFuse). Python
+hands an eager.Op to execution.execute, which queues, runs or records it (DeferAndFuse). Python
 numbers and one-element tensors in element-wise ops (`x * 0.5`, `alpha=`, `value=`) become
 rows of the output's last dimension passed as arguments, so a program is compiled per op,
 shapes and dtypes — not per value — and an optimizer's changing step sizes reuse it.
@@ -14,7 +14,7 @@ import math
 import torch
 
 from chipless.errors import ChiplessError
-from chipless.torch import devices, eager, graph_text
+from chipless.torch import devices, eager, execution, graph_text
 
 _lib = torch.library.Library("aten", "IMPL", "PrivateUse1")
 aten = torch.ops.aten
@@ -60,7 +60,8 @@ def on_cpu(op, args, kwargs, dev, reason=None):
 #: Ops PyTorch 1.13's CPU has no float16 kernels for: with float16 device tensors they run
 #: on the CPU in float32 (ATen's own CPU fallback would fail on them).
 CPU_IN_FLOAT = (
-    "native_batch_norm", "native_batch_norm_backward", "native_layer_norm_backward", "_log_softmax", "_log_softmax_backward_data",
+    "native_batch_norm", "native_batch_norm_backward", "native_layer_norm_backward",
+    "_log_softmax", "_log_softmax_backward_data",
     "_softmax_backward_data", "gelu_backward", "mse_loss", "mse_loss_backward",
     "nll_loss_forward", "nll_loss_backward", "max_pool2d_with_indices",
     "max_pool2d_with_indices_backward")
@@ -116,7 +117,7 @@ def _row(value, n, dtype, dev):
 
 def _execute(dev, aten_op, args, kwargs, key, operands, outputs, emit):
     """Runs (or records) one Op whose outputs are whole device tensors."""
-    eager.execute(dev, eager.Op(key, operands, outputs, emit, aten_op, args, kwargs))
+    execution.execute(dev, eager.Op(key, operands, outputs, emit, aten_op, args, kwargs))
 
 
 def _elementwise(dev, aten_op, args, kwargs, name, operands, out_shape, dtype, body, out=None):
@@ -431,25 +432,25 @@ def _layer_norm(dev, x, normalized_shape, weight, bias, eps):
     key = ("layer_norm", tuple(x.shape), element, weight is not None, bias is not None, eps)
 
     def emit(g, xs, stats=True):
-        flat = eager.reshape_value(g, xs[0][0], list(x.shape), [m, n], element)
+        flat = graph_text.reshape(g, xs[0][0], list(x.shape), [m, n], element)
         it = iter(xs[1:])
         w = next(it)[0] if weight is not None else None
         b = next(it)[0] if bias is not None else None
         out, mu, rs = graph_text.emit_layer_norm(g, (flat, [m, n]), w, b, element, eps)
-        out = eager.reshape_value(g, out, [m, n], list(x.shape), element)
+        out = graph_text.reshape(g, out, [m, n], list(x.shape), element)
         return [out, mu, rs] if stats else [out]
 
     whole = eager.Op(key, [x, *params], [y, mean, rstd], emit, aten.native_layer_norm.default,
                      args, {})
     if eager.compiles(dev, whole):
-        eager.execute(dev, whole)
+        execution.execute(dev, whole)
     else:
         _execute(dev, aten.native_layer_norm.default, args, {}, key + ("y",), [x, *params], [y],
                  lambda g, xs: emit(g, xs, stats=False))
         square_mean = new([m])
 
         def moments(g, xs):
-            flat = eager.reshape_value(g, xs[0][0], list(x.shape), [m, n], element)
+            flat = graph_text.reshape(g, xs[0][0], list(x.shape), [m, n], element)
             return list(graph_text.emit_row_moments(g, (flat, [m, n]), element))
         _execute(dev, aten.native_layer_norm.default, args, {}, ("row_moments", tuple(x.shape),
                  element), [x], [mean, square_mean], moments)
