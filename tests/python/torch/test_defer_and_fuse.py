@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import torch
-import torch.nn.functional as F
 
 import chipless.torch
 from conftest import close
