@@ -293,6 +293,22 @@ def emit_layer_norm(g, x, weight, bias, element, eps):
     return emit_elementwise(g, operands, [m, n], element, body), mean, rstd
 
 
+def emit_reduce_columns(g, x, element, combine, init):
+    """combine over the next-to-last dimension of x (rank 2 or 3: column sums, a bias's
+    gradient); the TPU compiler reduces the transposed input on its MXU."""
+    v, shape = x
+    out_shape = list(shape[:-2]) + [shape[-1]]
+    acc = g.fill(init, out_shape, element)
+    out = g.value()
+    g.line(f"{out} = linalg.reduce ins({v} : {tensor_type(shape, element)}) outs({acc} : "
+           f"{tensor_type(out_shape, element)}) dimensions = [{len(shape) - 2}]")
+    g.line(f"  (%in: {element}, %acc: {element}) {{")
+    g.line(f"    %r = {combine} %in, %acc : {element}")
+    g.line(f"    linalg.yield %r : {element}")
+    g.line("  }")
+    return out
+
+
 def emit_row_moments(g, x, element):
     """(mean, mean of squares) of each row of x ([M, N]): two reductions of x itself, which
     every compiler can return (the TPU compiler cannot return a reduction that its kernel

@@ -378,9 +378,20 @@ def _softmax(dev, x, dim, half_to_float):
     return out
 
 
+def _reduce_columns(dev, aten_op, args, name, x, keepdim, element, combine, init):
+    shape = list(x.shape)
+    out = torch.empty(shape[:-2] + shape[-1:], dtype=x.dtype, device=dev.torch_device)
+    _execute(dev, aten_op, args, {}, (name + "_columns", tuple(shape), element), [x], [out],
+             lambda g, xs: [graph_text.emit_reduce_columns(g, xs[0], element, combine, init)])
+    return out.unsqueeze(-2) if keepdim else out
+
+
 def _reduce_last(dev, aten_op, args, name, x, dims, keepdim, dtype, combine, init, mean=False):
     element = _element(x.dtype, dev)
     dims = [d % x.dim() for d in (dims or [])] if x.dim() else []
+    if element is not None and dtype in (None, x.dtype) and not mean and \
+            x.dim() in (2, 3) and dims == [x.dim() - 2]:
+        return _reduce_columns(dev, aten_op, args, name, x, keepdim, element, combine, init)
     if element is None or dtype not in (None, x.dtype) or x.dim() < 1 or dims != [x.dim() - 1]:
         raise _Refused("a reduction over another dimension than the last, or of this dtype")
     shape = list(x.shape)
