@@ -45,6 +45,12 @@ TEST(TpuCompileCli, UnsupportedGraphsAreReportedAtTheOp) {
   return %x : tensor<?x8xf32>
 })",
               "bad.mlir:1:14: error: argument 0 must be a tensor of static shape");
+  // A zero-size tensor (PyTorch's empty samples) is refused, not divided by
+  expectError(R"(func.func @f(%x: tensor<1x0x3xf32>) -> tensor<1x0x3xf32> {
+  return %x : tensor<1x0x3xf32>
+})",
+              "bad.mlir:1:14: error: argument 0 must be a tensor with elements (no dimension of "
+              "size 0)");
   expectError(R"(func.func @f(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %c = arith.constant dense<[[1.0, 2.0]]> : tensor<1x2xf32>
   return %x : tensor<8x8xf32>

@@ -137,6 +137,7 @@ struct Verifier {
     auto rt = dyn_cast<RankedTensorType>(t);
     if (!rt) return "a ranked tensor";
     if (!rt.hasStaticShape()) return "a tensor of static shape";
+    if (rt.getNumElements() == 0) return "a tensor with elements (no dimension of size 0)";
     if (!target.tensorElement(rt.getElementType()))
       return "a tensor of " + target.tensorElements + " (got element type " + [&] {
         std::string s;

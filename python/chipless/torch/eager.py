@@ -63,13 +63,24 @@ class Op:
     `emit(g, [(value, shape)...]) -> [value...]` writing it into a graph, and the ATen op
     with its arguments, which on_cpu() runs on the CPU when no program can."""
 
-    def __init__(self, key, operands, outputs, emit, aten, args, kwargs):
+    def __init__(self, key, operands, outputs, emit, aten, args, kwargs, reference=None):
         self.key, self.operands, self.outputs, self.emit = key, operands, outputs, emit
         self.aten, self.args, self.kwargs = aten, args, kwargs
+        #: reference(host operands) -> host results, when the op's outputs are not the ATen
+        #: op's (a part of one); by default the ATen op on the host arguments.
+        self.reference = reference
+        #: strict mode as it was when the op was issued (a queued op runs later)
+        self.strict = strict()
 
     def on_cpu(self):
         """The op computed on the host from the device operands' values, its results copied
         into the outputs."""
+        if self.reference is not None:
+            half = any(t.dtype == torch.float16 for t in self.operands)
+            results = self.reference(*[to_host(t, half) for t in self.operands])
+            for out, r in zip(self.outputs, results):
+                out.copy_(r.reshape(out.shape))
+            return
         half = has_half(self.args)
         result = self.aten(*to_host(self.args, half),
                            **{k: to_host(v, half) for k, v in self.kwargs.items()})
@@ -197,9 +208,10 @@ class StrictModeError(ChiplessError, RuntimeError):
     fallback raises it)."""
 
 
-def check_not_strict(op, dev, reason):
-    """Raises StrictModeError in strict mode: `op` would run on the CPU."""
-    if strict():
+def check_not_strict(op, dev, reason, strict_mode=None):
+    """Raises StrictModeError in strict mode (`strict_mode`, else the current one): `op`
+    would run on the CPU."""
+    if strict() if strict_mode is None else strict_mode:
         raise StrictModeError(f"chipless: {op} does not run on {dev.name} ({reason}), and "
                               f"strict mode does not let it run on the CPU "
                               f"(chipless.torch.set_strict(False) allows the fallback)")
@@ -260,7 +272,7 @@ def run_or_cpu(dev, op):
     try:
         prepared = program(dev, op.key, lambda: _single_graph(op))
     except ChiplessError as e:
-        check_not_strict(op.key[0], dev, str(e).splitlines()[0])
+        check_not_strict(op.key[0], dev, str(e).splitlines()[0], op.strict)
         count_cpu(dev, op.key[0])
         op.on_cpu()
         return

@@ -4,21 +4,28 @@ runs), or recorded (DeferAndFuse); and the sync point every mode shares, flush_a
 backend calls before device memory is touched from outside a program.
 """
 from chipless.torch import deferred, stream
-from chipless.torch.eager import _mode, run_or_cpu
+from chipless.torch.eager import _mode, map_tensors, run_or_cpu
 
 
 def execute(dev, op):
     """Queues `op` on the device's stream (eager), runs it now (blocking eager, or while a
-    deferred graph runs) or records it (DeferAndFuse)."""
-    if _mode["defer"] and not _mode["flushing"]:
+    deferred graph runs) or records it (DeferAndFuse). An op on a tensor with no elements is
+    computed on the host: there is nothing for a program to do (and nothing to compile)."""
+    if any(t.numel() == 0 for t in (*op.operands, *op.outputs)):
+        op.on_cpu()
+    elif _mode["defer"] and not _mode["flushing"]:
         deferred.record(dev, op)
     elif stream.BLOCKING or _mode["flushing"] or _mode["blocking"]:
         run_or_cpu(dev, op)
     else:
+        # the tensors as they are now: the caller may reshape them in place (squeeze_)
+        # before the queued op runs
+        op.operands = [t.detach() for t in op.operands]
+        op.outputs = [t.detach() for t in op.outputs]
+        op.args = map_tensors(op.args, lambda t: t.detach())
+        op.kwargs = {k: map_tensors(v, lambda t: t.detach()) for k, v in op.kwargs.items()}
         stream.submit(dev.slot, lambda queued: run_or_cpu(dev, queued), op)
 
-
-# ---- DeferAndFuse -------------------------------------------------------------------------
 
 def flush_all(slot=-1, address=0):
     """Waits for the eager streams, then runs deferred ops: those of every device, or only

@@ -23,12 +23,19 @@ def _parallel(rank):
     return "[" + ", ".join(['"parallel"'] * rank) + "]"
 
 
+#: The bit patterns of +inf, -inf and NaN per float type (MLIR writes them as hex literals).
+_SPECIAL = {"f32": ("0x7F800000", "0xFF800000", "0x7FC00000"),
+            "bf16": ("0x7F80", "0xFF80", "0x7FC0"),
+            "f16": ("0x7C00", "0xFC00", "0x7E00")}
+
+
 def _literal(value, element):
     if element in ("i32", "i8", "i1"):
         return str(int(value))
     value = float(value)
     if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"the constant {value} has no literal here")
+        inf, minus_inf, nan = _SPECIAL[element]
+        return nan if value != value else inf if value > 0 else minus_inf
     return f"{value:.9e}"
 
 
@@ -309,21 +316,22 @@ def emit_reduce_columns(g, x, element, combine, init):
     return out
 
 
-def emit_row_moments(g, x, element):
-    """(mean, mean of squares) of each row of x ([M, N]): two reductions of x itself, which
-    every compiler can return (the TPU compiler cannot return a reduction that its kernel
-    also uses element-wise, as x - mean does)."""
+def emit_row_variance(g, x, element):
+    """The variance of each row of x ([M, N]) by two passes in one kernel — the mean, then
+    the mean of the squared distances to it — returned alone (the TPU compiler can return a
+    reduction its kernel does not also use)."""
     v, (m, n) = x
     mean = emit_reduce_last(g, (v, [m, n]), element, "arith.addf", 0.0, 1.0 / n)
-    square = emit_elementwise(g, [(v, [m, n])], [m, n], element,
+    centred = emit_elementwise(g, [(v, [m, n]), (mean, [m], [0])], [m, n], element,
+                               lambda w, e: w.op("arith.subf", e[0], e[1]))
+    square = emit_elementwise(g, [(centred, [m, n])], [m, n], element,
                               lambda w, e: w.op("arith.mulf", e[0], e[0]))
-    return mean, emit_reduce_last(g, (square, [m, n]), element, "arith.addf", 0.0, 1.0 / n)
+    return emit_reduce_last(g, (square, [m, n]), element, "arith.addf", 0.0, 1.0 / n)
 
 
-def rstd_of_moments(w, e, eps):
-    """Body: 1 / sqrt(E[x^2] - mean^2 + eps) from (mean, mean of squares)."""
-    var = w.op("arith.subf", e[1], w.op("arith.mulf", e[0], e[0]))
-    return w.op("math.rsqrt", w.op("arith.addf", var, w.const(eps)))
+def rstd_of_variance(w, e, eps):
+    """Body: 1 / sqrt(variance + eps)."""
+    return w.op("math.rsqrt", w.op("arith.addf", e[0], w.const(eps)))
 
 
 def reshape(g, value, shape, to_shape, element):

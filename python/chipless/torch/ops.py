@@ -426,9 +426,10 @@ def _amax(dev, x, dim=(), keepdim=False):
 
 @_lowered(aten.native_layer_norm.default)
 def _layer_norm(dev, x, normalized_shape, weight, bias, eps):
-    """y, mean and rstd in one program where the compiler takes it (Spyre); else y in one
-    program and the row statistics from E[x] and E[x^2] in two more (the TPU compiler cannot
-    return a reduction that its kernel also uses, nor use one in another kernel)."""
+    """y, mean and rstd in one program where the compiler takes it (Spyre); else y, the row
+    means, the row variances (two passes, so a large mean does not swamp a small spread)
+    and rstd in four (the TPU compiler cannot return a reduction its kernel also uses, nor
+    broadcast one read from memory along a row)."""
     element = _element(x.dtype, dev)
     if element is None or len(normalized_shape) != 1 or x.dim() < 1:
         raise _Refused("layer norm over more than the last dimension, or of this dtype")
@@ -441,13 +442,14 @@ def _layer_norm(dev, x, normalized_shape, weight, bias, eps):
     new = lambda shape: torch.empty(shape, dtype=x.dtype, device=dev.torch_device)  # noqa
     y, mean, rstd = new(x.shape), new([m]), new([m])
     key = ("layer_norm", tuple(x.shape), element, weight is not None, bias is not None, eps)
+    rows = lambda g, v: graph_text.reshape(g, v, list(x.shape), [m, n], element)  # noqa
 
     def emit(g, xs, stats=True):
-        flat = graph_text.reshape(g, xs[0][0], list(x.shape), [m, n], element)
         it = iter(xs[1:])
         w = next(it)[0] if weight is not None else None
         b = next(it)[0] if bias is not None else None
-        out, mu, rs = graph_text.emit_layer_norm(g, (flat, [m, n]), w, b, element, eps)
+        out, mu, rs = graph_text.emit_layer_norm(g, (rows(g, xs[0][0]), [m, n]), w, b, element,
+                                                 eps)
         out = graph_text.reshape(g, out, [m, n], list(x.shape), element)
         return [out, mu, rs] if stats else [out]
 
@@ -455,22 +457,26 @@ def _layer_norm(dev, x, normalized_shape, weight, bias, eps):
                      args, {})
     if eager.compiles(dev, whole):
         execution.execute(dev, whole)
-    else:
-        _execute(dev, aten.native_layer_norm.default, args, {}, key + ("y",), [x, *params], [y],
-                 lambda g, xs: emit(g, xs, stats=False))
-        square_mean = new([m])
-
-        def moments(g, xs):
-            flat = graph_text.reshape(g, xs[0][0], list(x.shape), [m, n], element)
-            return list(graph_text.emit_row_moments(g, (flat, [m, n]), element))
-        _execute(dev, aten.native_layer_norm.default, args, {}, ("row_moments", tuple(x.shape),
-                 element), [x], [mean, square_mean], moments)
-        _execute(dev, aten.native_layer_norm.default, args, {}, ("rstd", m, element, eps),
-                 [mean, square_mean], [rstd],
-                 lambda g, xs: [graph_text.emit_elementwise(
-                     g, xs, [m], element, lambda w, e: graph_text.rstd_of_moments(w, e, eps))])
-    stats_shape = [*x.shape[:-1], 1]
-    return y, mean.view(stats_shape), rstd.view(stats_shape)
+        return y, mean.view([*x.shape[:-1], 1]), rstd.view([*x.shape[:-1], 1])
+    _execute(dev, aten.native_layer_norm.default, args, {}, key + ("y",), [x, *params], [y],
+             lambda g, xs: emit(g, xs, stats=False))
+    var = new([m])
+    parts = (
+        (("row_mean", tuple(x.shape), element), [x], [mean],
+         lambda g, xs: [graph_text.emit_reduce_last(g, (rows(g, xs[0][0]), [m, n]), element,
+                                                    "arith.addf", 0.0, 1.0 / n)],
+         lambda h: [h.reshape(m, n).mean(-1)]),
+        (("row_variance", tuple(x.shape), element), [x], [var],
+         lambda g, xs: [graph_text.emit_row_variance(g, (rows(g, xs[0][0]), [m, n]), element)],
+         lambda h: [h.reshape(m, n).var(-1, unbiased=False)]),
+        (("rstd", m, element, eps), [var], [rstd],
+         lambda g, xs: [graph_text.emit_elementwise(
+             g, xs, [m], element, lambda w, e: graph_text.rstd_of_variance(w, e, eps))],
+         lambda v: [torch.rsqrt(v + eps)]))
+    for part_key, operands, outputs, emit_part, reference in parts:
+        execution.execute(dev, eager.Op(part_key, operands, outputs, emit_part,
+                                        aten.native_layer_norm.default, args, {}, reference))
+    return y, mean.view([*x.shape[:-1], 1]), rstd.view([*x.shape[:-1], 1])
 
 
 @_lowered(aten.pow.Tensor_Scalar)

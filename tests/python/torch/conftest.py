@@ -9,7 +9,6 @@ os.environ["CHIPLESS_LOCK_DIR"] = _session
 os.environ["CHIPLESS_CACHE_DIR"] = os.path.join(_session, "cache")
 
 import pytest  # noqa: E402
-import torch  # noqa: E402
 
 import chipless.torch  # noqa: E402
 
@@ -21,11 +20,3 @@ def fresh_counts():
     chipless.torch.reset_stats()
     yield
     chipless.torch.set_strict(False)
-
-
-def close(got, want, rtol, atol):
-    """Asserts a device result `got` matches the CPU's `want`, with the failing element."""
-    got = got.cpu().to(torch.float64)
-    want = want.to(torch.float64)
-    assert got.shape == want.shape, f"shape {tuple(got.shape)} != {tuple(want.shape)}"
-    torch.testing.assert_close(got, want, rtol=rtol, atol=atol)

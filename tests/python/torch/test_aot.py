@@ -8,7 +8,7 @@ import sys
 import torch
 
 import chipless.torch
-from conftest import close
+from torch_checks import close
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "models" / "torch"))
 import blocks  # noqa: E402

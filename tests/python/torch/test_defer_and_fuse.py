@@ -9,7 +9,7 @@ import sys
 import torch
 
 import chipless.torch
-from conftest import close
+from torch_checks import close
 
 PYTHON_DIR = pathlib.Path(__file__).resolve().parents[3] / "python"
 

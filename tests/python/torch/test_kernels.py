@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import chipless.torch
-from conftest import close
+from torch_checks import close
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 

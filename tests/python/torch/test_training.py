@@ -4,7 +4,7 @@ import torch
 import torch.nn.functional as F
 
 import chipless.torch
-from conftest import close
+from torch_checks import close
 
 
 def mlp(d_in, hidden, d_out):
