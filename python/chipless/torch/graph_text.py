@@ -152,9 +152,17 @@ class Body:
         self.lines.append(f"{v} = arith.cmpf {predicate}, {a}, {b} : {self.element}")
         return v
 
-    def select(self, condition, a, b):
+    def select(self, condition, a, b, element=None):
         v = self._value()
-        self.lines.append(f"{v} = arith.select {condition}, {a}, {b} : {self.element}")
+        self.lines.append(f"{v} = arith.select {condition}, {a}, {b} : "
+                          f"{element or self.element}")
+        return v
+
+    def is_true(self, flag):
+        """An i1 from a boolean stored as i8 (0 or 1)."""
+        zero = self.const(0, "i8")
+        v = self._value()
+        self.lines.append(f"{v} = arith.cmpi ne, {flag}, {zero} : i8")
         return v
 
 
@@ -176,17 +184,20 @@ def _generic(g, ins, maps, out_shape, element, block_args, body_lines, yielded):
     return result
 
 
-def emit_elementwise(g, operands, out_shape, element, body):
+def emit_elementwise(g, operands, out_shape, element, body, elements=None, out_element=None):
     """out = body(operands...) element by element; `operands` are (value, shape) broadcast to
     `out_shape` as PyTorch broadcasts, or (value, shape, loops) read along the given loops
     (a row statistic [M] of an [M, N] op: loops [0]); `body(b, xs)` writes b.op(...) lines and
-    returns the value yielded."""
+    returns the value yielded. The body computes in `element`; `elements` gives operands of
+    other types (a boolean condition, i8) and `out_element` the result's type (a comparison's
+    boolean)."""
     rank = len(out_shape)
+    elements = elements or [element] * len(operands)
     ins, maps = [], []
-    for operand in operands:
+    for operand, own in zip(operands, elements):
         v, shape = operand[0], operand[1]
         if len(operand) == 3:
-            ins.append((v, tensor_type(shape, element)))
+            ins.append((v, tensor_type(shape, own)))
             maps.append(_affine(rank, operand[2]))
             continue
         read = broadcast_operand(shape, out_shape)
@@ -194,13 +205,14 @@ def emit_elementwise(g, operands, out_shape, element, body):
             raise ValueError("an operand of one value is passed as a row")
         to_shape, groups, loops = read
         if groups is not None:
-            v = g.collapse(v, shape, groups, to_shape, element)
-        ins.append((v, tensor_type(to_shape, element)))
+            v = g.collapse(v, shape, groups, to_shape, own)
+        ins.append((v, tensor_type(to_shape, own)))
         maps.append(_affine(rank, loops))
     writer = Body(element)
     yielded = body(writer, [f"%e{i}" for i in range(len(operands))])
-    block = ", ".join(f"%e{i}: {element}" for i in range(len(operands)))
-    return _generic(g, ins, maps, out_shape, element, block, writer.lines, yielded)
+    block = ", ".join(f"%e{i}: {own}" for i, own in enumerate(elements))
+    return _generic(g, ins, maps, out_shape, out_element or element, block, writer.lines,
+                    yielded)
 
 
 def emit_fill(g, value, shape, element):

@@ -81,9 +81,9 @@ for _name in CPU_IN_FLOAT:
     _lib.impl(_name, _cpu_kernel(getattr(getattr(aten, _packet), _overload or "default")))
 
 
-def _lowered(op):
+def _lowered(op, library=_lib):
     """Registers `fn(dev, *args, **kwargs)` as the PrivateUse1 kernel of `op` (an
-    OpOverload); a call it refuses runs on the CPU."""
+    OpOverload of `library`'s namespace); a call it refuses runs on the CPU."""
     def register(fn):
         def kernel(*args, **kwargs):
             dev = _device_of(*args, *kwargs.values())
@@ -92,7 +92,7 @@ def _lowered(op):
             except _Refused as e:
                 return on_cpu(op, args, kwargs, dev, str(e))
         name = op._schema.name.split("::")[1]
-        _lib.impl(name + (f".{op._overloadname}" if op._overloadname != "default" else ""),
+        library.impl(name + (f".{op._overloadname}" if op._overloadname != "default" else ""),
                   kernel)
         kernel.__name__ = fn.__name__
         return fn
@@ -120,34 +120,47 @@ def _execute(dev, aten_op, args, kwargs, key, operands, outputs, emit):
     execution.execute(dev, eager.Op(key, operands, outputs, emit, aten_op, args, kwargs))
 
 
-def _elementwise(dev, aten_op, args, kwargs, name, operands, out_shape, dtype, body, out=None):
-    """out = body(operands) element by element on the device; operands are tensors or
-    numbers (rows); `out` is the tensor an in-place op writes."""
+def _elementwise(dev, aten_op, args, kwargs, name, operands, out_shape, dtype, body, out=None,
+                 out_dtype=None, conditions=()):
+    """out = body(operands) element by element on the device, computed in `dtype`; operands
+    are tensors or numbers (rows), those at the indices `conditions` boolean tensors (read
+    as i8); `out` is the tensor an in-place op writes, else one of `out_dtype` (`dtype`)."""
     element = _element(dtype, dev)
     if element is None:
         raise _Refused(f"{dtype} arithmetic is not lowered on {dev.kind}")
     n = out_shape[-1] if out_shape else 1
     gshape = list(out_shape) or [1]
     tensors = []
-    for v in operands:
+    for i, v in enumerate(operands):
         if isinstance(v, torch.Tensor) and v.device.type != "privateuseone" and v.dim() > 0:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at "
                                f"least two devices, {dev.name} and {v.device}!")
-        if not isinstance(v, torch.Tensor) or v.numel() == 1 and gshape != [1]:
+        if i in conditions:
+            if v.dtype != torch.bool or v.device.type != "privateuseone" or \
+                    v.numel() == 1 and gshape != [1]:
+                raise _Refused("a condition that is not a boolean device tensor")
+        elif not isinstance(v, torch.Tensor) or v.numel() == 1 and gshape != [1]:
             v = _row(v, n, dtype, dev)
         elif v.device.type != "privateuseone":
             v = v.to(dev.torch_device)  # a 0-d CPU tensor (a number PyTorch wrapped)
-        if v.dtype != dtype:
+        if v.dtype != dtype and i not in conditions:
             v = v.to(dtype)
         shape = list(v.shape) or [1]
         if len(shape) > len(gshape) or graph_text.broadcast_operand(shape, gshape) is None:
             raise _Refused("an operand broadcast along every dimension")
         tensors.append(v)
+    out_dtype = out_dtype or dtype
     whole = out is not None and eager.bindable(out) is not None
-    result = out if whole else torch.empty(out_shape, dtype=dtype, device=dev.torch_device)
+    result = out if whole else torch.empty(out_shape, dtype=out_dtype, device=dev.torch_device)
     key = (name, tuple(gshape), tuple(tuple(eager.shape_of(t)) for t in tensors), element)
+    emit_types = {}
+    if conditions or out_dtype != dtype:
+        emit_types = {"elements": [eager.element_of(t) for t in tensors],
+                      "out_element": eager.element_of(result)}
+        key += (tuple(emit_types["elements"]), emit_types["out_element"])
     _execute(dev, aten_op, args, kwargs, key, tensors, [result],
-             lambda g, xs: [graph_text.emit_elementwise(g, xs, gshape, element, body)])
+             lambda g, xs: [graph_text.emit_elementwise(g, xs, gshape, element, body,
+                                                        **emit_types)])
     if out is not None and not whole:
         out.copy_(result)  # an in-place op on a view: computed apart, copied into place
         return out
@@ -187,6 +200,54 @@ for _op, _instruction in (("add", "arith.addf"), ("sub", "arith.subf"), ("mul", 
     _binary(getattr(aten, _op + "_").Tensor, _instruction, inplace=True)
 _binary(aten.maximum.default, "arith.maximumf")
 _binary(aten.minimum.default, "arith.minimumf")
+
+
+# ---- comparisons and selection (booleans are i8 on the device) ------------------------------
+
+def _compare(op, predicate):
+    """a (predicate) b as a boolean; NaN compares as PyTorch does (une for ne)."""
+    @_lowered(op)
+    def lower(dev, a, b):
+        def body(w, x):
+            return w.select(w.cmp(predicate, x[0], x[1]), w.const(1, "i8"), w.const(0, "i8"),
+                            element="i8")
+        return _elementwise(dev, op, (a, b), {}, f"cmp_{predicate}", [a, b], _broadcast(a, b),
+                            torch.result_type(a, b), body, out_dtype=torch.bool)
+
+
+for _op, _predicate in (("eq", "oeq"), ("ne", "une"), ("lt", "olt"), ("le", "ole"),
+                        ("gt", "ogt"), ("ge", "oge")):
+    _compare(getattr(aten, _op).Tensor, _predicate)
+    _compare(getattr(aten, _op).Scalar, _predicate)
+
+
+@_lowered(aten.where.self)
+def _where(dev, condition, a, b):
+    def body(w, x):
+        return w.select(w.is_true(x[0]), x[1], x[2])
+    return _elementwise(dev, aten.where.self, (condition, a, b), {}, "where",
+                        [condition, a, b], _broadcast(condition, a, b), torch.result_type(a, b),
+                        body, conditions=(0,))
+
+
+def _masked_fill(op, inplace):
+    """self with `value` where `mask` is true."""
+    @_lowered(op)
+    def lower(dev, a, mask, value):
+        if inplace and _broadcast(a, mask) != list(a.shape):
+            raise _Refused("the mask does not broadcast to self")
+
+        def body(w, x):
+            return w.select(w.is_true(x[1]), x[2], x[0])
+        return _elementwise(dev, op, (a, mask, value), {}, "masked_fill", [a, mask, value],
+                            _broadcast(a, mask), a.dtype, body, out=a if inplace else None,
+                            conditions=(1,))
+
+
+_masked_fill(aten.masked_fill.Scalar, False)
+_masked_fill(aten.masked_fill.Tensor, False)
+_masked_fill(aten.masked_fill_.Scalar, True)
+_masked_fill(aten.masked_fill_.Tensor, True)
 
 
 def _sigmoid(w, x):
@@ -492,6 +553,33 @@ def _pow(dev, a, exponent):
 
 
 # ---- convolutions: on the CPU for now ---------------------------------------------------------
+# ---- the dynamic padder's mask (chipless/torch/dynamic.py) ---------------------------------
+
+_dyn = torch.library.Library("chipless_dyn", "DEF")
+_dyn.define("masked(Tensor x, Tensor valid, float fill) -> Tensor")
+
+
+def _masked_reference(x, valid, fill):
+    """x where `valid` (broadcast to x) is above one half, `fill` elsewhere."""
+    return torch.where(valid > 0.5, x, torch.tensor(fill, dtype=x.dtype))
+
+
+_dyn.impl("masked", _masked_reference, "CPU")
+
+
+@_lowered(torch.ops.chipless_dyn.masked.default, _dyn)
+def _masked(dev, x, valid, fill):
+    if valid.dtype != x.dtype:
+        raise _Refused("the mask's dtype is not the masked tensor's")
+
+    def body(w, v):
+        return w.select(w.cmp("ogt", v[1], w.const(0.5)), v[0], w.const(fill))
+    name = {math.inf: "masked_max", -math.inf: "masked_min"}.get(fill, f"masked_{fill:g}")
+    return _elementwise(dev, torch.ops.chipless_dyn.masked.default, (x, valid, fill), {},
+                        name.replace(".", "_").replace("-", "minus"), [x, valid],
+                        list(x.shape), x.dtype, body)
+
+
 # A convolution on a backend other than CPU and CUDA reaches convolution_overrideable, for
 # which the CPU has no kernel: these run ATen's own convolution on the host instead.
 

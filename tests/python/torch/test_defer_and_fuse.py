@@ -48,7 +48,9 @@ def test_reading_the_data_runs_what_is_recorded():
         f = e - 1
         if f.sum(-1)[0] > -1e9:          # and a branch on a value
             pass
-        assert chipless.torch.stats("tpu")["launches"] == 3
+        # the element [0] is a view copied into a tensor of its own, which runs e - 1 and
+        # the sum; the comparison, recorded after it, runs when the branch reads it
+        assert chipless.torch.stats("tpu")["launches"] == 4
     finally:
         chipless.torch.set_defer_and_fuse(False)
 
