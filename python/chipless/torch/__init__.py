@@ -14,6 +14,7 @@ error under set_strict(True). See docs/pytorch.md.
 import torch  # noqa: F401  (the backend registers itself with torch)
 
 from chipless import native
+from chipless.errors import ChiplessError
 
 native.load("_torch")  # the PrivateUse1 backend: allocator, guard, copies, CPU fallback
 
@@ -31,6 +32,35 @@ def aot(model, *example_inputs, backward=False):
     returns; with `backward`, its backward too (chipless/torch/capture.py)."""
     from chipless.torch import capture
     return capture.Captured(model, example_inputs, backward)
+
+
+def compile(model, example_inputs, device="tpu", *, backward=False, dynamic=None,
+            max_length=None, buckets=None):
+    """`model` moved to `device` and captured ahead of time with `example_inputs` (a tuple),
+    compiled before this returns: the stand-in for PyTorch 2's torch.compile.
+
+    `dynamic` declares bounded dynamic lengths: {input index: dimension or dimensions}, the
+    dimensions sharing one length that may change from call to call, from 1 to `max_length`
+    (or the last of `buckets`). A call runs the program of the smallest bucket holding its
+    length (buckets: powers of two from 16, and max_length), padded and masked so that the
+    results are those of the exact length (chipless/torch/dynamic.py); `.counters` says how
+    many buckets were compiled and how many calls each served. Forward only."""
+    from chipless.torch import capture
+    from chipless.torch import dynamic as padder
+    target = shim.translate(device) if isinstance(device, str) else device
+    emulated = devices.of(target)
+    if emulated is None:
+        raise ChiplessError(f"chipless.torch.compile: {device!r} is not an emulated device")
+    model.to(target)
+    inputs = tuple(x.to(target) if isinstance(x, torch.Tensor) else x for x in example_inputs)
+    if dynamic is None:
+        return capture.Captured(model, inputs, backward)
+    if backward:
+        raise padder.DynamicError("dynamic: lengths that change from call to call are "
+                                  "compiled for the forward pass only (backward=False)")
+    places = padder.parse_spec(dynamic, inputs)
+    sizes = padder.make_buckets(max_length, buckets)
+    return capture.Bucketed(model, inputs, places, sizes, emulated)
 
 
 def device(name="tpu"):

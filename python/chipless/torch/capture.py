@@ -11,8 +11,9 @@ reused by every call of those shapes.
 """
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
+from torch.utils import _pytree as pytree
 
-from chipless.torch import execution
+from chipless.torch import dynamic, execution
 
 
 def _run_deferred(graph):
@@ -61,3 +62,119 @@ class Captured:
 
     def __call__(self, *inputs):
         return self._call(*inputs)
+
+
+class Bucketed:
+    """A model compiled for every length up to a bound (chipless/torch/dynamic.py): a call
+    runs the program of the smallest bucket holding its length, so lengths that change from
+    call to call reuse a bucket's program instead of compiling their own. `counters` says
+    how many buckets were captured and how many calls each served."""
+
+    def __init__(self, model, example_inputs, places, buckets, device):
+        self.model, self.places, self.buckets, self.device = model, places, buckets, device
+        self._examples = [x.detach().cpu() if isinstance(x, torch.Tensor) else x
+                          for x in example_inputs]
+        self._entries = {}   # bucket -> (graph module, extras, output dims)
+        self.counters = {"captures": 0, "calls": 0, "calls_by_bucket": {}}
+        with torch.no_grad():  # ahead of time: the example's bucket, compiled and run once
+            self(*example_inputs)
+        self.counters = {"captures": self.counters["captures"], "calls": 0,
+                         "calls_by_bucket": {}}
+
+    @property
+    def graphs(self):
+        """The captured FX graphs, one per bucket (their `.code` is the ATen program)."""
+        return [self._entries[b][0] for b in sorted(self._entries)]
+
+    def _by_input(self):
+        found = {}
+        for index, d in self.places:
+            found.setdefault(index, []).append(d)
+        return found
+
+    def _length(self, inputs):
+        """The call's length: every declared dimension's, which must agree and be within the
+        bound; the other dimensions must be the example's."""
+        if len(inputs) != len(self._examples):
+            raise dynamic.DynamicError(f"dynamic: the model was compiled with "
+                                       f"{len(self._examples)} inputs, not {len(inputs)}")
+        n, first = None, None
+        for index, d in self.places:
+            size = inputs[index].shape[d]
+            if n is None:
+                n, first = size, (index, d)
+            elif size != n:
+                raise dynamic.DynamicError(
+                    f"dynamic: input {index} dimension {d} has length {size}, but input "
+                    f"{first[0]} dimension {first[1]} has {n}: the declared dimensions "
+                    f"share one length")
+        if not 1 <= n <= self.buckets[-1]:
+            raise dynamic.DynamicError(
+                f"dynamic: input {first[0]} dimension {first[1]} has length {n}, outside the "
+                f"declared bounds 1..{self.buckets[-1]}")
+        dims = self._by_input()
+        for index, (x, example) in enumerate(zip(inputs, self._examples)):
+            if not isinstance(x, torch.Tensor):
+                continue
+            fixed = [s for k, s in enumerate(x.shape) if k not in dims.get(index, [])]
+            want = [s for k, s in enumerate(example.shape) if k not in dims.get(index, [])]
+            if fixed != want:
+                raise dynamic.DynamicError(
+                    f"dynamic: input {index} has shape {list(x.shape)}; only the declared "
+                    f"dimensions may differ from the example's {list(example.shape)}")
+        return n
+
+    def _state(self):
+        state = dict(self.model.named_parameters())
+        state.update(self.model.named_buffers())
+        return state
+
+    def _capture(self, bucket):
+        """Traces the model at the bucket's length and one more, and masks the bucket's
+        graph; the graph's constants and factories are put on the device."""
+        state = self._state()
+        dims = self._by_input()
+        traced = []
+        for length in (bucket, dynamic.probe_length(bucket)):
+            inputs = [dynamic.resize(x, dims[i], length) if i in dims else x
+                      for i, x in enumerate(self._examples)]
+            with torch.no_grad():
+                traced.append(dynamic.trace(self.model, state, inputs))
+        gm = traced[0]
+        padder = dynamic.Padder(gm, dynamic.length_dims(*traced, bucket,
+                                                        dynamic.probe_length(bucket)))
+        target = self.device.torch_device
+        for node in gm.graph.nodes:
+            if node.op == "get_attr":
+                value = getattr(gm, node.target)
+                if isinstance(value, torch.Tensor) and value.device.type == "cpu":
+                    setattr(gm, node.target, value.to(target))
+            if node.kwargs.get("device") in (torch.device("cpu"), torch.device("meta")):
+                node.kwargs = {**node.kwargs, "device": target}
+        dynamic.recompile(gm)
+        self.counters["captures"] += 1
+        self._entries[bucket] = (gm, padder.extras, padder.outputs)
+        return self._entries[bucket]
+
+    def __call__(self, *inputs):
+        n = self._length(inputs)
+        bucket = dynamic.ceil_bucket(self.buckets, n)
+        gm, extras, outputs = self._entries.get(bucket) or self._capture(bucket)
+        target = self.device.torch_device
+        dims = self._by_input()
+        padded = [dynamic.resize(x.to(target), dims[i], bucket) if i in dims else x
+                  for i, x in enumerate(inputs)]
+        masks = [dynamic.extra_value(e, n, bucket, target) for e in extras]
+        out = _run_deferred(gm)(*self._state().values(), *padded, *masks)
+        flat, spec = pytree.tree_flatten(out)
+        flat = [_narrow(x, d, n) for x, d in zip(flat, outputs)]
+        self.counters["calls"] += 1
+        by_bucket = self.counters["calls_by_bucket"]
+        by_bucket[bucket] = by_bucket.get(bucket, 0) + 1
+        return pytree.tree_unflatten(flat, spec)
+
+
+def _narrow(x, dims, n):
+    for d in dims:
+        x = x.narrow(d, 0, n)
+    return x

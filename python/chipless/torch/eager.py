@@ -183,7 +183,10 @@ def program(dev, key, build):
                 found = dev.device.prepare(directory)
                 stats_of(dev).compiles += 1
             except ChiplessError as e:
-                found = e
+                # kept without its traceback, whose frames would keep the refused graph's
+                # tensors alive (a deferred graph writes back every result still held)
+                found = e.with_traceback(None)
+                found.__context__ = found.__cause__ = None
                 stats_of(dev).refused[key] = str(e)
             _programs[(dev.slot, key)] = found
         else:
