@@ -146,6 +146,24 @@ func.func @p4(%x: tensor<2x3x8x64xf16> {graph.name = "x"}) -> (tensor<3x2x4x64xf
     close(y, 2 * x.astype(np.float32).transpose(1, 0, 2, 3)[:, :, 2:6, :], rtol=1e-3, atol=1e-3)
 
 
+def test_rank_four_restickify_in_runs_of_channels(tmp_path):
+    """NHWC -> NCHW of 64 channels (a convolution's output as PyTorch holds it): the stick
+    dimension changes, and 64 x 14 rows of 14 would need 64 tiles one channel each; runs of
+    channels per tile fit the 32 cores."""
+    graph = """
+func.func @nchw(%x: tensor<1x14x14x64xf16> {graph.name = "x"}) -> (tensor<1x64x14x14xf16> {graph.name = "y"}) {
+  %e = tensor.empty() : tensor<1x64x14x14xf16>
+  %y = linalg.transpose ins(%x : tensor<1x14x14x64xf16>) outs(%e : tensor<1x64x14x14xf16>) permutation = [0, 3, 1, 2]
+  return %y : tensor<1x64x14x14xf16>
+}
+"""
+    out, dump = compile_graph(tmp_path, graph, "nchw")
+    assert kernels(dump) == ["k1_restickify.mlir"], kernels(dump)
+    x = f16(np.random.default_rng(4), 1, 14, 14, 64)
+    y = simulate(tmp_path, out, {"x": x}, ["y"])["y"]
+    assert np.array_equal(y, x.astype(np.float32).transpose(0, 3, 1, 2))
+
+
 def test_padded_rows_in_a_hand_written_plan(tmp_path):
     """A plan whose argument says padded_rows fewer than the tensor's rows is refused at
     launch, naming the tensor."""

@@ -443,3 +443,46 @@ func.func @p(%x: tensor<5x100xf16> {graph.name = "x"}) -> (tensor<8x107xf16> {gr
     x = f16(np.random.default_rng(2), 5, 100)
     y = simulate(tmp_path, out, {"x": x}, ["y"])["y"]
     close(y, np.pad(x.astype(np.float32), ((1, 2), (3, 4)), constant_values=1.5), rtol=0, atol=0)
+
+
+def test_convolution_on_filters_as_pytorch_holds_them(tmp_path):
+    """A convolution of 256 channels on a 4 x 4 image with filters in PyTorch's [F, C, KH, KW]
+    (the PyTorch device's lowering): the matmul reads the permuted filters in place, and
+    divisions whose spans of K would cross a channel run (16 rows: K split over the cores)
+    are not candidates; the image and result permuted between NCHW and NHWC."""
+    n, c, h, f, k = 1, 256, 4, 256, 3
+    graph = f"""
+func.func @conv(%x: tensor<{n}x{c}x{h}x{h}xf16> {{graph.name = "x"}}, %w: tensor<{f}x{c}x{k}x{k}xf16> {{graph.name = "w"}})
+    -> (tensor<{n}x{f}x{h}x{h}xf16> {{graph.name = "y"}}) {{
+  %zero = arith.constant 0.0 : f16
+  %xf = tensor.collapse_shape %x [[0], [1], [2, 3]] : tensor<{n}x{c}x{h}x{h}xf16> into tensor<{n}x{c}x{h * h}xf16>
+  %ex = tensor.empty() : tensor<{n}x{h * h}x{c}xf16>
+  %xt = linalg.transpose ins(%xf : tensor<{n}x{c}x{h * h}xf16>) outs(%ex : tensor<{n}x{h * h}x{c}xf16>) permutation = [0, 2, 1]
+  %xi = tensor.expand_shape %xt [[0], [1, 2], [3]] output_shape [{n}, {h}, {h}, {c}] : tensor<{n}x{h * h}x{c}xf16> into tensor<{n}x{h}x{h}x{c}xf16>
+  %xp = tensor.pad %xi low[0, 1, 1, 0] high[0, 1, 1, 0] {{
+  ^bb0(%i: index, %j: index, %l: index, %m: index):
+    tensor.yield %zero : f16
+  }} : tensor<{n}x{h}x{h}x{c}xf16> to tensor<{n}x{h + 2}x{h + 2}x{c}xf16>
+  %wf = tensor.collapse_shape %w [[0], [1], [2, 3]] : tensor<{f}x{c}x{k}x{k}xf16> into tensor<{f}x{c}x{k * k}xf16>
+  %ew = tensor.empty() : tensor<{k * k}x{c}x{f}xf16>
+  %wt = linalg.transpose ins(%wf : tensor<{f}x{c}x{k * k}xf16>) outs(%ew : tensor<{k * k}x{c}x{f}xf16>) permutation = [2, 1, 0]
+  %wi = tensor.expand_shape %wt [[0, 1], [2], [3]] output_shape [{k}, {k}, {c}, {f}] : tensor<{k * k}x{c}x{f}xf16> into tensor<{k}x{k}x{c}x{f}xf16>
+  %e = tensor.empty() : tensor<{n}x{h}x{h}x{f}xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<{n}x{h}x{h}x{f}xf16>) -> tensor<{n}x{h}x{h}x{f}xf16>
+  %y = linalg.conv_2d_nhwc_hwcf {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}}
+      ins(%xp, %wi : tensor<{n}x{h + 2}x{h + 2}x{c}xf16>, tensor<{k}x{k}x{c}x{f}xf16>) outs(%z : tensor<{n}x{h}x{h}x{f}xf16>) -> tensor<{n}x{h}x{h}x{f}xf16>
+  %yf = tensor.collapse_shape %y [[0], [1, 2], [3]] : tensor<{n}x{h}x{h}x{f}xf16> into tensor<{n}x{h * h}x{f}xf16>
+  %ey = tensor.empty() : tensor<{n}x{f}x{h * h}xf16>
+  %yt = linalg.transpose ins(%yf : tensor<{n}x{h * h}x{f}xf16>) outs(%ey : tensor<{n}x{f}x{h * h}xf16>) permutation = [0, 2, 1]
+  %yo = tensor.expand_shape %yt [[0], [1], [2, 3]] output_shape [{n}, {f}, {h}, {h}] : tensor<{n}x{f}x{h * h}xf16> into tensor<{n}x{f}x{h}x{h}xf16>
+  return %yo : tensor<{n}x{f}x{h}x{h}xf16>
+}}
+"""
+    out, dump = compile_graph(tmp_path, graph, "nchw-conv")
+    rng = np.random.default_rng(11)
+    x, w = f16(rng, n, c, h, h), f16(rng, f, c, k, k, scale=0.05)
+    y = simulate(tmp_path, out, {"x": x, "w": w}, ["y"])["y"]
+    xp = np.pad(x.astype(np.float32).transpose(0, 2, 3, 1), ((0, 0), (1, 1), (1, 1), (0, 0)))
+    ref = np.einsum("abnhwc,abcf->nhwf", windows_ref(xp, k, k, 1, 1),
+                    w.astype(np.float32).transpose(2, 3, 1, 0)).transpose(0, 3, 1, 2)
+    close(y, ref, rtol=2e-2, atol=2e-2)

@@ -57,29 +57,37 @@ LogicalResult KernelWriter::writeRelayoutText() {
   start[rank - 2] = "%kr";
   box[rank - 2] = d_.blockRows;
   box[rank - 1] = shape[rank - 1];
-  if (rank > 2 && d_.gridBatch > 1) {
-    if (d_.blockBatch > 1) {
-      text_ << "    %kbatch = arith.constant " << d_.blockBatch << " : index\n"
-            << "    %kb0 = arith.muli %kbi, %kbatch : index\n";
-      start[0] = "%kb0";
-      box[0] = d_.blockBatch;
-    } else {
-      std::string pos = "%kbi";
-      for (size_t i = rank - 2; i-- > 0;) {
-        if (i == 0) {
-          start[i] = pos;
-          break;
-        }
+  if (rank == 3 && d_.gridBatch > 1 && d_.blockBatch > 1) {
+    text_ << "    %kbatch = arith.constant " << d_.blockBatch << " : index\n"
+          << "    %kb0 = arith.muli %kbi, %kbatch : index\n";
+    start[0] = "%kb0";
+    box[0] = d_.blockBatch;
+  } else if (rank > 2 && d_.gridBatch > 1) {
+    // The batch index counts blocks of blockBatch positions of the dimension before the
+    // matrix, then the positions of the dimensions before it.
+    std::string pos = "%kbi";
+    for (size_t i = rank - 2; i-- > 0;) {
+      const int64_t count = i == rank - 3 ? shape[i] / d_.blockBatch : shape[i];
+      std::string at = pos;
+      if (i > 0) {
         const std::string m = "%kx" + std::to_string(fresh_++),
-                          q = "%kx" + std::to_string(fresh_++), c = constant(shape[i]);
+                          q = "%kx" + std::to_string(fresh_++), c = constant(count);
         text_ << "    " << m << " = arith.remui " << pos << ", " << c << " : index\n"
               << "    " << q << " = arith.divui " << pos << ", " << c << " : index\n";
-        start[i] = m;
+        at = m;
         pos = q;
       }
+      if (i == rank - 3 && d_.blockBatch > 1) {
+        const std::string b = "%kx" + std::to_string(fresh_++), c = constant(d_.blockBatch);
+        text_ << "    " << b << " = arith.muli " << at << ", " << c << " : index\n";
+        at = b;
+      }
+      start[i] = at;
+      if (i == 0) break;
     }
+    box[rank - 3] = d_.blockBatch;
   } else if (rank > 2) {
-    box[0] = d_.blockBatch;
+    box[rank - 3] = d_.blockBatch;
   }
   FailureOr<std::string> block = loadBox(src, e, start, box);
   if (failed(block) || failed(storeBox(*block, dst, e, start, box)))
@@ -94,8 +102,7 @@ LogicalResult KernelWriter::writeGatherText() {
   auto g = cast<tensor::GatherOp>(k_.ops.front());
   Value table = g.getSource(), ids = g.getIndices(), out = g->getResult(0);
   std::optional<TensorView> tv = accessView(table, Form::Matrix),
-                            iv = accessView(ids, Form::PerRow),
-                            ov = accessView(out, Form::Matrix);
+                            iv = accessView(ids, Form::PerRow), ov = accessView(out, Form::Matrix);
   if (!tv || !iv || !ov)
     return fail("internal error: the Spyre front end cannot read the gather's operands as "
                 "they lie");
@@ -125,15 +132,16 @@ LogicalResult KernelWriter::writeGatherText() {
                     loadT = "tensor<" + dimsText(box) + "x" + e + ">";
   text_ << "    %ktg = ktdp.construct_indirect_access_tile intermediate_variables(" << vars << ") "
         << tableView << "[" << subs << "] {\n      variables_space_set = " << boxSet(box)
-        << ", variables_space_order = " << identityMap(box.size()) << "\n    } : "
-        << memrefs_[tableView] << ", " << memrefs_[idsView] << " -> " << tileT
+        << ", variables_space_order = " << identityMap(box.size())
+        << "\n    } : " << memrefs_[tableView] << ", " << memrefs_[idsView] << " -> " << tileT
         << "\n    %kgather = ktdp.load %ktg : " << tileT << " -> " << loadT << "\n";
   std::string value = "%kgather";
   const int64_t D = cast<RankedTensorType>(table.getType()).getShape().back();
   const std::vector<int64_t> block{d_.blockRows, D};
   if (cols.factors.size() > 1) {
     std::string groups = "[0], [";
-    for (size_t i = 0; i < cols.factors.size(); ++i) groups += (i ? ", " : "") + std::to_string(i + 1);
+    for (size_t i = 0; i < cols.factors.size(); ++i)
+      groups += (i ? ", " : "") + std::to_string(i + 1);
     const std::string t = "tensor<" + dimsText(covered) + "x" + e + ">";
     text_ << "    %kgcol = tensor.collapse_shape %kgather [" << groups << "]] : " << loadT
           << " into " << t << "\n";
@@ -159,8 +167,8 @@ LogicalResult KernelWriter::writeFillText() {
   const std::string e = elem(out);
   memView(*ov, e);
   const int64_t C = ov->shape()[1];
-  const std::string t = "tensor<" + std::to_string(d_.blockRows) + "x" + std::to_string(C) + "x" +
-                        e + ">";
+  const std::string t =
+      "tensor<" + std::to_string(d_.blockRows) + "x" + std::to_string(C) + "x" + e + ">";
   std::ostringstream os;
   os << std::scientific << std::setprecision(17)
      << cast<FloatAttr>(k_.fillValue).getValue().convertToDouble();
@@ -170,8 +178,8 @@ LogicalResult KernelWriter::writeFillText() {
         << "    %kr = arith.muli %kpid, %krows : index\n"
         << "    %kvalue = arith.constant " << value << " : " << e << "\n"
         << "    %kempty = tensor.empty() : " << t << "\n"
-        << "    %kfill = linalg.fill ins(%kvalue : " << e << ") outs(%kempty : " << t << ") -> " << t
-        << "\n";
+        << "    %kfill = linalg.fill ins(%kvalue : " << e << ") outs(%kempty : " << t << ") -> "
+        << t << "\n";
   if (failed(storeBox("%kfill", *ov, e, {"%kr", "%kc0"}, {d_.blockRows, C})))
     return fail("internal error: the Spyre front end cannot store the padding");
   text_ << "    return\n  }\n}\n";
@@ -209,8 +217,11 @@ LogicalResult KernelWriter::writeWindowText() {
         << "    %kn = arith.divui %kr, %koh : index\n"
         << "    %kh0 = arith.remui %kr, %koh : index\n";
   const int64_t b = d_.blockRows;
-  auto boxType = [&](const std::vector<int64_t>& s) { return "tensor<" + dimsText(s) + "x" + e + ">"; };
-  const std::string failed_ = "internal error: the Spyre front end cannot copy a window of the image";
+  auto boxType = [&](const std::vector<int64_t>& s) {
+    return "tensor<" + dimsText(s) + "x" + e + ">";
+  };
+  const std::string failed_ =
+      "internal error: the Spyre front end cannot copy a window of the image";
   const std::vector<int64_t> box{1, b, OW, C};
   const std::vector<std::string> at{"%kn", "%kh0", "%kc0", "%kc0"};
   if (unfold) {

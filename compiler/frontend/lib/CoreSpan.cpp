@@ -104,8 +104,8 @@ TileSpan widestTileSpan(const KernelGroup& k, const Division& d, const KernelPla
   if (k.kind == KernelGroup::Kind::Gather) {
     // Any row of the table: the whole of it.
     Value table = op->getOperand(0);
-    consider(table, plan.views.lookup(table), std::vector<int64_t>(shapeOf(table).begin(),
-                                                                   shapeOf(table).end()));
+    consider(table, plan.views.lookup(table),
+             std::vector<int64_t>(shapeOf(table).begin(), shapeOf(table).end()));
   }
   if (k.kind == KernelGroup::Kind::Window) {
     // The image rows a block of output rows reaches through its windows, of one image.
@@ -126,7 +126,7 @@ TileSpan widestTileSpan(const KernelGroup& k, const Division& d, const KernelPla
     std::vector<int64_t> box = k.source.shape();
     for (size_t i = 0; i + 2 < box.size(); ++i) box[i] = 1;
     if (box.size() >= 2) box[box.size() - 2] = d.blockRows;
-    if (box.size() == 3) box[0] = d.blockBatch;
+    if (box.size() >= 3) box[box.size() - 3] = d.blockBatch;
     consider(k.copyFrom, k.source, box);
     consider(k.copyFrom, k.dest, box);
     return widest;

@@ -17,7 +17,7 @@
 #include "Division.h"
 
 #include "CoreSpan.h"
-
+#include "Layout.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -350,10 +350,9 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
         // is a DMA run per element, each charged a whole stick.
         const double bBytes = k.transposedB ? static_cast<double>(kSpan * bn * r.stick)
                                             : static_cast<double>(kSpan * bnPad * e);
-        const double in =
-            static_cast<double>(bm * Kpad * e + sliceRows * bn * epiMatrix + sliceRows * epiRow +
-                                bn * epiCol) +
-            static_cast<double>(bm / sub) * bBytes;
+        const double in = static_cast<double>(bm * Kpad * e + sliceRows * bn * epiMatrix +
+                                              sliceRows * epiRow + bn * epiCol) +
+                          static_cast<double>(bm / sub) * bBytes;
         const double outBytes = static_cast<double>(sliceRows * bn * outPerElem);
         const double pt = ptCycles(r, bm, bn, kSpan, lanes);
         // The ring reduce-scatter: gk - 1 steps, each moving one slice a hop and adding it.
@@ -383,8 +382,8 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
   return out;
 }
 
-/// A re-layout: blocks of rows of one matrix of the result, or whole matrices of a rank-3
-/// result, each a box of the source as it lies.
+/// A re-layout: blocks of rows of one matrix of the result, or runs of whole matrices along
+/// the dimension before them, each a box of the source as it lies.
 std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& arch,
                                         std::string& why) {
   Rates r(arch);
@@ -407,10 +406,11 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
     if (tiles > arch.chip.cores || bytes > half) return;
     // The block must be a box of the source's factors.
     if (!gather) {
-      if (rank >= 2 && (!blockFits(src.dims[rank - 2], perTile) ||
-                        !blockFits(k.dest.dims[rank - 2], perTile)))
+      if (rank >= 2 &&
+          (!blockFits(src.dims[rank - 2], perTile) || !blockFits(k.dest.dims[rank - 2], perTile)))
         return;
-      if (perBatch > 1 && (!blockFits(src.dims[0], perBatch) || !blockFits(k.dest.dims[0], perBatch)))
+      if (perBatch > 1 &&
+          (!blockFits(src.dims[rank - 3], perBatch) || !blockFits(k.dest.dims[rank - 3], perBatch)))
         return;
     }
     Division d;
@@ -428,10 +428,12 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
     d.bound = elementRuns ? "dma" : "dram";
     out.push_back(d);
   };
-  // Blocks of rows of one matrix each, or whole matrices of a rank-3 result, several per tile.
+  // Blocks of rows of one matrix each, or whole matrices, several per tile: a run of the
+  // innermost dimension before the matrix (of a rank-4 result [N, C, H, W]: C).
   for (int64_t perTile : divisors(rows)) add(1, perTile);
-  if (rank == 3)
-    for (int64_t perBatch : divisors(k.batch))
+  if (rank >= 3 && !gather)
+    for (int64_t perBatch : divisors(
+             cast<RankedTensorType>(copied.getType()).getDimSize(static_cast<unsigned>(rank - 3))))
       if (perBatch > 1) add(perBatch, rows);
   if (out.empty()) why = "no division of the re-layout fits the scratchpad";
   return out;
@@ -501,11 +503,29 @@ std::vector<Division> allDivisions(const KernelGroup& k, const SpyreArch& arch, 
   return {};
 }
 
+/// Whether a matmul division's blocks of B (a span of K by a block of N) are boxes of B as
+/// it lies. B read in place through a view whose K rows fold from several dimensions (a
+/// convolution's filters, [F, C, KH, KW] read as [KH KW C, F]) takes spans and steps of K
+/// that stay within one position of an outer dimension, or cover whole ones.
+bool matmulBlocksFitB(const KernelGroup& k, const Division& d, const KernelPlan& plan) {
+  if (k.kind != KernelGroup::Kind::Matmul || k.batch > 1) return true;
+  auto it = plan.views.find(k.ops.front()->getOperand(1));
+  if (it == plan.views.end()) return true;
+  std::optional<TensorView> b =
+      k.transposedB ? std::optional<TensorView>(it->second) : matrixView(it->second);
+  if (!b || b->dims.size() != 2) return true;
+  return blockFits(b->dims[0], k.depth / d.gridDepth) && blockFits(b->dims[0], d.stepDepth) &&
+         blockFits(b->dims[1], d.blockCols);
+}
+
 } // namespace
 
 std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& arch,
                                          const KernelPlan& plan, std::string& why) {
   std::vector<Division> all = allDivisions(k, arch, why), out;
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [&](const Division& d) { return !matmulBlocksFitB(k, d, plan); }),
+            all.end());
   // A core addresses one span of at most dram.core_span_bytes.
   const int64_t limit = arch.dram.core_span_bytes;
   TileSpan narrowest;
@@ -525,8 +545,8 @@ std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& 
       name = "the result of '" + narrowest.tensor.getDefiningOp()->getName().getStringRef().str() +
              "'";
     why = "every division of the kernel has a tile that addresses " + name + " over " +
-          std::to_string(narrowest.bytes) + " bytes, more than one core may (dram.core_span_bytes = " +
-          std::to_string(limit) + ")";
+          std::to_string(narrowest.bytes) +
+          " bytes, more than one core may (dram.core_span_bytes = " + std::to_string(limit) + ")";
   }
   return out;
 }
