@@ -246,6 +246,64 @@ def emit_matmul(g, a, b, element, bias=None, batch=False, b_transposed=False):
                             lambda w, x: w.op("arith.addf", x[0], x[1]))
 
 
+def transpose(g, value, shape, perm, element):
+    """`value` of `shape` with its dimensions in the order `perm` (a view for the compilers)."""
+    out_shape = [shape[p] for p in perm]
+    e = g.empty(out_shape, element)
+    out = g.value()
+    g.line(f"{out} = linalg.transpose ins({value} : {tensor_type(shape, element)}) "
+           f"outs({e} : {tensor_type(out_shape, element)}) permutation = {list(perm)}")
+    return out
+
+
+def conv_output(size, kernel, stride, padding, dilation):
+    """The output length of a convolution or pooling window along one dimension."""
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def emit_conv2d(g, x, w, bias, stride, padding, dilation, element):
+    """PyTorch's conv2d on NCHW `x` and FCHW filters `w` ((value, shape) each; `bias` one
+    too, or None) as the graph form has it: permuted to NHWC and HWCF, padded with zeros
+    (tensor.pad), linalg.conv_2d_nhwc_hwcf, the bias added per output channel, permuted back
+    to NCHW."""
+    (xv, (n, c, h, wd)), (wv, (f, _, kh, kw)) = x, w
+    # each permutation through rank 3 (the spatial dimensions merged), which the Spyre front
+    # end's re-layout divides over its cores
+    flat = g.collapse(xv, [n, c, h, wd], [[0], [1], [2, 3]], [n, c, h * wd], element)
+    flat = transpose(g, flat, [n, c, h * wd], [0, 2, 1], element)
+    image = g.expand(flat, [n, h * wd, c], [[0], [1, 2], [3]], [n, h, wd, c], element)
+    shape = [n, h, wd, c]
+    if any(padding):
+        padded = [n, h + 2 * padding[0], wd + 2 * padding[1], c]
+        zero, out = g.value(), g.value()
+        g.line(f"{zero} = arith.constant {_literal(0.0, element)} : {element}")
+        low = [0, padding[0], padding[1], 0]
+        g.line(f"{out} = tensor.pad {image} low{low} high{low} {{")
+        g.line("^bb0(%p0: index, %p1: index, %p2: index, %p3: index):")
+        g.line(f"  tensor.yield {zero} : {element}")
+        g.line(f"}} : {tensor_type(shape, element)} to {tensor_type(padded, element)}")
+        image, shape = out, padded
+    flat = g.collapse(wv, [f, c, kh, kw], [[0], [1], [2, 3]], [f, c, kh * kw], element)
+    flat = transpose(g, flat, [f, c, kh * kw], [2, 1, 0], element)
+    filters = g.expand(flat, [kh * kw, c, f], [[0, 1], [2], [3]], [kh, kw, c, f], element)
+    oh = conv_output(h, kh, stride[0], padding[0], dilation[0])
+    ow = conv_output(wd, kw, stride[1], padding[1], dilation[1])
+    out_shape = [n, oh, ow, f]
+    zero = g.fill(0.0, out_shape, element)
+    conv = g.value()
+    out_type = tensor_type(out_shape, element)
+    g.line(f"{conv} = linalg.conv_2d_nhwc_hwcf {{dilations = dense<{list(dilation)}> : "
+           f"tensor<2xi64>, strides = dense<{list(stride)}> : tensor<2xi64>}} "
+           f"ins({image}, {filters} : {tensor_type(shape, element)}, "
+           f"{tensor_type([kh, kw, c, f], element)}) outs({zero} : {out_type}) -> {out_type}")
+    if bias is not None:
+        conv = emit_elementwise(g, [(conv, out_shape), bias], out_shape, element,
+                                lambda b, v: b.op("arith.addf", v[0], v[1]))
+    flat = g.collapse(conv, out_shape, [[0], [1, 2], [3]], [n, oh * ow, f], element)
+    flat = transpose(g, flat, [n, oh * ow, f], [0, 2, 1], element)
+    return g.expand(flat, [n, f, oh * ow], [[0], [1], [2, 3]], [n, f, oh, ow], element)
+
+
 def emit_softmax(g, x, element):
     """Softmax over the last dimension."""
     v, shape = x

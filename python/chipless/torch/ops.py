@@ -581,11 +581,38 @@ def _masked(dev, x, valid, fill):
 
 
 # A convolution on a backend other than CPU and CUDA reaches convolution_overrideable, for
-# which the CPU has no kernel: these run ATen's own convolution on the host instead.
+# which the CPU has no kernel: what is not lowered runs ATen's own convolution on the host.
 
-def _convolution(*args):
-    dev = _device_of(*args)
-    return on_cpu(aten.convolution.default, args, {}, dev, "convolutions are not lowered yet")
+def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding,
+                 groups):
+    """A 2-d convolution on Spyre (its front end unfolds it into a matmul); anything else on
+    the CPU."""
+    args = (x, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    dev = _device_of(x, weight)
+    element = _element(x.dtype, dev)
+    reason = ("convolutions are lowered on Spyre only" if dev.kind != "spyre" else
+              "a transposed or grouped convolution" if transposed or groups != 1 else
+              "not a 2-d convolution" if x.dim() != 4 or weight.dim() != 4 else
+              f"{x.dtype} convolutions" if element is None or weight.dtype != x.dtype else
+              None)
+    if reason is not None:
+        return on_cpu(aten.convolution.default, args, {}, dev, reason)
+    stride, padding, dilation = list(stride), list(padding), list(dilation)
+    n, _, h, w = x.shape
+    f, _, kh, kw = weight.shape
+    out_shape = [n, f, graph_text.conv_output(h, kh, stride[0], padding[0], dilation[0]),
+                 graph_text.conv_output(w, kw, stride[1], padding[1], dilation[1])]
+    operands = [x, weight] + ([bias.to(x.dtype)] if bias is not None else [])
+    out = torch.empty(out_shape, dtype=x.dtype, device=dev.torch_device)
+    key = ("conv2d", tuple(x.shape), tuple(weight.shape), bias is not None, tuple(stride),
+           tuple(padding), tuple(dilation), element)
+
+    def emit(g, xs):
+        return [graph_text.emit_conv2d(g, xs[0], xs[1], xs[2] if len(xs) == 3 else None,
+                                       stride, padding, dilation, element)]
+    execution.execute(dev, eager.Op(key, operands, [out], emit, aten.convolution.default,
+                                    args, {}))
+    return out
 
 
 def _convolution_backward(grad, x, weight, stride, padding, dilation, transposed,

@@ -182,6 +182,32 @@ def test_a_causal_mask_made_by_comparison_matches_the_cpu(device):
     close(got, want, 1e-2 if device == "spyre" else 1e-5, 1e-3 if device == "spyre" else 1e-6)
 
 
+CONVOLUTIONS = [  # (batch, channels, height, width, filters, kernel, stride, padding, dilation)
+    (1, 8, 16, 16, 16, 3, 1, 1, 1), (2, 3, 15, 13, 8, 3, 2, 0, 1),
+    (1, 64, 14, 14, 64, 3, 1, 1, 1), (1, 3, 32, 32, 64, 7, 2, 3, 1),
+    (1, 16, 12, 12, 8, 3, 1, 2, 2)]
+
+
+@pytest.mark.parametrize("n,c,h,w,f,k,s,p,d", CONVOLUTIONS)
+def test_convolutions_on_spyre_unfold_into_a_matmul(n, c, h, w, f, k, s, p, d):
+    x = torch.randn(n, c, h, w).half()
+    weight = (torch.randn(f, c, k, k) * 0.2).half()
+    bias = torch.randn(f).half() if p else None
+    got = runs_on_device("spyre", lambda a, b, *rest: F.conv2d(
+        a, b, *rest, stride=s, padding=p, dilation=d), x, weight,
+        *([bias] if bias is not None else []), launches=1)
+    want = F.conv2d(x.float(), weight.float(), None if bias is None else bias.float(),
+                    stride=s, padding=p, dilation=d)
+    close(got, want, 1e-2, 2e-3 * want.abs().max().item())
+
+
+def test_convolutions_on_the_tpu_run_on_the_cpu_with_the_reason():
+    x, weight = torch.randn(1, 3, 8, 8), torch.randn(4, 3, 3, 3)
+    got = F.conv2d(x.to("tpu"), weight.to("tpu"), padding=1)
+    close(got, F.conv2d(x, weight, padding=1), 1e-5, 1e-5)
+    assert chipless.torch.stats("tpu")["cpu_ops"] == {"aten.convolution.default": 1}
+
+
 def test_ops_without_a_lowering_run_on_the_cpu_and_are_counted():
     x = torch.randn(6, 130)
     got = torch.cumsum(x.to("tpu"), dim=1)
