@@ -8,6 +8,9 @@ reused by every call of those shapes.
     y = fast(x)                                # one program
     fast = chipless.torch.aot(model, x, backward=True)
     fast(x).sum().backward()                   # one program forward, one backward
+
+Bucketed is the capture of chipless.torch.compile(..., dynamic=): one graph per length
+bucket, padded and masked by chipless/torch/dynamic.py.
 """
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -162,8 +165,9 @@ class Bucketed:
         gm, extras, outputs = self._entries.get(bucket) or self._capture(bucket)
         target = self.device.torch_device
         dims = self._by_input()
-        padded = [dynamic.resize(x.to(target), dims[i], bucket) if i in dims else x
-                  for i, x in enumerate(inputs)]
+        moved = [x.to(target) if isinstance(x, torch.Tensor) else x for x in inputs]
+        padded = [dynamic.resize(x, dims[i], bucket) if i in dims else x
+                  for i, x in enumerate(moved)]
         masks = [dynamic.extra_value(e, n, bucket, target) for e in extras]
         out = _run_deferred(gm)(*self._state().values(), *padded, *masks)
         flat, spec = pytree.tree_flatten(out)

@@ -33,14 +33,13 @@ from chipless.errors import ChiplessError
 aten = torch.ops.aten
 INF = float("inf")
 
-#: Reductions: op -> (where its reduced dimensions are, identity of the reduction, whether
-#: the result is a mean to rescale). `where` maps (node args, input rank) to the dimensions.
 
 
-def _dims_arg(index, default_all=True):
+def _dims_arg(index):
+    """`where` of an op whose dimensions are its argument `index` (none or [] for all)."""
     def where(args, rank):
         dims = args[index] if len(args) > index else None
-        if dims is None or (isinstance(dims, (list, tuple)) and not dims and default_all):
+        if dims is None or (isinstance(dims, (list, tuple)) and not dims):
             return list(range(rank))
         return [d % rank for d in (dims if isinstance(dims, (list, tuple)) else [dims])]
     return where
@@ -50,6 +49,8 @@ def _all_dims(args, rank):
     return list(range(rank))
 
 
+#: Reductions: op -> (where its reduced dimensions are, identity of the reduction, whether
+#: the result is a mean to rescale). `where` maps (node args, input rank) to the dimensions.
 REDUCTIONS = {
     aten.sum.dim_IntList: (_dims_arg(1), 0.0, False),
     aten.sum.default: (_all_dims, 0.0, False),
@@ -415,4 +416,4 @@ def ceil_bucket(buckets, n):
 
 def probe_length(bucket):
     """A second length to trace at, to tell which dimensions follow the length."""
-    return bucket + 1 if bucket > 1 else 2
+    return bucket + 1

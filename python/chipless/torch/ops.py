@@ -552,7 +552,6 @@ def _pow(dev, a, exponent):
                         list(a.shape), a.dtype, lambda w, x: powers[exponent](w, x[0]))
 
 
-# ---- convolutions: on the CPU for now ---------------------------------------------------------
 # ---- the dynamic padder's mask (chipless/torch/dynamic.py) ---------------------------------
 
 _dyn = torch.library.Library("chipless_dyn", "DEF")
@@ -574,12 +573,13 @@ def _masked(dev, x, valid, fill):
 
     def body(w, v):
         return w.select(w.cmp("ogt", v[1], w.const(0.5)), v[0], w.const(fill))
-    name = {math.inf: "masked_max", -math.inf: "masked_min"}.get(fill, f"masked_{fill:g}")
+    name = {math.inf: "masked_inf", -math.inf: "masked_minus_inf"}.get(fill, f"masked_{fill:g}")
     return _elementwise(dev, torch.ops.chipless_dyn.masked.default, (x, valid, fill), {},
                         name.replace(".", "_").replace("-", "minus"), [x, valid],
                         list(x.shape), x.dtype, body)
 
 
+# ---- convolutions ------------------------------------------------------------------------------
 # A convolution on a backend other than CPU and CUDA reaches convolution_overrideable, for
 # which the CPU has no kernel: what is not lowered runs ATen's own convolution on the host.
 
