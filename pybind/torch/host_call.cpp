@@ -3,6 +3,7 @@
 
 #include <ATen/core/List.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/ops/_copy_from_and_resize.h>
 #include <c10/core/DispatchKeySet.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Optional.h>
@@ -137,7 +138,8 @@ void hostCall(const c10::OperatorHandle& op, torch::jit::Stack* stack, bool upca
     const c10::AliasInfo* alias = schema.arguments()[i].alias_info();
     if (alias == nullptr || !alias->isWrite() || !arguments[i].isTensor()) continue;
     at::Tensor device = arguments[i].toTensor();
-    if (onDevice(device)) device.copy_(hostArguments[i].toTensor().to(device.scalar_type()));
+    if (onDevice(device)) // resized as the CPU kernel resized it (an out= tensor)
+      at::_copy_from_and_resize(hostArguments[i].toTensor().to(device.scalar_type()), device);
   }
 
   const size_t numReturns = schema.returns().size();

@@ -228,6 +228,12 @@ def test_float16_ops_the_cpu_has_no_float16_kernel_for_run_in_float32_and_round_
     assert d.dtype == torch.float16 and torch.equal(d.cpu(), x.float().cumprod(1).half())
     # asking for float32 keeps float32
     assert torch.cumsum(x.to("spyre"), 1, dtype=torch.float32).dtype == torch.float32
+    # out= tensors the CPU kernel resizes (median's values and indices) are resized on the
+    # device too
+    values, indices = torch.median(x.to("spyre"), 1)
+    want = torch.median(x.float(), 1)
+    assert torch.equal(values.cpu(), want.values.half()) and values.dtype == torch.float16
+    assert torch.equal(indices.cpu(), want.indices)
     assert chipless.torch.fallback_counts()["aten::cumsum.out"] >= 2
 
 
