@@ -1,6 +1,7 @@
 """Ahead-of-time capture, where PyTorch 2's torch.compile would go (1.13 has no Dynamo): the
-model's ATen ops are captured once with make_fx (forward) or functorch's aot_module (forward
-and backward as two graphs), and every call runs a captured graph as one deferred region —
+model's ATen ops are captured once with make_fx on the meta device (forward; the model's
+state passed in as inputs) or functorch's aot_module (forward and backward as two graphs),
+and every call runs a captured graph as one deferred region —
 one program per graph, compiled when the model is captured (with the example inputs) and
 reused by every call of those shapes.
 
@@ -13,7 +14,6 @@ Bucketed is the capture of chipless.torch.compile(..., dynamic=): one graph per 
 bucket, padded and masked by chipless/torch/dynamic.py.
 """
 import torch
-from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils import _pytree as pytree
 
 from chipless.torch import dynamic, execution
@@ -47,9 +47,13 @@ class Captured:
                 return make_boxed_func(_run_deferred(graph))
             self._call = aot_module(model, fw_compiler=compiler, bw_compiler=compiler)
         else:
-            graph = make_fx(lambda *xs: model(*xs))(*example_inputs)
+            # traced on the meta device (nothing runs on the emulated one until the first
+            # call), the model's parameters and buffers passed in as inputs
+            graph = dynamic.trace(model, _state(model), example_inputs)
+            _place_on(graph, _device_of(model, example_inputs))
             self.graphs.append(graph)
-            self._call = _run_deferred(graph)
+            run = _run_deferred(graph)
+            self._call = lambda *inputs: run(*_state(model).values(), *inputs)
         # ahead of time: compile (and run once) with the example inputs; the backward's
         # gradients are undone, so capturing leaves the model as it was
         if not backward:
@@ -127,15 +131,11 @@ class Bucketed:
                     f"dimensions may differ from the example's {list(example.shape)}")
         return n
 
-    def _state(self):
-        state = dict(self.model.named_parameters())
-        state.update(self.model.named_buffers())
-        return state
 
     def _capture(self, bucket):
         """Traces the model at the bucket's length and one more, and masks the bucket's
         graph; the graph's constants and factories are put on the device."""
-        state = self._state()
+        state = _state(self.model)
         dims = self._by_input()
         traced = []
         for length in (bucket, dynamic.probe_length(bucket)):
@@ -146,15 +146,7 @@ class Bucketed:
         gm = traced[0]
         padder = dynamic.Padder(gm, dynamic.length_dims(*traced, bucket,
                                                         dynamic.probe_length(bucket)))
-        target = self.device.torch_device
-        for node in gm.graph.nodes:
-            if node.op == "get_attr":
-                value = getattr(gm, node.target)
-                if isinstance(value, torch.Tensor) and value.device.type == "cpu":
-                    setattr(gm, node.target, value.to(target))
-            if node.kwargs.get("device") in (torch.device("cpu"), torch.device("meta")):
-                node.kwargs = {**node.kwargs, "device": target}
-        dynamic.recompile(gm)
+        _place_on(gm, self.device.torch_device)
         self.counters["captures"] += 1
         self._entries[bucket] = (gm, padder.extras, padder.outputs)
         return self._entries[bucket]
@@ -169,13 +161,42 @@ class Bucketed:
         padded = [dynamic.resize(x, dims[i], bucket) if i in dims else x
                   for i, x in enumerate(moved)]
         masks = [dynamic.extra_value(e, n, bucket, target) for e in extras]
-        out = _run_deferred(gm)(*self._state().values(), *padded, *masks)
+        out = _run_deferred(gm)(*_state(self.model).values(), *padded, *masks)
         flat, spec = pytree.tree_flatten(out)
         flat = [_narrow(x, d, n) for x, d in zip(flat, outputs)]
         self.counters["calls"] += 1
         by_bucket = self.counters["calls_by_bucket"]
         by_bucket[bucket] = by_bucket.get(bucket, 0) + 1
         return pytree.tree_unflatten(flat, spec)
+
+
+def _state(model):
+    """The model's parameters and buffers by name, the inputs of its traced graph."""
+    state = dict(model.named_parameters())
+    state.update(model.named_buffers())
+    return state
+
+
+def _device_of(model, inputs):
+    """The torch.device of the first tensor of the model's state or inputs on an emulated
+    device (the CPU when none is)."""
+    for t in [*_state(model).values(), *inputs]:
+        if isinstance(t, torch.Tensor) and t.device.type == "privateuseone":
+            return t.device
+    return torch.device("cpu")
+
+
+def _place_on(gm, target):
+    """The traced graph's constants and factory ops on `target` (tracing put them on the
+    meta device or the host)."""
+    for node in gm.graph.nodes:
+        if node.op == "get_attr":
+            value = getattr(gm, node.target)
+            if isinstance(value, torch.Tensor) and value.device.type == "cpu":
+                setattr(gm, node.target, value.to(target))
+        if node.kwargs.get("device") in (torch.device("cpu"), torch.device("meta")):
+            node.kwargs = {**node.kwargs, "device": target}
+    dynamic.recompile(gm)
 
 
 def _narrow(x, dims, n):

@@ -18,8 +18,12 @@ def test_a_captured_mlp_is_one_program_compiled_ahead():
     model, (x,) = blocks.build("mlp")
     want = model(x)
     model.to("tpu")
-    fast = chipless.torch.aot(model, x.to("tpu"))
+    x_tpu = x.to("tpu")
+    chipless.torch.reset_stats()
+    fast = chipless.torch.aot(model, x_tpu)
     assert "torch.ops.aten.addmm.default" in fast.graphs[0].code
+    # traced on the meta device: the only launch of the capture is its ahead-of-time run
+    assert chipless.torch.stats("tpu")["launches"] == 1
     chipless.torch.reset_stats()
     with torch.no_grad():
         got = fast(x.to("tpu"))
