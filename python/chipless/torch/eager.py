@@ -196,9 +196,11 @@ def program(dev, key, build):
         return found
 
 
-def launch(dev, prepared, bound):
-    """Launches `prepared` with {argument: (address, dtype, shape)}; its cycles counted."""
-    launched = dev.device._handle.launch(prepared._handle, {}, {}, {}, _mode["trace"], bound)
+def launch(dev, prepared, bound, arrays=None):
+    """Launches `prepared` with {argument: (address, dtype, shape)} bound where they lie and
+    host arrays {argument: numpy array}; its cycles counted."""
+    launched = dev.device._handle.launch(prepared._handle, arrays or {}, {}, {}, _mode["trace"],
+                                         bound)
     s = stats_of(dev)
     s.launches += 1
     s.cycles += launched.cycles
@@ -218,16 +220,6 @@ def check_not_strict(op, dev, reason, strict_mode=None):
         raise StrictModeError(f"chipless: {op} does not run on {dev.name} ({reason}), and "
                               f"strict mode does not let it run on the CPU "
                               f"(chipless.torch.set_strict(False) allows the fallback)")
-
-
-def launch_host(dev, prepared, arrays):
-    """Launches `prepared` with host arrays {argument: numpy array}; its cycles counted."""
-    launched = dev.device._handle.launch(prepared._handle, arrays, {}, {}, _mode["trace"], {})
-    s = stats_of(dev)
-    s.launches += 1
-    s.cycles += launched.cycles
-    s.sim_seconds += launched.host_seconds
-    return launched
 
 
 def count_cpu(dev, op):

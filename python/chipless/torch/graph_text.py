@@ -261,6 +261,18 @@ def conv_output(size, kernel, stride, padding, dilation):
     return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
 
 
+def _permute3(g, value, shape, merge, perm, split, to_shape, element):
+    """A rank-4 permutation done as rank 3: `value` of `shape` collapsed by the groups
+    `merge`, permuted by `perm`, expanded by the groups `split` to `to_shape`."""
+    merged = [1] * len(merge)
+    for i, group in enumerate(merge):
+        for d in group:
+            merged[i] *= shape[d]
+    flat = g.collapse(value, shape, merge, merged, element)
+    flat = transpose(g, flat, merged, perm, element)
+    return g.expand(flat, [merged[p] for p in perm], split, to_shape, element)
+
+
 def emit_conv2d(g, x, w, bias, stride, padding, dilation, element):
     """PyTorch's conv2d on NCHW `x` and FCHW filters `w` ((value, shape) each; `bias` one
     too, or None) as the graph form has it: permuted to NHWC and HWCF, padded with zeros
@@ -269,9 +281,8 @@ def emit_conv2d(g, x, w, bias, stride, padding, dilation, element):
     (xv, (n, c, h, wd)), (wv, (f, _, kh, kw)) = x, w
     # each permutation through rank 3 (the spatial dimensions merged), which the Spyre front
     # end's re-layout divides over its cores
-    flat = g.collapse(xv, [n, c, h, wd], [[0], [1], [2, 3]], [n, c, h * wd], element)
-    flat = transpose(g, flat, [n, c, h * wd], [0, 2, 1], element)
-    image = g.expand(flat, [n, h * wd, c], [[0], [1, 2], [3]], [n, h, wd, c], element)
+    image = _permute3(g, xv, [n, c, h, wd], [[0], [1], [2, 3]], [0, 2, 1],
+                      [[0], [1, 2], [3]], [n, h, wd, c], element)
     shape = [n, h, wd, c]
     if any(padding):
         padded = [n, h + 2 * padding[0], wd + 2 * padding[1], c]
@@ -283,9 +294,8 @@ def emit_conv2d(g, x, w, bias, stride, padding, dilation, element):
         g.line(f"  tensor.yield {zero} : {element}")
         g.line(f"}} : {tensor_type(shape, element)} to {tensor_type(padded, element)}")
         image, shape = out, padded
-    flat = g.collapse(wv, [f, c, kh, kw], [[0], [1], [2, 3]], [f, c, kh * kw], element)
-    flat = transpose(g, flat, [f, c, kh * kw], [2, 1, 0], element)
-    filters = g.expand(flat, [kh * kw, c, f], [[0, 1], [2], [3]], [kh, kw, c, f], element)
+    filters = _permute3(g, wv, [f, c, kh, kw], [[0], [1], [2, 3]], [2, 1, 0],
+                        [[0, 1], [2], [3]], [kh, kw, c, f], element)
     oh = conv_output(h, kh, stride[0], padding[0], dilation[0])
     ow = conv_output(wd, kw, stride[1], padding[1], dilation[1])
     out_shape = [n, oh, ow, f]
@@ -299,9 +309,8 @@ def emit_conv2d(g, x, w, bias, stride, padding, dilation, element):
     if bias is not None:
         conv = emit_elementwise(g, [(conv, out_shape), bias], out_shape, element,
                                 lambda b, v: b.op("arith.addf", v[0], v[1]))
-    flat = g.collapse(conv, out_shape, [[0], [1, 2], [3]], [n, oh * ow, f], element)
-    flat = transpose(g, flat, [n, oh * ow, f], [0, 2, 1], element)
-    return g.expand(flat, [n, f, oh * ow], [[0], [1], [2, 3]], [n, f, oh, ow], element)
+    return _permute3(g, conv, out_shape, [[0], [1, 2], [3]], [0, 2, 1], [[0], [1], [2, 3]],
+                     [n, f, oh, ow], element)
 
 
 def emit_softmax(g, x, element):
@@ -312,6 +321,19 @@ def emit_softmax(g, x, element):
     t = tensor_type(shape, element)
     g.line(f"{out} = linalg.softmax dimension({len(shape) - 1}) ins({v} : {t}) outs({e} : {t}) "
            f"-> {t}")
+    return out
+
+
+def _reduce(g, v, shape, dim, out_shape, element, combine, init):
+    """A linalg.reduce of `v` over dimension `dim` by the arith op `combine`, from `init`."""
+    acc = g.fill(init, out_shape, element)
+    out = g.value()
+    g.line(f"{out} = linalg.reduce ins({v} : {tensor_type(shape, element)}) outs({acc} : "
+           f"{tensor_type(out_shape, element)}) dimensions = [{dim}]")
+    g.line(f"  (%in: {element}, %acc: {element}) {{")
+    g.line(f"    %r = {combine} %in, %acc : {element}")
+    g.line(f"    linalg.yield %r : {element}")
+    g.line("  }")
     return out
 
 
@@ -331,15 +353,7 @@ def emit_reduce_last(g, x, element, combine, init, scale=None):
     if scale is not None:
         v = emit_elementwise(g, [(v, shape)], shape, element,
                              lambda w, e: w.op("arith.mulf", e[0], w.const(scale)))
-    acc = g.fill(init, out_shape, element)
-    out = g.value()
-    g.line(f"{out} = linalg.reduce ins({v} : {tensor_type(shape, element)}) outs({acc} : "
-           f"{tensor_type(out_shape, element)}) dimensions = [{len(shape) - 1}]")
-    g.line(f"  (%in: {element}, %acc: {element}) {{")
-    g.line(f"    %r = {combine} %in, %acc : {element}")
-    g.line(f"    linalg.yield %r : {element}")
-    g.line("  }")
-    return out
+    return _reduce(g, v, shape, len(shape) - 1, out_shape, element, combine, init)
 
 
 def emit_layer_norm(g, x, weight, bias, element, eps):
@@ -375,15 +389,7 @@ def emit_reduce_columns(g, x, element, combine, init):
     gradient); the TPU compiler reduces the transposed input on its MXU."""
     v, shape = x
     out_shape = list(shape[:-2]) + [shape[-1]]
-    acc = g.fill(init, out_shape, element)
-    out = g.value()
-    g.line(f"{out} = linalg.reduce ins({v} : {tensor_type(shape, element)}) outs({acc} : "
-           f"{tensor_type(out_shape, element)}) dimensions = [{len(shape) - 2}]")
-    g.line(f"  (%in: {element}, %acc: {element}) {{")
-    g.line(f"    %r = {combine} %in, %acc : {element}")
-    g.line(f"    linalg.yield %r : {element}")
-    g.line("  }")
-    return out
+    return _reduce(g, v, shape, len(shape) - 2, out_shape, element, combine, init)
 
 
 def emit_row_variance(g, x, element):
