@@ -34,6 +34,12 @@ struct Allocation {
   c10::ScalarType scalarType = c10::ScalarType::Float; ///< PyTorch's dtype of the base
 };
 
+// ---- copies derived from a storage (derived_copies.cpp) -----------------------------------
+
+/// Drops the copies derived from the storage of `a`: its contents change (at every write into
+/// it, by a copy from the host or when an op that writes it is issued) or it is freed.
+void dropDerived(const Allocation& a);
+
 // ---- devices (device_registry.cpp) -------------------------------------------------------
 
 /// Makes PrivateUse1 index `index` the emulated device behind `memory` (owned by `keepAlive`,

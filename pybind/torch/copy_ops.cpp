@@ -24,6 +24,7 @@ at::Tensor readBase(const Allocation& a) {
 
 void writeBase(const Allocation& a, const at::Tensor& cpu) {
   flushDeferred(a.index, a.address);
+  dropDerived(a);
   TensorMemory& memory = memoryOf(a.index);
   const DeviceType type = deviceTypeOf(a.scalarType, memory.name());
   at::Tensor host = cpu.to(type.writeHost).contiguous();

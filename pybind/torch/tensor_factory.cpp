@@ -21,6 +21,7 @@ int64_t elementsOf(at::IntArrayRef sizes) {
 
 void freeAllocation(void* context) {
   auto* a = static_cast<Allocation*>(context);
+  dropDerived(*a);
   try {
     memoryOf(a->index).release(a->address);
   } catch (...) {

@@ -3,6 +3,8 @@ run in the caller's thread (TPU_LAUNCH_BLOCKING=1 or set_blocking; and while a d
 runs), or recorded (DeferAndFuse); and the sync point every mode shares, flush_all, which the
 backend calls before device memory is touched from outside a program.
 """
+import torch
+
 from chipless.torch import deferred, stream
 from chipless.torch.eager import _mode, map_tensors, run_or_cpu
 
@@ -10,7 +12,10 @@ from chipless.torch.eager import _mode, map_tensors, run_or_cpu
 def execute(dev, op):
     """Queues `op` on the device's stream (eager), runs it now (blocking eager, or while a
     deferred graph runs) or records it (DeferAndFuse). An op on a tensor with no elements is
-    computed on the host: there is nothing for a program to do (and nothing to compile)."""
+    computed on the host: there is nothing for a program to do (and nothing to compile).
+    The copies derived from the outputs' storages are dropped now, in issue order (an op
+    issued later must not read a copy of what this op overwrites)."""
+    torch.ops.chipless.mark_written(op.outputs)
     if any(t.numel() == 0 for t in (*op.operands, *op.outputs)):
         op.on_cpu()
     elif _mode["defer"] and not _mode["flushing"]:

@@ -227,12 +227,8 @@ def emit_matmul(g, a, b, element, bias=None, batch=False, b_transposed=False):
     (av, a_shape), (bv, b_shape) = a, b
     if b_transposed:
         stored = [*b_shape[:-2], b_shape[-1], b_shape[-2]]
-        e = g.empty(b_shape, element)
-        transposed = g.value()
         perm = list(range(len(b_shape) - 2)) + [len(b_shape) - 1, len(b_shape) - 2]
-        g.line(f"{transposed} = linalg.transpose ins({bv} : {tensor_type(stored, element)}) "
-               f"outs({e} : {tensor_type(b_shape, element)}) permutation = {perm}")
-        bv = transposed
+        bv = transpose(g, bv, stored, perm, element)
     out_shape = [*a_shape[:-1], b_shape[-1]]
     zero = g.fill(0.0, out_shape, element)
     product = g.value()

@@ -65,6 +65,8 @@ class Kernel:
                 if not declared.isdigit():
                     dims.setdefault(declared, actual)
         execution.flush_all()
+        torch.ops.chipless.mark_written([bound[a.name] for a in self.outputs
+                                         if a.role == "inout"])
         outputs, resident, keep = {}, {}, []
         for a in self.outputs:
             if a.role == "inout":
