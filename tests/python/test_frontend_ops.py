@@ -445,6 +445,34 @@ func.func @p(%x: tensor<5x100xf16> {graph.name = "x"}) -> (tensor<8x107xf16> {gr
     close(y, np.pad(x.astype(np.float32), ((1, 2), (3, 4)), constant_values=1.5), rtol=0, atol=0)
 
 
+def test_padded_max_pool(tmp_path):
+    """A max pool of 3 x 3 every 2 over an image padded with -inf (PyTorch's padded max_pool2d,
+    ResNet's stem): the fill kernel writes the infinity as MLIR spells it (in hex), and the
+    border never wins a window."""
+    graph = """
+func.func @p(%x: tensor<1x9x9x64xf16> {graph.name = "x"}) -> (tensor<1x5x5x64xf16> {graph.name = "y"}) {
+  %inf = arith.constant 0xFC00 : f16
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %inf : f16
+  } : tensor<1x9x9x64xf16> to tensor<1x11x11x64xf16>
+  %w = tensor.empty() : tensor<3x3xf16>
+  %e = tensor.empty() : tensor<1x5x5x64xf16>
+  %i = linalg.fill ins(%inf : f16) outs(%e : tensor<1x5x5x64xf16>) -> tensor<1x5x5x64xf16>
+  %y = linalg.pooling_nhwc_max {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x11x11x64xf16>, tensor<3x3xf16>) outs(%i : tensor<1x5x5x64xf16>) -> tensor<1x5x5x64xf16>
+  return %y : tensor<1x5x5x64xf16>
+}
+"""
+    out, dump = compile_graph(tmp_path, graph, "maxpool")
+    assert "0xFC00" in (dump / "k1_fill.mlir").read_text()
+    x = -np.abs(f16(np.random.default_rng(3), 1, 9, 9, 64)) - 1  # every value below 0
+    y = simulate(tmp_path, out, {"x": x}, ["y"])["y"]
+    xp = np.pad(x.astype(np.float32), ((0, 0), (1, 1), (1, 1), (0, 0)), constant_values=-np.inf)
+    ref = windows_ref(xp, 3, 3, 2, 1).max(axis=(0, 1))
+    close(y, ref, rtol=0, atol=0)
+
+
 def test_convolution_on_filters_as_pytorch_holds_them(tmp_path):
     """A convolution of 256 channels on a 4 x 4 image with filters in PyTorch's [F, C, KH, KW]
     (the PyTorch device's lowering): the matmul reads the permuted filters in place, and

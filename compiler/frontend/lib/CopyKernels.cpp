@@ -10,9 +10,29 @@
 
 #include "KernelWriter.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+
 #include <iomanip>
 
 namespace chipless::frontend {
+
+namespace {
+
+/// `v` as an MLIR float literal: decimal, or its bit pattern in hex where it is not finite
+/// (MLIR's only spelling of an infinity or a NaN: a max pooling's padding is -inf).
+std::string floatLiteral(const llvm::APFloat& v) {
+  if (v.isFinite()) {
+    std::ostringstream os;
+    os << std::scientific << std::setprecision(17) << v.convertToDouble();
+    return os.str();
+  }
+  llvm::SmallString<16> hex;
+  v.bitcastToAPInt().toString(hex, 16, /*Signed=*/false);
+  return "0x" + llvm::StringRef(hex).upper();
+}
+
+} // namespace
 
 void KernelWriter::header(const std::vector<int64_t>& grid) {
   text_ << "module {\n  func.func @" << k_.name << "(";
@@ -169,10 +189,7 @@ LogicalResult KernelWriter::writeFillText() {
   const int64_t C = ov->shape()[1];
   const std::string t =
       "tensor<" + std::to_string(d_.blockRows) + "x" + std::to_string(C) + "x" + e + ">";
-  std::ostringstream os;
-  os << std::scientific << std::setprecision(17)
-     << cast<FloatAttr>(k_.fillValue).getValue().convertToDouble();
-  const std::string value = os.str();
+  const std::string value = floatLiteral(cast<FloatAttr>(k_.fillValue).getValue());
   text_ << "    %kpid = ktdp.get_compute_tile_id : index\n"
         << "    %krows = arith.constant " << d_.blockRows << " : index\n"
         << "    %kr = arith.muli %kpid, %krows : index\n"

@@ -269,27 +269,50 @@ def _permute3(g, value, shape, merge, perm, split, to_shape, element):
     return g.expand(flat, [merged[p] for p in perm], split, to_shape, element)
 
 
+def to_nhwc(g, value, shape, element):
+    """NCHW `value` of `shape` permuted to NHWC (through rank 3, the spatial dimensions
+    merged, which the Spyre front end's re-layout divides over its cores)."""
+    n, c, h, w = shape
+    return _permute3(g, value, shape, [[0], [1], [2, 3]], [0, 2, 1], [[0], [1, 2], [3]],
+                     [n, h, w, c], element)
+
+
+def to_nchw(g, value, shape, element):
+    """NHWC `value` of `shape` permuted back to NCHW."""
+    n, h, w, c = shape
+    return _permute3(g, value, shape, [[0], [1, 2], [3]], [0, 2, 1], [[0], [1], [2, 3]],
+                     [n, c, h, w], element)
+
+
+def pad_spatial(g, value, shape, padding, fill, element):
+    """NHWC `value` of `shape` padded by padding = [ph, pw] on both sides of H and W with the
+    constant `fill` (tensor.pad): (value, shape)."""
+    n, h, w, c = shape
+    padded = [n, h + 2 * padding[0], w + 2 * padding[1], c]
+    constant, out = g.value(), g.value()
+    g.line(f"{constant} = arith.constant {_literal(fill, element)} : {element}")
+    low = [0, padding[0], padding[1], 0]
+    g.line(f"{out} = tensor.pad {value} low{low} high{low} {{")
+    g.line("^bb0(%p0: index, %p1: index, %p2: index, %p3: index):")
+    g.line(f"  tensor.yield {constant} : {element}")
+    g.line(f"}} : {tensor_type(shape, element)} to {tensor_type(padded, element)}")
+    return out, padded
+
+
+def _window_attributes(stride, dilation):
+    return (f"{{dilations = dense<{list(dilation)}> : tensor<2xi64>, "
+            f"strides = dense<{list(stride)}> : tensor<2xi64>}}")
+
+
 def emit_conv2d(g, x, w, bias, stride, padding, dilation, element):
     """PyTorch's conv2d on NCHW `x` and FCHW filters `w` ((value, shape) each; `bias` one
     too, or None) as the graph form has it: permuted to NHWC and HWCF, padded with zeros
     (tensor.pad), linalg.conv_2d_nhwc_hwcf, the bias added per output channel, permuted back
     to NCHW."""
     (xv, (n, c, h, wd)), (wv, (f, _, kh, kw)) = x, w
-    # each permutation through rank 3 (the spatial dimensions merged), which the Spyre front
-    # end's re-layout divides over its cores
-    image = _permute3(g, xv, [n, c, h, wd], [[0], [1], [2, 3]], [0, 2, 1],
-                      [[0], [1, 2], [3]], [n, h, wd, c], element)
-    shape = [n, h, wd, c]
+    image, shape = to_nhwc(g, xv, [n, c, h, wd], element), [n, h, wd, c]
     if any(padding):
-        padded = [n, h + 2 * padding[0], wd + 2 * padding[1], c]
-        zero, out = g.value(), g.value()
-        g.line(f"{zero} = arith.constant {_literal(0.0, element)} : {element}")
-        low = [0, padding[0], padding[1], 0]
-        g.line(f"{out} = tensor.pad {image} low{low} high{low} {{")
-        g.line("^bb0(%p0: index, %p1: index, %p2: index, %p3: index):")
-        g.line(f"  tensor.yield {zero} : {element}")
-        g.line(f"}} : {tensor_type(shape, element)} to {tensor_type(padded, element)}")
-        image, shape = out, padded
+        image, shape = pad_spatial(g, image, shape, padding, 0.0, element)
     filters = _permute3(g, wv, [f, c, kh, kw], [[0], [1], [2, 3]], [2, 1, 0],
                         [[0, 1], [2], [3]], [kh, kw, c, f], element)
     oh = conv_output(h, kh, stride[0], padding[0], dilation[0])
@@ -298,15 +321,116 @@ def emit_conv2d(g, x, w, bias, stride, padding, dilation, element):
     zero = g.fill(0.0, out_shape, element)
     conv = g.value()
     out_type = tensor_type(out_shape, element)
-    g.line(f"{conv} = linalg.conv_2d_nhwc_hwcf {{dilations = dense<{list(dilation)}> : "
-           f"tensor<2xi64>, strides = dense<{list(stride)}> : tensor<2xi64>}} "
+    g.line(f"{conv} = linalg.conv_2d_nhwc_hwcf {_window_attributes(stride, dilation)} "
            f"ins({image}, {filters} : {tensor_type(shape, element)}, "
            f"{tensor_type([kh, kw, c, f], element)}) outs({zero} : {out_type}) -> {out_type}")
     if bias is not None:
         conv = emit_elementwise(g, [(conv, out_shape), bias], out_shape, element,
                                 lambda b, v: b.op("arith.addf", v[0], v[1]))
-    return _permute3(g, conv, out_shape, [[0], [1, 2], [3]], [0, 2, 1], [[0], [1], [2, 3]],
-                     [n, f, oh, ow], element)
+    return to_nchw(g, conv, out_shape, element)
+
+
+def emit_pool2d(g, x, kind, kernel, stride, padding, dilation, element, divisor=None):
+    """Max pooling (`kind` "max", padded with -inf) or average pooling ("avg", padded with
+    zeros, the window sums divided by `divisor`, by default the window's size) of NCHW `x`
+    ((value, shape)), as PyTorch's max_pool2d and avg_pool2d: permuted to NHWC,
+    linalg.pooling_nhwc_max or _sum, permuted back."""
+    xv, (n, c, h, w) = x
+    kh, kw = kernel
+    fill = float("-inf") if kind == "max" else 0.0
+    image, shape = to_nhwc(g, xv, [n, c, h, w], element), [n, h, w, c]
+    if any(padding):
+        image, shape = pad_spatial(g, image, shape, padding, fill, element)
+    out_shape = [n, conv_output(h, kh, stride[0], padding[0], dilation[0]),
+                 conv_output(w, kw, stride[1], padding[1], dilation[1]), c]
+    init = g.fill(fill, out_shape, element)
+    window = g.empty([kh, kw], element)
+    pooled = g.value()
+    out_type = tensor_type(out_shape, element)
+    g.line(f"{pooled} = linalg.pooling_nhwc_{'max' if kind == 'max' else 'sum'} "
+           f"{_window_attributes(stride, dilation)} ins({image}, {window} : "
+           f"{tensor_type(shape, element)}, {tensor_type([kh, kw], element)}) "
+           f"outs({init} : {out_type}) -> {out_type}")
+    if kind == "avg":
+        scale = 1.0 / (divisor or kh * kw)
+        pooled = emit_elementwise(g, [(pooled, out_shape)], out_shape, element,
+                                  lambda b, v: b.op("arith.mulf", v[0], b.const(scale)))
+    return to_nchw(g, pooled, out_shape, element)
+
+
+def broadcast(g, value, shape, to_shape, dimensions, element):
+    """linalg.broadcast of `value` to `to_shape`, the new `dimensions`."""
+    e, out = g.empty(to_shape, element), g.value()
+    g.line(f"{out} = linalg.broadcast ins({value} : {tensor_type(shape, element)}) outs({e} : "
+           f"{tensor_type(to_shape, element)}) dimensions = {list(dimensions)}")
+    return out
+
+
+def per_channel_rows(g, value, shape, element):
+    """A vector of one value per channel ([C]) as one value per row of an [N, C, ...] tensor
+    of `shape` (rank 3 or 4): a tensor of shape[:-1], read along every loop but the last, as
+    the Spyre front end reads per-row operands (its element-wise kernels take no operand
+    along a middle dimension)."""
+    c = shape[1]
+    rows = list(shape[:-1])
+    per_image = [c]
+    if len(shape) == 4:  # [C] -> [C, H], along the columns
+        value = broadcast(g, value, [c], [c, shape[2]], [1], element)
+        per_image = [c, shape[2]]
+    if shape[0] == 1:  # one image: its rows as they are
+        groups = [[0, 1]] + [[i + 1] for i in range(1, len(per_image))]
+        return g.expand(value, per_image, groups, rows, element)
+    # repeated for every image
+    return emit_elementwise(g, [(value, per_image)], rows, element, lambda b, v: v[0])
+
+
+def emit_batch_norm(g, x, mean, var, weight, bias, eps, element):
+    """Batch normalisation in inference form over the channels (dimension 1) of `x`
+    ((value, shape), rank 2 to 4): y = (x - mean) / sqrt(var + eps) * weight + bias per
+    channel; `mean`, `var`, `weight`, `bias` are [C] values (weight and bias may be None),
+    each read per column (rank 2) or per row. The statistics are combined per element, not
+    once per channel first: the Spyre front end fuses such a combination with the rows it
+    feeds and then reads one tensor in two forms, which it refuses."""
+    xv, shape = x
+    vectors = [v for v in (mean, var, weight, bias) if v is not None]
+    if len(shape) == 2:
+        operands = [(xv, shape)] + [(v, [shape[1]]) for v in vectors]
+    else:
+        rows = list(range(len(shape) - 1))
+        operands = [(xv, shape)] + [(per_channel_rows(g, v, shape, element), shape[:-1], rows)
+                                    for v in vectors]
+
+    def body(b, v):
+        it = iter(v[3:])
+        scale = rstd_of_variance(b, [v[2]], eps)
+        if weight is not None:
+            scale = b.op("arith.mulf", scale, next(it))
+        y = b.op("arith.mulf", b.op("arith.subf", v[0], v[1]), scale)
+        return b.op("arith.addf", y, next(it)) if bias is not None else y
+    return emit_elementwise(g, operands, shape, element, body)
+
+
+def emit_concat(g, parts, dim, element):
+    """tensor.concat of `parts` ((value, shape) each) along `dim`."""
+    out_shape = list(parts[0][1])
+    out_shape[dim] = sum(shape[dim] for _, shape in parts)
+    out = g.value()
+    g.line(f"{out} = tensor.concat dim({dim}) {', '.join(v for v, _ in parts)} : "
+           f"({', '.join(tensor_type(shape, element) for _, shape in parts)}) -> "
+           f"{tensor_type(out_shape, element)}")
+    return out
+
+
+def emit_gather_rows(g, table, ids, element):
+    """The rows of `table` ([V, D]) that the i32 indices `ids` ([K]) name: [K, D] (an
+    embedding lookup, tensor.gather)."""
+    (tv, (v, d)), (iv, (k,)) = table, ids
+    column = g.expand(iv, [k], [[0, 1]], [k, 1], "i32")
+    out = g.value()
+    g.line(f"{out} = tensor.gather {tv}[{column}] gather_dims([0]) : "
+           f"({tensor_type([v, d], element)}, {tensor_type([k, 1], 'i32')}) -> "
+           f"{tensor_type([k, 1, d], element)}")
+    return g.collapse(out, [k, 1, d], [[0, 1], [2]], [k, d], element)
 
 
 def emit_softmax(g, x, element):

@@ -35,15 +35,30 @@ def _device_of(*values):
     raise ChiplessError("no operand is on an emulated device")
 
 
+#: Arguments ops write though their schema does not say so: 1.13's native_batch_norm updates
+#: its running statistics in place in training form.
+UNDECLARED_WRITES = {"aten::native_batch_norm": (3, 4)}
+
+
 def on_cpu(op, args, kwargs, dev, reason=None):
     """Runs `op` on the CPU: device tensors copied to the host (float16 computed in float32,
-    which 1.13's CPU kernels need, and rounded back), results copied back (into `self` for
-    an in-place op). An error instead in strict mode."""
+    which 1.13's CPU kernels need, and rounded back), results copied back, and so are the
+    arguments the op writes (`self` of an in-place op, a batch norm's running statistics).
+    An error instead in strict mode."""
     eager.check_not_strict(str(op), dev, reason or "no lowering")
     eager.count_cpu(dev, str(op))
     half = eager.has_half(args) or eager.has_half(list(kwargs.values()))
-    result = op(*eager.to_host(args, half),
-                **{k: eager.to_host(v, half) for k, v in kwargs.items()})
+    host_args = eager.to_host(args, half)
+    host_kwargs = {k: eager.to_host(v, half) for k, v in kwargs.items()}
+    result = op(*host_args, **host_kwargs)
+    undeclared = UNDECLARED_WRITES.get(op._schema.name, ())
+    for i, a in enumerate(op._schema.arguments):
+        if i not in undeclared and (a.alias_info is None or not a.alias_info.is_write):
+            continue
+        target, host = (args[i], host_args[i]) if i < len(args) else \
+            (kwargs.get(a.name), host_kwargs.get(a.name))
+        if isinstance(target, torch.Tensor) and target.device.type == "privateuseone":
+            target.copy_(host)
 
     def back(r):
         if not isinstance(r, torch.Tensor):
@@ -52,7 +67,6 @@ def on_cpu(op, args, kwargs, dev, reason=None):
             r = r.half()
         return r.to(dev.torch_device)
     if op._schema.name.endswith("_") and args and isinstance(args[0], torch.Tensor):
-        args[0].copy_(result)
         return args[0]
     return tuple(back(r) for r in result) if isinstance(result, tuple) else back(result)
 
@@ -60,7 +74,7 @@ def on_cpu(op, args, kwargs, dev, reason=None):
 #: Ops PyTorch 1.13's CPU has no float16 kernels for: with float16 device tensors they run
 #: on the CPU in float32 (ATen's own CPU fallback would fail on them).
 CPU_IN_FLOAT = (
-    "native_batch_norm", "native_batch_norm_backward", "native_layer_norm_backward",
+    "native_batch_norm_backward", "native_layer_norm_backward",
     "_log_softmax", "_log_softmax_backward_data",
     "_softmax_backward_data", "gelu_backward", "mse_loss", "mse_loss_backward",
     "nll_loss_forward", "nll_loss_backward", "max_pool2d_with_indices",
@@ -475,15 +489,44 @@ def _reduce_last(dev, aten_op, args, name, x, dims, keepdim, dtype, combine, ini
     if element is not None and dtype in (None, x.dtype) and not mean and \
             x.dim() in (2, 3) and dims == [x.dim() - 2]:
         return _reduce_columns(dev, aten_op, args, name, x, keepdim, element, combine, init)
-    if element is None or dtype not in (None, x.dtype) or x.dim() < 1 or dims != [x.dim() - 1]:
-        raise _Refused("a reduction over another dimension than the last, or of this dtype")
+    trailing = len(dims)
+    if element is None or dtype not in (None, x.dtype) or x.dim() < 1 or not dims or \
+            sorted(dims) != list(range(x.dim() - trailing, x.dim())):
+        raise _Refused("a reduction over other dimensions than the last ones, or of this dtype")
     shape = list(x.shape)
-    scale = 1.0 / shape[-1] if mean else None
-    out = torch.empty(shape[:-1], dtype=x.dtype, device=dev.torch_device)
-    _execute(dev, aten_op, args, {}, (name, tuple(shape), element), [x], [out],
-             lambda g, xs: [graph_text.emit_reduce_last(g, xs[0], element, combine, init,
-                                                        scale)])
-    return out.unsqueeze(-1) if keepdim else out
+    out = torch.empty(shape[:-trailing], dtype=x.dtype, device=dev.torch_device)
+
+    def emit(g, xs, dims=trailing):
+        # one dimension at a time from the last (a global average pool: W, then H)
+        v, now = xs[0]
+        for _ in range(dims):
+            v = graph_text.emit_reduce_last(g, (v, now), element, combine, init,
+                                            1.0 / now[-1] if mean else None)
+            now = graph_text.reduced_shape(now)
+        return [v]
+    key = (name, tuple(shape), element)
+    whole = eager.Op(key + ((trailing,) if trailing > 1 else ()), [x], [out], emit, aten_op,
+                     args, {})
+    if trailing == 1 or eager.compiles(dev, whole):
+        execution.execute(dev, whole)
+    else:
+        # one program per dimension where the compiler cannot chain reductions (the TPU's)
+        v = x
+        for i in range(trailing):
+            now = list(v.shape)
+            part = out if i == trailing - 1 else torch.empty(now[:-1], dtype=x.dtype,
+                                                             device=dev.torch_device)
+            execution.execute(dev, eager.Op(
+                (name, tuple(now), element), [v], [part], lambda g, xs: emit(g, xs, 1),
+                aten_op, args, {}, reference=lambda h: [_reduce_host(name, h)]))
+            v = part
+    return out.reshape(shape[:-trailing] + [1] * trailing) if keepdim else out
+
+
+def _reduce_host(name, h):
+    """The CPU's reduction `name` of host tensor h over its last dimension."""
+    return {"sum": lambda: h.sum(-1), "mean": lambda: h.mean(-1),
+            "amax": lambda: h.amax(-1)}[name]()
 
 
 @_lowered(aten.sum.dim_IntList)
@@ -648,3 +691,156 @@ def _convolution_backward(grad, x, weight, stride, padding, dilation, transposed
 
 _lib.impl("convolution_overrideable", _convolution)
 _lib.impl("convolution_backward_overrideable", _convolution_backward)
+
+
+# ---- pooling, batch normalisation (Spyre: its front end's window kernels) --------------------
+
+def _spyre_float(dev, x, what):
+    """x's graph element type, or _Refused unless a Spyre float tensor."""
+    element = _element(x.dtype, dev)
+    if dev.kind != "spyre":
+        raise _Refused(f"{what} is lowered on Spyre only (tpu-compile has no window ops)")
+    if element is None:
+        raise _Refused(f"{what} of {x.dtype}")
+    return element
+
+
+def _pair(v):
+    v = list(v) if isinstance(v, (list, tuple)) else [v]
+    return v * 2 if len(v) == 1 else v
+
+
+def _pool2d(dev, aten_op, args, kind, x, kernel, stride, padding, dilation, ceil_mode,
+            divisor=None):
+    element = _spyre_float(dev, x, f"{kind} pooling")
+    kernel = _pair(kernel)
+    stride = _pair(stride) if stride else kernel
+    padding, dilation = _pair(padding), _pair(dilation)
+    if x.dim() != 4:
+        raise _Refused("pooling of a tensor that is not NCHW")
+    n, c, h, w = x.shape
+    out_shape = [n, c] + [graph_text.conv_output(size, k, s, p, d) for size, k, s, p, d in
+                          zip((h, w), kernel, stride, padding, dilation)]
+    if ceil_mode and any((size + 2 * p - d * (k - 1) - 1) % s for size, k, s, p, d in
+                         zip((h, w), kernel, stride, padding, dilation)):
+        raise _Refused("ceil_mode with a partial last window")
+    out = torch.empty(out_shape, dtype=x.dtype, device=dev.torch_device)
+    key = (f"{kind}_pool2d", tuple(x.shape), tuple(kernel), tuple(stride), tuple(padding),
+           tuple(dilation), divisor, element)
+    _execute(dev, aten_op, args, {}, key, [x], [out],
+             lambda g, xs: [graph_text.emit_pool2d(g, xs[0], kind, kernel, stride, padding,
+                                                   dilation, element, divisor)])
+    return out
+
+
+@_lowered(aten.avg_pool2d.default)
+def _avg_pool2d(dev, x, kernel_size, stride=(), padding=0, ceil_mode=False,
+                count_include_pad=True, divisor_override=None):
+    args = (x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if not count_include_pad and any(_pair(padding)):
+        raise _Refused("average pooling that leaves the padding out of the count")
+    return _pool2d(dev, aten.avg_pool2d.default, args, "avg", x, kernel_size, stride, padding,
+                   1, ceil_mode, divisor_override)
+
+
+@_lowered(aten._adaptive_avg_pool2d.default)
+def _adaptive_avg_pool2d(dev, x, output_size):
+    """An average pool whose windows divide the image evenly (ResNet's global pool reaches
+    mean.dim instead); uneven windows on the CPU."""
+    size = _pair(output_size)
+    if x.dim() != 4 or x.shape[2] % size[0] or x.shape[3] % size[1]:
+        raise _Refused("adaptive pooling into windows of different sizes")
+    kernel = [x.shape[2] // size[0], x.shape[3] // size[1]]
+    return _pool2d(dev, aten._adaptive_avg_pool2d.default, (x, output_size), "avg", x, kernel,
+                   kernel, 0, 1, False)
+
+
+def _max_pool2d(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """max_pool2d, PyTorch's composite of max_pool2d_with_indices that drops the indices:
+    on the device when autograd does not need them (no gradient is taken through x), else
+    through max_pool2d_with_indices, whose backward reads them (on the CPU)."""
+    args = (x, kernel_size, stride, padding, dilation, ceil_mode)
+    if torch.is_grad_enabled() and x.requires_grad:
+        return aten.max_pool2d_with_indices.default(*args)[0]
+    dev = _device_of(x)
+    try:
+        return _pool2d(dev, aten.max_pool2d.default, args, "max", x, kernel_size, stride,
+                       padding, dilation, ceil_mode)
+    except _Refused as e:
+        return on_cpu(aten.max_pool2d.default, args, {}, dev, str(e))
+
+
+# max_pool2d is CompositeImplicitAutograd: a kernel for the backend alone would take autograd
+# out of its path, so the autograd key has one too, which keeps it where a gradient is needed.
+_lib.impl("max_pool2d", _max_pool2d)
+_autograd_lib = torch.library.Library("aten", "IMPL", "AutogradPrivateUse1")
+_autograd_lib.impl("max_pool2d", _max_pool2d)
+
+
+@_lowered(aten.native_batch_norm.default)
+def _batch_norm(dev, x, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Inference form (training False, running statistics given) on Spyre; the training form
+    (batch statistics, running ones updated) on the CPU."""
+    if training or running_mean is None or running_var is None:
+        raise _Refused("batch normalisation in training form")
+    element = _spyre_float(dev, x, "batch normalisation")
+    if not 2 <= x.dim() <= 4:
+        raise _Refused(f"batch normalisation of a rank-{x.dim()} tensor")
+    params = [p for p in (running_mean, running_var, weight, bias) if p is not None]
+    if any(p.dtype != x.dtype or p.device != x.device for p in params):
+        raise _Refused("statistics or parameters of another dtype or device")
+    args = (x, weight, bias, running_mean, running_var, training, momentum, eps)
+    out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
+    key = ("batch_norm", tuple(x.shape), weight is not None, bias is not None, eps, element)
+
+    def emit(g, xs):
+        it = iter(v for v, _ in xs[1:])
+        mean, var = next(it), next(it)
+        w = next(it) if weight is not None else None
+        b = next(it) if bias is not None else None
+        return [graph_text.emit_batch_norm(g, xs[0], mean, var, w, b, eps, element)]
+    _execute(dev, aten.native_batch_norm.default, args, {}, key, [x, *params], [out], emit)
+    empty = torch.empty([0], dtype=x.dtype, device=dev.torch_device)
+    return out, empty, empty.clone()
+
+
+# ---- concatenation and row gathers (Spyre) ----------------------------------------------------
+
+@_lowered(aten.cat.default)
+def _cat(dev, tensors, dim=0):
+    parts = [t for t in tensors if not (t.dim() == 1 and t.numel() == 0)]  # legacy empties
+    if not parts:
+        raise _Refused("nothing to concatenate")
+    element = _spyre_float(dev, parts[0], "concatenation")
+    dim = dim % parts[0].dim()
+    if any(t.dtype != parts[0].dtype or t.dim() != parts[0].dim() for t in parts):
+        raise _Refused("parts of different dtypes or ranks")
+    if len(parts) == 1:
+        raise _Refused("a concatenation of one tensor (a copy)")
+    shape = list(parts[0].shape)
+    shape[dim] = sum(t.shape[dim] for t in parts)
+    out = torch.empty(shape, dtype=parts[0].dtype, device=dev.torch_device)
+    key = ("cat", tuple(tuple(t.shape) for t in parts), dim, element)
+    _execute(dev, aten.cat.default, (tensors, dim), {}, key, parts, [out],
+             lambda g, xs: [graph_text.emit_concat(g, xs, dim, element)])
+    return out
+
+
+@_lowered(aten.index_select.default)
+def _index_select(dev, table, dim, index):
+    """Rows of a matrix by a vector of indices (an embedding lookup), on Spyre. The indices
+    are read back and checked first, as PyTorch's CPU checks them: the device's gather
+    would read whatever lies past the table (one transfer of K values over the host link)."""
+    element = _spyre_float(dev, table, "index_select")
+    if table.dim() != 2 or dim % 2 != 0 or index.dim() != 1 or \
+            index.dtype not in (torch.int64, torch.int32) or index.numel() == 0:
+        raise _Refused("index_select other than rows of a matrix by a vector of indices")
+    values = index.cpu()
+    if int(values.min()) < 0 or int(values.max()) >= table.shape[0]:
+        raise IndexError("index out of range in self")
+    out = torch.empty([index.numel(), table.shape[1]], dtype=table.dtype,
+                      device=dev.torch_device)
+    key = ("gather_rows", tuple(table.shape), index.numel(), element)
+    _execute(dev, aten.index_select.default, (table, dim, index), {}, key, [table, index], [out],
+             lambda g, xs: [graph_text.emit_gather_rows(g, xs[0], xs[1], element)])
+    return out

@@ -1,0 +1,149 @@
+"""Pooling, batch normalisation in inference form, concatenation, row gathers (embedding
+lookups) and reductions over several trailing dimensions on the emulated devices against
+the CPU: on Spyre through its front end's window, concat and gather kernels; on the TPU
+(whose compiler has none of these) on the CPU, counted, or an error in strict mode. Also
+what runs on the CPU keeps PyTorch's semantics: max pooling under autograd, and the running
+statistics a batch norm in training form updates."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+import chipless.torch
+from torch_checks import close
+
+H = torch.float16
+
+
+def on_spyre(fn, *args, launches=1):
+    """fn on Spyre copies of args, checked to run as `launches` programs, nothing on the CPU;
+    the CPU's result of fn on the float32 values."""
+    before = chipless.torch.stats("spyre")["launches"]
+    with torch.no_grad():
+        got = fn(*[a.to("spyre") for a in args])
+    chipless.torch.synchronize()
+    stats = chipless.torch.stats("spyre")
+    assert stats["cpu_ops"] == {} and chipless.torch.fallback_counts() == {}, stats
+    assert stats["launches"] - before == launches
+    want = fn(*[a.float() if a.is_floating_point() else a for a in args])
+    return got, want
+
+
+@pytest.mark.parametrize("kind,k,s,p", [("max", 2, 2, 0), ("max", 3, 2, 1), ("max", 3, 1, 1),
+                                        ("avg", 2, 2, 0), ("avg", 3, 1, 1), ("avg", 3, 2, 1)])
+def test_pooling(kind, k, s, p):
+    x = torch.randn(2, 24, 13, 11, dtype=H)
+    pool = F.max_pool2d if kind == "max" else F.avg_pool2d
+    got, want = on_spyre(lambda t: pool(t, k, s, p), x)
+    close(got, want, rtol=0 if kind == "max" else 1e-2, atol=0 if kind == "max" else 2e-3)
+
+
+def test_max_pooling_of_negative_values_never_takes_the_padding():
+    x = -torch.rand(1, 64, 8, 8, dtype=H) - 1
+    got, want = on_spyre(lambda t: F.max_pool2d(t, 3, 2, 1), x)
+    close(got, want, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("size", [1, (2, 3)])
+def test_adaptive_average_pooling_to_whole_divisions(size):
+    x = torch.randn(2, 16, 8, 6, dtype=H)
+    got, want = on_spyre(lambda t: F.adaptive_avg_pool2d(t, size), x)
+    close(got, want, rtol=1e-2, atol=2e-3)
+
+
+def test_max_pooling_under_autograd_keeps_its_gradient():
+    """Where a gradient flows through x, max pooling runs as max_pool2d_with_indices (on the
+    CPU: the indices its backward needs); the gradient matches the CPU's."""
+    x = torch.randn(1, 4, 6, 6)
+    xd = x.to("tpu").requires_grad_()
+    F.max_pool2d(xd, 2).sum().backward()
+    xc = x.clone().requires_grad_()
+    F.max_pool2d(xc, 2).sum().backward()
+    close(xd.grad, xc.grad, rtol=0, atol=0)
+    assert chipless.torch.fallback_counts().get("aten.max_pool2d_with_indices.default") == 1
+
+
+@pytest.mark.parametrize("shape", [(2, 24, 9, 7), (1, 24, 9, 7), (3, 24, 10), (1, 24, 10),
+                                   (5, 24), (1, 24)])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_in_inference_form(shape, affine):
+    c = shape[1]
+    mean, var = torch.randn(c, dtype=H), torch.rand(c, dtype=H) + 0.5
+    weight, bias = torch.randn(c, dtype=H), torch.randn(c, dtype=H)
+    x = torch.randn(*shape, dtype=H) * 2 + 1
+    if affine:
+        got, want = on_spyre(lambda t, m, v, w, b: F.batch_norm(t, m, v, w, b, False, 0.1, 1e-5),
+                             x, mean, var, weight, bias)
+    else:
+        got, want = on_spyre(lambda t, m, v: F.batch_norm(t, m, v, None, None, False, 0.1, 1e-5),
+                             x, mean, var)
+    close(got, want, rtol=1e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
+def test_batch_norm_in_training_form_updates_the_running_statistics(device):
+    """On the CPU on both devices: the batch's statistics, and the running ones updated in the
+    device's own tensors (1.13's schema does not declare that write)."""
+    torch.manual_seed(0)
+    dtype = torch.float32 if device == "tpu" else H
+    cpu = torch.nn.BatchNorm2d(4).to(dtype)
+    dev = torch.nn.BatchNorm2d(4).to(dtype).to(device)
+    x = torch.randn(2, 4, 3, 3, dtype=dtype) + 3
+    got = dev(x.to(device))
+    want = cpu.float()(x.float())
+    close(got, want, rtol=1e-2, atol=1e-2)
+    close(dev.running_mean, cpu.running_mean, rtol=1e-3, atol=1e-3)
+    close(dev.running_var, cpu.running_var, rtol=1e-3, atol=1e-3)
+    assert int(dev.num_batches_tracked.cpu()) == 1
+
+
+@pytest.mark.parametrize("dim,shapes", [(1, [(2, 5, 70), (2, 3, 70)]),
+                                        (-1, [(4, 64), (4, 100), (4, 28)]),
+                                        (0, [(3, 40), (5, 40)])])
+def test_concatenation(dim, shapes):
+    parts = [torch.randn(*s, dtype=H) for s in shapes]
+    got, want = on_spyre(lambda *ts: torch.cat(ts, dim), *parts)
+    close(got, want, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32])
+def test_embedding_lookup(dtype):
+    table = torch.randn(500, 96, dtype=H)
+    ids = torch.tensor([[3, 499, 0], [7, 7, 42]], dtype=dtype)
+    got, want = on_spyre(lambda t, i: F.embedding(i, t), table, ids)
+    close(got, want, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("bad", [500, -1, 100000])
+def test_an_index_out_of_range_is_an_error_as_on_the_cpu(bad):
+    table = torch.randn(500, 96, dtype=H).to("spyre")
+    with pytest.raises(IndexError, match="index out of range in self"):
+        F.embedding(torch.tensor([3, bad]).to("spyre"), table)
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "amax"])
+def test_reduction_over_the_last_two_dimensions(op):
+    x = torch.randn(3, 5, 9, 70, dtype=H)
+    got, want = on_spyre(lambda t: getattr(torch, op)(t, (-2, -1)), x)
+    close(got, want, rtol=1e-2, atol=1e-2)
+
+
+def test_the_tpu_reduces_two_dimensions_one_program_each():
+    """tpu-compile cannot chain two reductions in one program: one program per dimension."""
+    x = torch.randn(6, 9, 70)
+    before = chipless.torch.stats("tpu")["launches"]
+    got = x.to("tpu").mean((1, 2))
+    close(got, x.mean((1, 2)), rtol=1e-4, atol=1e-5)
+    assert chipless.torch.stats("tpu")["launches"] - before == 2
+    assert chipless.torch.fallback_counts() == {}
+
+
+@pytest.mark.parametrize("fn", [lambda t: F.max_pool2d(t, 2), lambda t: torch.cat([t, t], 1),
+                                lambda t: F.batch_norm(t, t[0, :, 0, 0], t[0, :, 0, 0].abs(),
+                                                       training=False)])
+def test_window_ops_are_not_lowered_on_the_tpu(fn):
+    x = torch.randn(2, 4, 6, 6)
+    close(fn(x.to("tpu")), fn(x), rtol=1e-5, atol=1e-5)
+    assert sum(chipless.torch.fallback_counts().values()) == 1
+    chipless.torch.set_strict(True)
+    with pytest.raises(RuntimeError, match="lowered on Spyre only"):
+        fn(x.to("tpu"))
