@@ -17,6 +17,9 @@ from chipless.errors import ChiplessError
 from chipless.torch import devices, eager, execution, graph_text
 
 _lib = torch.library.Library("aten", "IMPL", "PrivateUse1")
+#: Kernels of CompositeImplicitAutograd ops lowered as a whole (a backend kernel alone would
+#: take autograd out of their path): the same function on the autograd key.
+_autograd_lib = torch.library.Library("aten", "IMPL", "AutogradPrivateUse1")
 aten = torch.ops.aten
 
 
@@ -773,7 +776,6 @@ def _max_pool2d(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=Fals
 # max_pool2d is CompositeImplicitAutograd: a kernel for the backend alone would take autograd
 # out of its path, so the autograd key has one too, which keeps it where a gradient is needed.
 _lib.impl("max_pool2d", _max_pool2d)
-_autograd_lib = torch.library.Library("aten", "IMPL", "AutogradPrivateUse1")
 _autograd_lib.impl("max_pool2d", _max_pool2d)
 
 
@@ -828,19 +830,56 @@ def _cat(dev, tensors, dim=0):
 
 @_lowered(aten.index_select.default)
 def _index_select(dev, table, dim, index):
-    """Rows of a matrix by a vector of indices (an embedding lookup), on Spyre. The indices
-    are read back and checked first, as PyTorch's CPU checks them: the device's gather
-    would read whatever lies past the table (one transfer of K values over the host link)."""
+    """Slices of a tensor along `dim` by a vector of indices, on Spyre, where nothing lies
+    before `dim` but dimensions of 1: rows of a matrix (an embedding lookup), heads of
+    [1, H, S, D] (grouped-query attention's repeated keys), read as the rows of [N, rest]
+    gathered. The indices are read back and checked first, as PyTorch's CPU checks them:
+    the device's gather would read whatever lies past the table (one transfer of K values
+    over the host link). A vector's elements are the rows of [N, 1]."""
     element = _spyre_float(dev, table, "index_select")
-    if table.dim() != 2 or dim % 2 != 0 or index.dim() != 1 or \
+    dim = dim % max(table.dim(), 1)
+    if table.dim() < 1 or any(d != 1 for d in table.shape[:dim]) or index.dim() != 1 or \
             index.dtype not in (torch.int64, torch.int32) or index.numel() == 0:
-        raise _Refused("index_select other than rows of a matrix by a vector of indices")
+        raise _Refused("index_select other than of slices along the first dimension (of size "
+                       "more than 1) by a vector of indices")
     values = index.cpu()
-    if int(values.min()) < 0 or int(values.max()) >= table.shape[0]:
+    if int(values.min()) < 0 or int(values.max()) >= table.shape[dim]:
         raise IndexError("index out of range in self")
-    out = torch.empty([index.numel(), table.shape[1]], dtype=table.dtype,
-                      device=dev.torch_device)
-    key = ("gather_rows", tuple(table.shape), index.numel(), element)
+    shape = list(table.shape)
+    rows = [shape[dim], math.prod(shape[dim + 1:])]
+    out_shape = shape[:dim] + [index.numel()] + shape[dim + 1:]
+    out = torch.empty(out_shape, dtype=table.dtype, device=dev.torch_device)
+    key = ("gather_rows", tuple(shape), dim, index.numel(), element)
+
+    def emit(g, xs):
+        matrix = graph_text.reshape(g, xs[0][0], shape, rows, element)
+        gathered = graph_text.emit_gather_rows(g, (matrix, rows), xs[1], element)
+        return [graph_text.reshape(g, gathered, [index.numel(), rows[1]], out_shape, element)]
     _execute(dev, aten.index_select.default, (table, dim, index), {}, key, [table, index], [out],
-             lambda g, xs: [graph_text.emit_gather_rows(g, xs[0], xs[1], element)])
+             emit)
     return out
+
+
+_repeat_index = {}  # (device, size, repeats) -> the index tensor of repeat_interleave
+
+
+def _repeat_interleave(x, repeats, dim=None, output_size=None):
+    """x.repeat_interleave(n, dim) as index_select by [0]*n + [1]*n + ... (a device tensor
+    made once per size and count): on Spyre a gather, and autograd through index_select's
+    own backward. PyTorch's composite builds that index with ops that run on the CPU."""
+    if dim is None:
+        x, dim = x.reshape(-1), 0
+    dim = dim % x.dim()
+    found = (x.device, x.shape[dim], repeats)
+    if found not in _repeat_index:
+        index = torch.arange(x.shape[dim]).repeat_interleave(repeats)
+        _repeat_index[found] = index.to(x.device)
+    return aten.index_select.default(x, dim, _repeat_index[found])
+
+
+# CompositeImplicitAutograd, so the autograd key has the kernel too (index_select then
+# records the backward).
+_lib.impl("repeat_interleave.self_int", _repeat_interleave)
+_autograd_lib.impl("repeat_interleave.self_int", _repeat_interleave)
+
+

@@ -113,6 +113,35 @@ def test_embedding_lookup(dtype):
     close(got, want, rtol=0, atol=0)
 
 
+def test_index_select_of_heads():
+    """Slices along a dimension after ones of size 1: a gather of [H, S*D] rows."""
+    x = torch.randn(1, 3, 10, 128, dtype=H)
+    got, want = on_spyre(lambda t, i: t.index_select(1, i), x, torch.tensor([2, 0, 2, 1]))
+    close(got, want, rtol=0, atol=0)
+
+
+def test_repeat_interleave_of_key_heads_is_one_gather():
+    """Grouped-query attention's k.repeat_interleave(4, dim=1): one program, nothing on the
+    CPU (PyTorch's composite would build its index there)."""
+    k = torch.randn(1, 2, 32, 128, dtype=H)
+    got, want = on_spyre(lambda t: t.repeat_interleave(4, dim=1), k)
+    close(got, want, rtol=0, atol=0)
+    got, want = on_spyre(lambda t: t.repeat_interleave(3), k[0, 0, 0])
+    close(got, want, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
+def test_repeat_interleave_keeps_its_gradient(device):
+    dtype = torch.float32 if device == "tpu" else H
+    x = torch.randn(1, 2, 4, 64, dtype=dtype)
+    w = torch.randn(1, 6, 4, 64, dtype=dtype)
+    xd = x.to(device).requires_grad_()
+    (xd.repeat_interleave(3, dim=1) * w.to(device)).sum().backward()
+    xc = x.float().requires_grad_()
+    (xc.repeat_interleave(3, dim=1) * w.float()).sum().backward()
+    close(xd.grad, xc.grad, rtol=1e-2, atol=1e-2)
+
+
 @pytest.mark.parametrize("bad", [500, -1, 100000])
 def test_an_index_out_of_range_is_an_error_as_on_the_cpu(bad):
     table = torch.randn(500, 96, dtype=H).to("spyre")
