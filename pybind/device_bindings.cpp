@@ -67,8 +67,12 @@ struct LaunchHandle {
   runtime::LaunchReport report; ///< without its outputs: what Device::stats reads
   std::weak_ptr<DeviceHandle> owner;
   std::optional<Stats> stats;
+  bool withoutStatistics = false; ///< launched with statistics=False: none were kept
 
   const Stats& statistics() {
+    if (withoutStatistics)
+      raise("launch #" + std::to_string(number) + " on " + device +
+            " was made with statistics=False: it kept no statistics");
     if (!stats) {
       py::gil_scoped_release unlocked;
       const std::lock_guard<std::mutex> simulation(simulationMutex());
@@ -83,7 +87,8 @@ struct LaunchHandle {
 };
 
 void DeviceHandle::keepLatestStats() {
-  if (auto l = latest.lock(); l && !l->stats && device) l->stats = device->stats(l->report);
+  if (auto l = latest.lock(); l && !l->stats && !l->withoutStatistics && device)
+    l->stats = device->stats(l->report);
 }
 
 namespace {
@@ -129,7 +134,8 @@ runtime::DeviceTensor deviceTensor(const TensorTuple& t, const std::string& what
 std::shared_ptr<LaunchHandle> launch(const std::shared_ptr<DeviceHandle>& shared, ProgramHandle& p,
                                      const py::dict& inputs, std::map<std::string, int64_t> scalars,
                                      std::map<std::string, double> reals, TraceHandle* trace,
-                                     const std::map<std::string, TensorTuple>& resident) {
+                                     const std::map<std::string, TensorTuple>& resident,
+                                     bool statistics) {
   DeviceHandle& d = *shared;
   if (p.owner.get() != &d)
     raise(d.name + ": " + p.info.kernel + " was prepared on another device (" + p.owner->name +
@@ -145,6 +151,7 @@ std::shared_ptr<LaunchHandle> launch(const std::shared_ptr<DeviceHandle>& shared
   }
   args.scalars = std::move(scalars);
   args.reals = std::move(reals);
+  args.statistics = statistics;
   for (const auto& [name, t] : resident)
     args.resident.emplace(name, deviceTensor(t, "device tensor '" + name + "'"));
   auto out = std::make_shared<LaunchHandle>();
@@ -163,6 +170,7 @@ std::shared_ptr<LaunchHandle> launch(const std::shared_ptr<DeviceHandle>& shared
     out->number = ++d.launches;
     d.latest = out;
   }
+  out->withoutStatistics = !statistics;
   out->cycles = report.cycles;
   out->hostSeconds = report.hostSeconds;
   out->issued = report.issued;
@@ -285,8 +293,10 @@ void bindDevice(py::module_& m) {
            py::arg("scalars") = std::map<std::string, int64_t>{},
            py::arg("reals") = std::map<std::string, double>{}, py::arg("trace") = nullptr,
            py::arg("resident") = std::map<std::string, TensorTuple>{},
+           py::arg("statistics") = true,
            "Runs a prepared program once; the outputs, cycles and statistics of the launch. "
-           "`resident` binds arguments to device tensors (address, dtype, shape) in place.")
+           "`resident` binds arguments to device tensors (address, dtype, shape) in place; "
+           "statistics=False keeps none (cheaper for a program of several kernels).")
       .def(
           "tensor_bytes",
           [](DeviceHandle& d, const std::string& dtype, const std::vector<int64_t>& shape) {

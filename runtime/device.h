@@ -54,6 +54,10 @@ struct LaunchArgs {
   /// Device tensors by argument name, bound in place: an input is read where it lies, an
   /// output (or inout) is written there and not copied to the host.
   std::map<std::string, DeviceTensor> resident = {};
+  /// Whether the device's statistics of this launch are kept: a plan of several binaries
+  /// gathers them after each (LaunchReport::deviceStats), which costs more than a small
+  /// kernel's simulation; a caller that never reads them (the PyTorch devices) turns it off.
+  bool statistics = true;
 };
 
 /// What a launch did, the same for every kind of device.

@@ -367,7 +367,7 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
       out.hostSeconds += r.hostSeconds;
       out.issued += r.issued;
       // A multi-kernel job: the device's statistics of each binary, combined at the end.
-      if (job_.extraBinaries.size() > 0) {
+      if (job_.extraBinaries.size() > 0 && args.statistics) {
         kernelStats.push_back(device_.stats(r));
         kernelCycles.push_back(r.cycles);
       }

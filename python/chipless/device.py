@@ -187,13 +187,17 @@ class Device:
         plan = _plan_path(program)
         return Program(self, self._handle.prepare(str(plan)), plan)
 
-    def launch(self, program, inputs=None, *, scalars=None, trace=None, **named_inputs):
+    def launch(self, program, inputs=None, *, scalars=None, trace=None, statistics=True,
+               **named_inputs):
         """Runs the prepared `program` once with `inputs` (name -> array or DeviceTensor;
         also as keyword arguments; a DeviceTensor is read or written in place) and `scalars`
         (name -> int, or float for a kernel's real scalars).
         Arrays are converted to the argument's host dtype when numpy can do that without
         changing their kind (float64 -> float32, not float -> int). `trace` is a Trace to
-        add the launch's timeline to, or a path to write it to. Returns a Launch."""
+        add the launch's timeline to, or a path to write it to. `statistics=False` keeps no
+        device statistics (the Launch's stats() is then an error): a program of several
+        kernels gathers them after each, which can cost more than simulating small ones.
+        Returns a Launch."""
         if not isinstance(program, Program):
             raise ChiplessError(f"launch: expected a Program from Device.prepare, got "
                                 f"{type(program).__name__}")
@@ -221,7 +225,7 @@ class Device:
         if trace is not None and not hasattr(trace, "write"):
             trace_path, trace = trace, Trace()
         result = Launch(self._handle.launch(program._handle, arrays, ints, reals, trace,
-                                            resident))
+                                            resident, bool(statistics)))
         if trace_path is not None:
             trace.write(str(trace_path))
         return result

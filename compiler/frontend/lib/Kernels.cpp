@@ -12,7 +12,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
-
 #include "support/spyre_arch.h"
 
 #include "llvm/ADT/SmallBitVector.h"
@@ -66,8 +65,8 @@ std::optional<TensorView> viewOf(Operation* op, const TensorView& src) {
     return reshapeView(src, out, groupsOf(c.getReassociationIndices()), /*expand=*/false);
   if (auto t = dyn_cast<linalg::TransposeOp>(op)) return permuteView(src, t.getPermutation());
   auto slice = cast<tensor::ExtractSliceOp>(op);
-  auto v = sliceView(src, slice.getStaticOffsets(), slice.getStaticSizes(),
-                     slice.getStaticStrides());
+  auto v =
+      sliceView(src, slice.getStaticOffsets(), slice.getStaticSizes(), slice.getStaticStrides());
   if (!v) return v;
   // A rank-reducing slice drops dimensions of one element.
   llvm::SmallBitVector dropped = slice.getDroppedDims();
@@ -126,9 +125,12 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
   };
   auto makeRoot = [&](Value v, RootLayout layout, ArrayRef<int64_t> layoutShape) {
     // Stick columns padded to spread them over the DRAM channels, unless a reshape folds
-    // them into rows (a view of heads), which needs them exactly one after another.
+    // them into rows (a view of heads), which needs them exactly one after another. An
+    // argument lies as the device's canonical layout has it (a device tensor is bound where
+    // it lies): such a reshape of it reads a re-layout.
     int64_t padded = 0;
-    if (layout == RootLayout::Stick && !layoutShape.empty() && !reshapesLastDim(v)) {
+    if (layout == RootLayout::Stick && !layoutShape.empty() &&
+        (isa<BlockArgument>(v) || !reshapesLastDim(v))) {
       const int64_t rows = rowsOf(layoutShape);
       const int64_t sticks = (layoutShape.back() + stickElems(v) - 1) / stickElems(v);
       const int64_t p = paddedRows(rows, sticks, memory);
@@ -137,8 +139,7 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
     auto view = rootView(v, shapeOf(v), layoutShape, layout, stickElems(v), padded);
     if (!view) return false;
     plan.views[v] = *view;
-    plan.roots[v] = {layout, std::vector<int64_t>(layoutShape.begin(), layoutShape.end()),
-                     padded};
+    plan.roots[v] = {layout, std::vector<int64_t>(layoutShape.begin(), layoutShape.end()), padded};
     return true;
   };
   for (BlockArgument a : f.getArguments())
@@ -228,9 +229,8 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
       return p.emitError("the Spyre front end pads tensors in device memory only (this one is a "
                          "constant)");
     // Packed when the interior starts inside a stick.
-    const RootLayout layout = p.getStaticLow().back() % stickElems(result) != 0
-                                  ? RootLayout::Flat
-                                  : RootLayout::Stick;
+    const RootLayout layout =
+        p.getStaticLow().back() % stickElems(result) != 0 ? RootLayout::Flat : RootLayout::Stick;
     if (!makeRoot(result, layout, shape))
       return p.emitError("internal error: the Spyre front end found no layout for this result");
     KernelGroup fill;
@@ -420,9 +420,15 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
     const RootInfo& info = plan.roots[root];
     std::optional<TensorView> own =
         rootView(root, shapeOf(v), shapeOf(v), info.layout, stickElems(v), info.paddedRows);
+    // Its rows padded as the device's canonical layout pads them: a root left unpadded for a
+    // reshape of its last dimension into rows is copied.
+    const int64_t last = shapeOf(v).empty() ? 1 : shapeOf(v).back();
+    const int64_t sticks = (last + stickElems(v) - 1) / stickElems(v);
+    const int64_t rows = rowsOf(shapeOf(v));
+    const int64_t canonical = paddedRows(rows, sticks, memory);
     const bool alias = !isa<BlockArgument>(root) && info.layout == RootLayout::Stick && own &&
-                       own->describe() == view->second.describe() &&
-                       !returned.contains(root);
+                       own->describe() == view->second.describe() && !returned.contains(root) &&
+                       info.paddedRows == (canonical != rows ? canonical : 0);
     if (!alias) {
       // A re-layout a kernel already reads is the result's tensor too; else a copy.
       Value copy = relaidOut.lookup({v, static_cast<int>(RootLayout::Stick)});

@@ -14,7 +14,7 @@ from chipless.errors import ChiplessError
 from chipless.torch import graph_text
 from chipless.torch.eager import (DEVICE_DTYPE, bindable, compiles, element_of, launch,
                                   map_tensors, program, resident, run_or_cpu, shape_of,
-                                  stats_of)
+                                  reads_views, stats_of, view_of)
 from chipless.torch.graph_text import Graph
 
 #: Ops a deferred graph holds at most before it is run (a Python loop that never syncs
@@ -92,15 +92,28 @@ class Recorder:
     def record(self, op):
         # Copies (a view made a tensor of its own) run what is pending first, so they all
         # happen before any operand is taken from the pending graph.
-        owned = []
+        owned, views = [], []
         for t in op.operands:
             reshaped = self._reshaped(t)
-            owned.append((t, (reshaped[0], None, reshaped[1])) if reshaped
-                         else resident(t, self.dev))
+            view = None if reshaped or bindable(t) is not None or not reads_views(self.dev) \
+                else view_of(t)
+            views.append(view)
+            if reshaped:
+                owned.append((t, (reshaped[0], None, reshaped[1])))
+            elif view is not None:  # read from its base in the graph
+                owned.append((t, (view[0], None, view[2])))
+            else:
+                owned.append(resident(t, self.dev))
         mark = (len(self.graph.lines), len(self.graph.args), dict(self.args))
         try:
             operands = [self._operand(own, address, shape)
                         for own, (address, _, shape) in owned]
+            for i, view in enumerate(views):
+                if view is not None:
+                    _, _, base, sizes, plan = view
+                    element = element_of(owned[i][0])
+                    operands[i] = (graph_text.emit_view(self.graph, operands[i][0], base, sizes,
+                                                        plan, element), list(sizes) or [1])
             results = op.emit(self.graph, operands)
         except Exception:
             del self.graph.lines[mark[0]:], self.graph.args[mark[1]:]

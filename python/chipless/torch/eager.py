@@ -18,7 +18,7 @@ import torch
 import chipless
 from chipless import native
 from chipless.errors import ChiplessError
-from chipless.torch import devices
+from chipless.torch import devices, graph_text
 from chipless.torch.graph_text import Graph
 
 #: PyTorch dtype -> device dtype (pybind/torch/dtypes.cpp keeps the same table).
@@ -154,6 +154,26 @@ def bindable(t):
     return (address, dtype, shape)
 
 
+def view_of(t):
+    """(address, device dtype, base shape, sizes, plan) when `t` is not bindable but a view of
+    its storage's base that a graph can read in place (graph_text.view_plan: a permutation,
+    a slice, a reshape of it): the base is bound and the view made in the program, not
+    copied through the host first. None otherwise."""
+    address, _, dtype, base = torch.ops.chipless.storage_info(t)
+    if address < 0:
+        return None
+    sizes = list(t.shape)
+    plan = graph_text.view_plan(base or [1], sizes, list(t.stride()), t.storage_offset())
+    return None if plan is None else (address, dtype, base or [1], sizes, plan)
+
+
+def view_key(view):
+    """What of a view a program depends on: its base's shape, its sizes and its plan."""
+    _, _, base, sizes, plan = view
+    return (tuple(base), tuple(sizes), tuple(plan["shape"]), tuple(plan["offsets"]),
+            tuple(plan["box"]), tuple(plan["order"]))
+
+
 def resident(t, dev):
     """`t` as a bindable tensor of `dev`: itself, or a copy of its elements into a tensor of
     its own (a view with an offset, other strides or another last dimension)."""
@@ -170,9 +190,10 @@ def resident(t, dev):
     return own, bindable(own)
 
 
-def program(dev, key, build):
+def program(dev, key, build, count_refusal=True):
     """The program of signature `key` on `dev`, compiled from build() (a Graph) and
-    prepared the first time; raises ChiplessError when the compiler refuses it."""
+    prepared the first time; raises ChiplessError when the compiler refuses it (counted in
+    the stats' `refused` unless the caller has another way to run the op)."""
     with _lock:
         found = _programs.get((dev.slot, key))
         if found is None:
@@ -187,7 +208,8 @@ def program(dev, key, build):
                 # tensors alive (a deferred graph writes back every result still held)
                 found = e.with_traceback(None)
                 found.__context__ = found.__cause__ = None
-                stats_of(dev).refused[key] = str(e)
+                if count_refusal:
+                    stats_of(dev).refused[key] = str(e)
             _programs[(dev.slot, key)] = found
         else:
             stats_of(dev).hits += 1
@@ -199,8 +221,10 @@ def program(dev, key, build):
 def launch(dev, prepared, bound, arrays=None):
     """Launches `prepared` with {argument: (address, dtype, shape)} bound where they lie and
     host arrays {argument: numpy array}; its cycles counted."""
+    # no device statistics: chipless.torch.stats counts cycles, and gathering them after
+    # each kernel of a fused program costs more than simulating a small one
     launched = dev.device._handle.launch(prepared._handle, arrays or {}, {}, {}, _mode["trace"],
-                                         bound)
+                                         bound, False)
     s = stats_of(dev)
     s.launches += 1
     s.cycles += launched.cycles
@@ -229,19 +253,33 @@ def count_cpu(dev, op):
 
 # ---- eager ------------------------------------------------------------------------------
 
-def _single_graph(op):
+def _single_graph(op, views=None):
+    """The graph of `op` alone; an operand with a view in `views` is read from its base."""
     g = Graph(op.key[0].replace(".", "_"))
-    values = [(g.argument(f"x{i}", shape_of(t), element_of(t)), shape_of(t))
-              for i, t in enumerate(op.operands)]
+    values = []
+    for i, t in enumerate(op.operands):
+        view = views[i] if views else None
+        if view is None:
+            values.append((g.argument(f"x{i}", shape_of(t), element_of(t)), shape_of(t)))
+            continue
+        _, _, base, sizes, plan = view
+        value = g.argument(f"x{i}", base, element_of(t))
+        values.append((graph_text.emit_view(g, value, base, sizes, plan, element_of(t)),
+                       list(sizes) or [1]))
     for j, (v, out) in enumerate(zip(op.emit(g, values), op.outputs)):
         g.result(f"out{j}", v, shape_of(out), element_of(out))
     return g
 
 
-def run_now(dev, op, prepared):
-    """Runs `op` as the program `prepared` (its own, from program())."""
+def run_now(dev, op, prepared, views=None):
+    """Runs `op` as the program `prepared` (its own, from program()); operands with a view in
+    `views` bound as their bases."""
     bound, keep = {}, []  # keep: copies made for binding live until the launch is done
     for i, t in enumerate(op.operands):
+        view = views[i] if views else None
+        if view is not None:
+            bound[f"x{i}"] = (view[0], view[1], view[2])
+            continue
         own, bound[f"x{i}"] = resident(t, dev)
         keep.append(own)
     for j, out in enumerate(op.outputs):
@@ -261,9 +299,39 @@ def compiles(dev, op):
     return not isinstance(found, ChiplessError)
 
 
+def reads_views(dev):
+    """Whether programs on `dev` read views of other tensors (view_of) in the graph. Spyre:
+    its front end re-lays them out on the device. Not the TPU: tpu-compile refuses many
+    fused graphs that read views (a reduction's result sliced, a permuted argument feeding a
+    fused kernel), halving those runs more programs than a copy's flush (measured on the
+    model blocks: GPT-2 4 programs a step with copies against 8 with views, BERT 3 against
+    12), and a matmul reading a transposed view gives other bits than one reading its copy,
+    so eager and DeferAndFuse would part."""
+    return dev.kind == "spyre"
+
+
+def _views(dev, op):
+    """Each operand's view (view_of) where it is not bindable; None when every one is."""
+    if not reads_views(dev):
+        return None
+    views = [None if bindable(t) is not None else view_of(t) for t in op.operands]
+    return views if any(views) else None
+
+
 def run_or_cpu(dev, op):
-    """Runs `op` on the device, or on the CPU when the compiler refuses its program (counted;
-    an error in strict mode). Errors of the run itself are raised."""
+    """Runs `op` on the device — its views of other tensors read in the program where its
+    compiler takes them, else copied first — or on the CPU when the compiler refuses its
+    program (counted; an error in strict mode). Errors of the run itself are raised."""
+    views = _views(dev, op)
+    if views is not None:
+        key = op.key + (("views",) + tuple(v and view_key(v) for v in views),)
+        try:
+            prepared = program(dev, key, lambda: _single_graph(op, views), count_refusal=False)
+        except ChiplessError:
+            pass  # the views copied into tensors of their own instead
+        else:
+            run_now(dev, op, prepared, views)
+            return
     try:
         prepared = program(dev, op.key, lambda: _single_graph(op))
     except ChiplessError as e:

@@ -531,14 +531,106 @@ def rstd_of_variance(w, e, eps):
 
 
 def reshape(g, value, shape, to_shape, element):
-    """`value` of `shape` read as `to_shape` (the same elements in order)."""
+    """`value` of `shape` read as `to_shape` (the same elements in order): one expand_shape
+    where to_shape splits dimensions, one collapse_shape where it merges them, else a
+    collapse into the runs both shapes share then an expand."""
     if list(shape) == list(to_shape):
         return value
+    segments = _segments(list(shape), list(to_shape))
+    merged = [_product(shape[d] for d in a) for a, _ in segments]
+    if all(len(a) == 1 for a, _ in segments):
+        return g.expand(value, shape, [b for _, b in segments], to_shape, element)
+    value = g.collapse(value, shape, [a for a, _ in segments], merged, element)
+    if all(len(b) == 1 for _, b in segments):
+        return value
+    return g.expand(value, merged, [b for _, b in segments], to_shape, element)
+
+
+def _product(dims):
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+def _segments(shape, to_shape):
+    """The runs of dimensions of `shape` and `to_shape` that hold the same elements:
+    [(dims of shape, dims of to_shape)], each side at least one dimension (dimensions of 1
+    at the end join the last run)."""
+    segments, i, j = [], 0, 0
+    while i < len(shape) and j < len(to_shape):
+        a, b = [i], [j]
+        pa, pb = shape[i], to_shape[j]
+        i, j = i + 1, j + 1
+        while pa != pb:
+            if pa < pb:
+                a.append(i)
+                pa *= shape[i]
+                i += 1
+            else:
+                b.append(j)
+                pb *= to_shape[j]
+                j += 1
+        segments.append((a, b))
+    segments[-1][0].extend(range(i, len(shape)))
+    segments[-1][1].extend(range(j, len(to_shape)))
+    return segments
+
+
+# ---- views of a tensor's storage read in the graph ----------------------------------------------
+
+def view_plan(base_shape, sizes, strides, offset):
+    """How the view (sizes, strides, offset) of a contiguous tensor of `base_shape` is read
+    in a graph instead of copied into a tensor of its own: the base reshaped to `shape` (its
+    elements in order, split at the view's strides), a box of it (`offsets`, `box`), the
+    box's dimensions of one dropped and the rest permuted by `perm` into the view's order.
+    None for a view that is no such box (a broadcast, overlapping or irregular strides)."""
     numel = 1
-    for d in shape:
+    for d in base_shape:
         numel *= d
-    if len(shape) > 1:
-        value = g.collapse(value, shape, [list(range(len(shape)))], [numel], element)
-    if len(to_shape) > 1:
-        value = g.expand(value, [numel], [list(range(len(to_shape)))], to_shape, element)
-    return value
+    dims = [i for i, s in enumerate(sizes) if s != 1]
+    if any(strides[i] <= 0 for i in dims):
+        return None
+    order = sorted(dims, key=lambda i: -strides[i])
+    steps = [strides[i] for i in order]
+    if len(set(steps)) != len(steps) or (steps and numel % steps[0]):
+        return None
+    # extents: each stride over the next one in; the outermost over the whole storage
+    extents = [numel // steps[0]] if steps else []
+    for outer, inner in zip(steps, steps[1:]):
+        if outer % inner:
+            return None
+        extents.append(outer // inner)
+    innermost = steps[-1] if steps else 1
+    shape, offsets, box = list(extents), [], []
+    for step, extent, i in zip(steps, extents, order):
+        coordinate = (offset // step) % extent if step != steps[0] else offset // step
+        if coordinate + sizes[i] > extent:
+            return None
+        offsets.append(coordinate)
+        box.append(sizes[i])
+    if innermost > 1 or not steps:  # the element picked inside the innermost stride
+        shape.append(innermost if steps else numel)
+        offsets.append(offset % innermost if steps else offset)
+        box.append(1)
+    return {"shape": shape, "offsets": offsets, "box": box, "order": order}
+
+
+def emit_view(g, value, base_shape, sizes, plan, element):
+    """The view `plan` (view_plan) of `value` (a tensor of `base_shape`) as a tensor of
+    `sizes`: reshaped, sliced, permuted, reshaped to the view's sizes."""
+    shape, offsets, box, order = plan["shape"], plan["offsets"], plan["box"], plan["order"]
+    v = reshape(g, value, base_shape, shape, element)
+    if box != shape:
+        out = g.value()
+        g.line(f"{out} = tensor.extract_slice {v}{offsets} {box} {[1] * len(box)} : "
+               f"{tensor_type(shape, element)} to {tensor_type(box, element)}")
+        v = out
+    kept = [sizes[i] for i in order] or [1]
+    v = reshape(g, v, box, kept, element)
+    if order != sorted(order):
+        ranked = sorted(order)
+        perm = [order.index(i) for i in ranked]
+        v = transpose(g, v, kept, perm, element)
+        kept = [kept[p] for p in perm]
+    return reshape(g, v, kept, list(sizes) or [1], element)

@@ -370,6 +370,27 @@ _addc(aten.addcmul.default, "arith.mulf")
 _addc(aten.addcdiv.default, "arith.divf")
 
 
+@_lowered(aten.clone.default)
+def _clone(dev, x, memory_format=None):
+    """A copy on the device, laid out contiguously (what reshape and contiguous() make of a
+    view they cannot keep): the view read in the program (eager.view_of), not copied through
+    the host; a deferred graph goes on recording."""
+    element = _element(x.dtype, dev)
+    keeps_strides = memory_format in (None, torch.preserve_format) and not x.is_contiguous()
+    if element is None or keeps_strides or memory_format not in (
+            None, torch.preserve_format, torch.contiguous_format) or not eager.reads_views(dev):
+        # PyTorch's own clone: a copy through the host (which also runs what is deferred)
+        out = torch.empty_like(x, memory_format=memory_format or torch.preserve_format)
+        return out.copy_(x)
+    out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
+    shape = eager.shape_of(x)
+    _execute(dev, aten.clone.default, (x,), {"memory_format": memory_format},
+             ("copy", tuple(shape), element), [x], [out],
+             lambda g, xs: [graph_text.emit_elementwise(g, xs, shape, element,
+                                                        lambda w, v: v[0])])
+    return out
+
+
 @_lowered(aten.fill_.Scalar)
 def _fill(dev, a, value):
     element = _element(a.dtype, dev)
@@ -833,17 +854,17 @@ def _index_select(dev, table, dim, index):
     """Slices of a tensor along `dim` by a vector of indices, on Spyre, where nothing lies
     before `dim` but dimensions of 1: rows of a matrix (an embedding lookup), heads of
     [1, H, S, D] (grouped-query attention's repeated keys), read as the rows of [N, rest]
-    gathered. The indices are read back and checked first, as PyTorch's CPU checks them:
-    the device's gather would read whatever lies past the table (one transfer of K values
-    over the host link). A vector's elements are the rows of [N, 1]."""
+    gathered; a vector's elements as the rows of [N, 1]. The indices are checked first, as
+    PyTorch's CPU checks them (_index_range): the device's gather would read whatever lies
+    past the table."""
     element = _spyre_float(dev, table, "index_select")
     dim = dim % max(table.dim(), 1)
     if table.dim() < 1 or any(d != 1 for d in table.shape[:dim]) or index.dim() != 1 or \
             index.dtype not in (torch.int64, torch.int32) or index.numel() == 0:
         raise _Refused("index_select other than of slices along the first dimension (of size "
                        "more than 1) by a vector of indices")
-    values = index.cpu()
-    if int(values.min()) < 0 or int(values.max()) >= table.shape[dim]:
+    low, high = _index_range(index)
+    if low < 0 or high >= table.shape[dim]:
         raise IndexError("index out of range in self")
     shape = list(table.shape)
     rows = [shape[dim], math.prod(shape[dim + 1:])]
@@ -858,6 +879,19 @@ def _index_select(dev, table, dim, index):
     _execute(dev, aten.index_select.default, (table, dim, index), {}, key, [table, index], [out],
              emit)
     return out
+
+
+def _index_range(index):
+    """The least and the greatest of a device vector of indices: read back the first time,
+    then kept with its storage until that is written (chipless::derived), so indices used
+    again (a repeat's, positions) cost no transfer and leave a deferred graph recording."""
+    how = f"index range {index.storage_offset()} {index.numel()} {index.stride(0)}"
+    found = torch.ops.chipless.derived(index, how)
+    if found is None:
+        values = index.cpu()
+        found = torch.tensor([int(values.min()), int(values.max())])
+        torch.ops.chipless.keep_derived(index, how, found)
+    return int(found[0]), int(found[1])
 
 
 _repeat_index = {}  # (device, size, repeats) -> the index tensor of repeat_interleave

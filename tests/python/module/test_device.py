@@ -96,6 +96,26 @@ def test_each_launch_keeps_its_own_statistics(vadd):
     assert small.cycles < last.cycles < large.cycles
 
 
+def test_a_launch_without_statistics(tmp_path):
+    """statistics=False: the same outputs and cycles from a program of several kernels,
+    and no statistics to read (an error that says why)."""
+    program_dir = chipless.compile(ROOT / "models" / "graphs" / "spyre_mlp.mlir",
+                                   tmp_path / "mlp")
+    device = chipless.Device("spyre")
+    program = device.prepare(program_dir)
+    rng = np.random.default_rng(0)
+    inputs = {a.name: rng.uniform(-1, 1, [int(d) for d in a.shape.strip("()").split(",")])
+              for a in program.arguments if a.role == "input"}
+    kept = device.launch(program, inputs)
+    bare = device.launch(program, inputs, statistics=False)
+    assert bare.cycles == kept.cycles and kept.stats()["chip"]["cycles"] == kept.cycles
+    for name, value in kept.outputs.items():
+        assert np.array_equal(value, bare.outputs[name])
+    with pytest.raises(chipless.ChiplessError, match="made with statistics=False"):
+        bare.stats()
+    device.close()
+
+
 def test_a_trace_collects_launches_one_after_another(vadd, tmp_path):
     trace = chipless.Trace()
     with chipless.Device("spyre") as device:

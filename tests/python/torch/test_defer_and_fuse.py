@@ -102,3 +102,16 @@ def test_the_environment_turns_it_on(tmp_path):
                                        CHIPLESS_LOCK_DIR=str(tmp_path), **{switch: "1"}))
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "0 1", (switch, done.stdout)
+
+
+def test_a_result_also_read_through_a_reshape_of_its_last_dimension():
+    """Spyre: a deferred result ([1, 32, 8, 128], whose rows the canonical layout pads over
+    the DRAM channels) that the graph also reads as [1, 32, 1024] (its heads merged, which
+    needs the rows unpadded) is written back in the canonical layout all the same."""
+    x = torch.randn(1, 32, 8, 128, dtype=torch.float16)
+    with torch.no_grad(), chipless.torch.defer_and_fuse():
+        y = x.to("spyre") * 2
+        z = y.reshape(1, 32, 1024).sum(-1)
+    assert chipless.torch.stats("spyre")["fused_launches"] == 1
+    close(y, x.float() * 2, 0, 0)
+    close(z, (x.float() * 2).reshape(1, 32, 1024).sum(-1), 1e-2, 0.5)

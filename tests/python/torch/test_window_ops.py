@@ -149,6 +149,20 @@ def test_an_index_out_of_range_is_an_error_as_on_the_cpu(bad):
         F.embedding(torch.tensor([3, bad]).to("spyre"), table)
 
 
+def test_indices_are_checked_again_once_written():
+    """The indices' range is read back once and kept with them until they are written."""
+    table = torch.randn(500, 96, dtype=H).to("spyre")
+    ids = torch.tensor([3, 7]).to("spyre")
+    F.embedding(ids, table)
+    before = chipless.torch.stats("spyre")["link_bytes_out"]
+    F.embedding(ids, table)
+    chipless.torch.synchronize()
+    assert chipless.torch.stats("spyre")["link_bytes_out"] == before  # not read again
+    ids.copy_(torch.tensor([3, 500]))
+    with pytest.raises(IndexError, match="index out of range in self"):
+        F.embedding(ids, table)
+
+
 @pytest.mark.parametrize("op", ["sum", "mean", "amax"])
 def test_reduction_over_the_last_two_dimensions(op):
     x = torch.randn(3, 5, 9, 70, dtype=H)
