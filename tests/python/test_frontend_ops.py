@@ -445,6 +445,56 @@ func.func @p(%x: tensor<5x100xf16> {graph.name = "x"}) -> (tensor<8x107xf16> {gr
     close(y, np.pad(x.astype(np.float32), ((1, 2), (3, 4)), constant_values=1.5), rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("shape,value", [((5, 100), 0.0), ((3, 64, 70), -1.5), ((1000,), 2.0)])
+def test_a_result_filled_with_a_constant(tmp_path, shape, value):
+    """A graph whose result is a linalg.fill of a constant (a tensor zeroed in place): a fill
+    kernel writes it, in the canonical stick layout."""
+    t = "tensor<" + "x".join(map(str, shape)) + "xf16>"
+    graph = f"""
+func.func @f(%x: {t} {{graph.name = "x"}}) -> ({t} {{graph.name = "y"}}) {{
+  %c = arith.constant {value!r} : f16
+  %e = tensor.empty() : {t}
+  %y = linalg.fill ins(%c : f16) outs(%e : {t}) -> {t}
+  return %y : {t}
+}}
+"""
+    out, dump = compile_graph(tmp_path, graph, "fill")
+    assert kernels_of(dump) == ["k1_fill.mlir"], kernels_of(dump)
+    x = f16(np.random.default_rng(4), *shape)
+    y = simulate(tmp_path, out, {"x": x}, ["y"])["y"]
+    close(y, np.full(shape, value, np.float32), rtol=0, atol=0)
+
+
+def test_a_constant_read_by_an_op(tmp_path):
+    """A one filled with a constant, broadcast and divided by (a mean's backward seed): a fill
+    kernel writes the constant to memory, which the broadcast then reads; the constant is
+    also a result."""
+    graph = """
+func.func @f(%x: tensor<32xf16> {graph.name = "x"}) -> (tensor<1xf16> {graph.name = "one"}, tensor<32xf16> {graph.name = "y"}) {
+  %c = arith.constant 1.0 : f16
+  %e = tensor.empty() : tensor<1xf16>
+  %one = linalg.fill ins(%c : f16) outs(%e : tensor<1xf16>) -> tensor<1xf16>
+  %eb = tensor.empty() : tensor<1x32xf16>
+  %b = linalg.broadcast ins(%one : tensor<1xf16>) outs(%eb : tensor<1x32xf16>) dimensions = [1]
+  %v = tensor.collapse_shape %b [[0, 1]] : tensor<1x32xf16> into tensor<32xf16>
+  %ey = tensor.empty() : tensor<32xf16>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%v, %x : tensor<32xf16>, tensor<32xf16>) outs(%ey : tensor<32xf16>) {
+    ^bb0(%p: f16, %q: f16, %o: f16):
+      %r = arith.divf %p, %q : f16
+      linalg.yield %r : f16
+  } -> tensor<32xf16>
+  return %one, %y : tensor<1xf16>, tensor<32xf16>
+}
+"""
+    out, dump = compile_graph(tmp_path, graph, "seed")
+    assert kernels_of(dump)[0] == "k1_fill.mlir", kernels_of(dump)
+    x = f16(np.random.default_rng(5), 32) + np.float16(4)
+    got = simulate(tmp_path, out, {"x": x}, ["one", "y"])
+    close(got["one"], np.ones(1, np.float32), rtol=0, atol=0)
+    close(got["y"], 1 / x.astype(np.float32), rtol=2e-3, atol=1e-3)
+
+
 def test_padded_max_pool(tmp_path):
     """A max pool of 3 x 3 every 2 over an image padded with -inf (PyTorch's padded max_pool2d,
     ResNet's stem): the fill kernel writes the infinity as MLIR spells it (in hex), and the

@@ -211,6 +211,23 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
     return success();
   };
 
+  // A kernel of `op` setting every element of `result` (a root of its own) to `value`.
+  auto fillKernel = [&](Operation* op, Value result, Attribute value) {
+    ArrayRef<int64_t> shape = shapeOf(result);
+    KernelGroup fill;
+    fill.kind = KernelGroup::Kind::Fill;
+    fill.name = "k" + std::to_string(plan.kernels.size() + 1) + "_fill";
+    fill.rows = rowsOf(shape);
+    fill.cols = shape.back();
+    fill.copyFrom = result;
+    fill.source = fill.dest = plan.views[result];
+    fill.fillValue = value;
+    fill.ops.push_back(op);
+    fill.forms[result] = Form::Matrix;
+    fill.outputs.push_back({result, Form::Matrix});
+    plan.kernels.push_back(std::move(fill));
+  };
+
   // A padded tensor: its own memory set to the padding value, then the source copied into
   // its interior.
   auto pad = [&](tensor::PadOp p) -> LogicalResult {
@@ -233,18 +250,7 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
         p.getStaticLow().back() % stickElems(result) != 0 ? RootLayout::Flat : RootLayout::Stick;
     if (!makeRoot(result, layout, shape))
       return p.emitError("internal error: the Spyre front end found no layout for this result");
-    KernelGroup fill;
-    fill.kind = KernelGroup::Kind::Fill;
-    fill.name = "k" + std::to_string(plan.kernels.size() + 1) + "_fill";
-    fill.rows = rowsOf(shape);
-    fill.cols = shape.back();
-    fill.copyFrom = result;
-    fill.source = fill.dest = plan.views[result];
-    fill.fillValue = value;
-    fill.ops.push_back(p);
-    fill.forms[result] = Form::Matrix;
-    fill.outputs.push_back({result, Form::Matrix});
-    plan.kernels.push_back(std::move(fill));
+    fillKernel(p, result, value);
     auto interior = sliceView(plan.views[result], p.getStaticLow(), shapeOf(src),
                               std::vector<int64_t>(shape.size(), 1));
     if (!interior)
@@ -293,6 +299,19 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
           if (cast<ShapedType>(o.value.getType()).getElementType().isInteger(32))
             return op->emitError("the Spyre front end takes i32 tensors as the indices of a "
                                  "tensor.gather only");
+    // A tensor filled with a constant that the op reads (a broadcast of a one): written to
+    // device memory by a fill kernel first, then read like any other.
+    for (const Operand& r : rf->reads) {
+      auto fill = r.value.getDefiningOp<linalg::FillOp>();
+      Attribute value;
+      if (!fill || plan.views.count(r.value) || shapeOf(r.value).empty() ||
+          !matchPattern(fill.getInputs()[0], m_Constant(&value)) || !isa<FloatAttr>(value))
+        continue;
+      if (!makeRoot(r.value, RootLayout::Stick, shapeOf(r.value)))
+        return fill.emitError("internal error: the Spyre front end found no layout for this "
+                              "constant");
+      fillKernel(fill, r.value, value);
+    }
     auto suits = [&](const Operand& r) {
       auto it = plan.views.find(r.value);
       return it == plan.views.end() || readable(rf->kind, r.form, it->second);
@@ -411,6 +430,17 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
   for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
     Value v = ret.getOperand(i);
     auto view = plan.views.find(v);
+    Attribute value;
+    auto fill = v.getDefiningOp<linalg::FillOp>();
+    if (view == plan.views.end() && fill && !shapeOf(v).empty() &&
+        matchPattern(fill.getInputs()[0], m_Constant(&value)) && isa<FloatAttr>(value)) {
+      // A result filled with a constant (a tensor zeroed): a fill kernel writes it.
+      if (!makeRoot(v, RootLayout::Stick, shapeOf(v)))
+        return fill.emitError("internal error: the Spyre front end found no layout for this "
+                              "result");
+      fillKernel(fill, v, value);
+      view = plan.views.find(v);
+    }
     if (view == plan.views.end())
       return ret.emitError("result ") << i << " is a constant: the Spyre front end returns "
                                       << "tensors the graph computes or takes";
@@ -446,15 +476,18 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
   // What each kernel reads from and writes to device memory.
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     KernelGroup& kg = plan.kernels[k];
-    // A concatenation's or a padding's kernels: their input and the result, set above.
-    if (isa<tensor::ConcatOp, tensor::PadOp>(kg.ops.front())) continue;
+    // A concatenation's, a padding's or a fill's kernels: their input and the result, set
+    // above.
+    if (isa<tensor::ConcatOp, tensor::PadOp>(kg.ops.front()) || kg.kind == KernelGroup::Kind::Fill)
+      continue;
     llvm::DenseSet<Operation*> inKernel(kg.ops.begin(), kg.ops.end());
     llvm::DenseSet<Value> seen;
     for (Operation* op : kg.ops) {
       for (Value v : op->getOperands()) {
         if (!isa<RankedTensorType>(v.getType()) || seen.contains(v)) continue;
         Operation* def = v.getDefiningOp();
-        if (def && (inKernel.contains(def) || isInitOp(def))) continue;
+        // (a constant the kernel makes itself, unless a fill kernel wrote it to memory)
+        if (def && (inKernel.contains(def) || (isInitOp(def) && !plan.roots.count(v)))) continue;
         if (!kg.forms.count(v)) continue; // an init the op does not read
         seen.insert(v);
         kg.inputs.push_back({v, kg.formOf(v)});

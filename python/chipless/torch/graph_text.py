@@ -583,13 +583,26 @@ def view_plan(base_shape, sizes, strides, offset):
     """How the view (sizes, strides, offset) of a contiguous tensor of `base_shape` is read
     in a graph instead of copied into a tensor of its own: the base reshaped to `shape` (its
     elements in order, split at the view's strides), a box of it (`offsets`, `box`), the
-    box's dimensions of one dropped and the rest permuted by `perm` into the view's order.
-    None for a view that is no such box (a broadcast, overlapping or irregular strides)."""
+    box's dimensions of one dropped and the rest permuted by `order` into the view's order,
+    then repeated along the view's broadcast dimensions (stride 0; `broadcast`: "rows" when
+    they all come before the others, "columns" when after, None when there are none). None
+    for a view that is no such box (overlapping or irregular strides, broadcast dimensions
+    between others)."""
     numel = 1
     for d in base_shape:
         numel *= d
-    dims = [i for i, s in enumerate(sizes) if s != 1]
-    if any(strides[i] <= 0 for i in dims):
+    repeated = [i for i, s in enumerate(sizes) if s != 1 and strides[i] == 0]
+    dims = [i for i, s in enumerate(sizes) if s != 1 and strides[i] != 0]
+    broadcast = None
+    if repeated:
+        if dims and max(repeated) < min(dims):
+            broadcast = "rows"
+        elif not dims or min(repeated) > max(dims):
+            broadcast = "columns"  # one value: a row of it, split as the view's sizes
+        else:
+            return None
+        sizes = [1 if i in repeated else s for i, s in enumerate(sizes)]
+    if any(strides[i] < 0 for i in dims):
         return None
     order = sorted(dims, key=lambda i: -strides[i])
     steps = [strides[i] for i in order]
@@ -613,13 +626,30 @@ def view_plan(base_shape, sizes, strides, offset):
         shape.append(innermost if steps else numel)
         offsets.append(offset % innermost if steps else offset)
         box.append(1)
-    return {"shape": shape, "offsets": offsets, "box": box, "order": order}
+    return {"shape": shape, "offsets": offsets, "box": box, "order": order,
+            "broadcast": broadcast}
 
 
 def emit_view(g, value, base_shape, sizes, plan, element):
     """The view `plan` (view_plan) of `value` (a tensor of `base_shape`) as a tensor of
     `sizes`: reshaped, sliced, permuted, reshaped to the view's sizes."""
     shape, offsets, box, order = plan["shape"], plan["offsets"], plan["box"], plan["order"]
+    sizes = list(sizes)
+    if plan["broadcast"]:
+        # the view without its broadcast dimensions, as a vector, repeated (linalg.broadcast
+        # along rows or columns, the two the Spyre front end takes)
+        core = [s if s == 1 or i in order else 1 for i, s in enumerate(sizes)]
+        kept = _product(core)
+        repeat = _product(sizes) // kept
+        vector = emit_view(g, value, base_shape, core, dict(plan, broadcast=None), element)
+        vector = reshape(g, vector, core or [1], [kept], element)
+        if plan["broadcast"] == "rows":
+            out, out_shape = broadcast(g, vector, [kept], [repeat, kept], [0], element), \
+                [repeat, kept]
+        else:
+            out, out_shape = broadcast(g, vector, [kept], [kept, repeat], [1], element), \
+                [kept, repeat]
+        return reshape(g, out, out_shape, sizes or [1], element)
     v = reshape(g, value, base_shape, shape, element)
     if box != shape:
         out = g.value()

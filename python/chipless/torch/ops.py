@@ -79,7 +79,7 @@ def on_cpu(op, args, kwargs, dev, reason=None):
 CPU_IN_FLOAT = (
     "native_batch_norm_backward", "native_layer_norm_backward",
     "_log_softmax", "_log_softmax_backward_data",
-    "_softmax_backward_data", "gelu_backward", "mse_loss", "mse_loss_backward",
+    "_softmax_backward_data", "mse_loss", "mse_loss_backward",
     "nll_loss_forward", "nll_loss_backward", "max_pool2d_with_indices",
     "max_pool2d_with_indices_backward")
 
@@ -318,6 +318,40 @@ def _gelu_op(dev, a, approximate="none"):
     return _elementwise(dev, aten.gelu.default, (a,), {"approximate": approximate},
                         f"gelu_{approximate}", [a], list(a.shape), a.dtype,
                         lambda w, x: _gelu(w, x[0], approximate))
+
+
+def _gelu_derivative(w, x, approximate):
+    """d gelu(x) / dx, as PyTorch's gelu_backward computes it."""
+    one, half = w.const(1.0), w.const(0.5)
+    if approximate == "tanh":
+        beta, kappa = math.sqrt(2 / math.pi), 0.044715
+        square = w.op("arith.mulf", x, x)
+        inner = w.op("arith.mulf", w.const(beta), w.op("arith.addf", x, w.op(
+            "arith.mulf", w.const(kappa), w.op("arith.mulf", square, x))))
+        t = w.op("math.tanh", inner)
+        left = w.op("arith.mulf", half, x)
+        left_derivative = w.op("arith.mulf", half, w.op("arith.addf", one, t))
+        tanh_derivative = w.op("arith.subf", one, w.op("arith.mulf", t, t))
+        inner_derivative = w.op("arith.mulf", w.const(beta), w.op(
+            "arith.addf", one, w.op("arith.mulf", w.const(3 * kappa), square)))
+        right_derivative = w.op("arith.mulf", left, w.op("arith.mulf", tanh_derivative,
+                                                          inner_derivative))
+        return w.op("arith.addf", left_derivative, right_derivative)
+    cdf = w.op("arith.mulf", half, w.op("arith.addf", one, w.op(
+        "math.erf", w.op("arith.mulf", x, w.const(1 / math.sqrt(2))))))
+    pdf = w.op("arith.mulf", w.const(1 / math.sqrt(2 * math.pi)), w.op(
+        "math.exp", w.op("arith.mulf", w.const(-0.5), w.op("arith.mulf", x, x))))
+    return w.op("arith.addf", cdf, w.op("arith.mulf", x, pdf))
+
+
+@_lowered(aten.gelu_backward.default)
+def _gelu_backward(dev, grad, x, approximate="none"):
+    if grad.shape != x.shape or grad.dtype != x.dtype:
+        raise _Refused("a gradient of another shape or dtype than the input")
+    return _elementwise(dev, aten.gelu_backward.default, (grad, x), {"approximate": approximate},
+                        f"gelu_backward_{approximate}", [grad, x], list(x.shape), x.dtype,
+                        lambda w, v: w.op("arith.mulf", v[0],
+                                          _gelu_derivative(w, v[1], approximate)))
 
 
 @_lowered(aten.threshold_backward.default)

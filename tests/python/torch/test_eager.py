@@ -208,6 +208,25 @@ def test_convolutions_on_the_tpu_run_on_the_cpu_with_the_reason():
     assert chipless.torch.stats("tpu")["cpu_ops"] == {"aten.convolution.default": 1}
 
 
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_backward(device, approximate):
+    dtype, tol = (torch.float32, 1e-5) if device == "tpu" else (torch.float16, 2e-2)
+    x, grad = torch.randn(64, 300, dtype=dtype) * 2, torch.randn(64, 300, dtype=dtype)
+    got = runs_on_device(device, lambda g, v: torch.ops.aten.gelu_backward(
+        g, v, approximate=approximate), grad, x, launches=1)
+    want = torch.ops.aten.gelu_backward(grad.float(), x.float(), approximate=approximate)
+    close(got, want, tol, tol)
+
+
+@pytest.mark.parametrize("value", [0.0, -2.5])
+def test_spyre_fills_and_zeroes_in_place(value):
+    x = torch.randn(64, 256, dtype=torch.float16)
+    got = runs_on_device("spyre", lambda t: t.fill_(value) if value else t.zero_(), x,
+                         launches=1)
+    close(got, torch.full_like(x, value), 0, 0)
+
+
 def test_ops_without_a_lowering_run_on_the_cpu_and_are_counted():
     x = torch.randn(6, 130)
     got = torch.cumsum(x.to("tpu"), dim=1)
