@@ -304,17 +304,22 @@ def _window_attributes(stride, dilation):
             f"strides = dense<{list(stride)}> : tensor<2xi64>}}")
 
 
+def filters_hwcf(g, value, shape, element):
+    """PyTorch's filters [F, C, KH, KW] permuted to the graph form's [KH, KW, C, F]."""
+    f, c, kh, kw = shape
+    return _permute3(g, value, shape, [[0], [1], [2, 3]], [2, 1, 0], [[0, 1], [2], [3]],
+                     [kh, kw, c, f], element)
+
+
 def emit_conv2d(g, x, w, bias, stride, padding, dilation, element):
-    """PyTorch's conv2d on NCHW `x` and FCHW filters `w` ((value, shape) each; `bias` one
-    too, or None) as the graph form has it: permuted to NHWC and HWCF, padded with zeros
-    (tensor.pad), linalg.conv_2d_nhwc_hwcf, the bias added per output channel, permuted back
-    to NCHW."""
-    (xv, (n, c, h, wd)), (wv, (f, _, kh, kw)) = x, w
+    """PyTorch's conv2d on NCHW `x` and filters `w` already permuted to [KH, KW, C, F]
+    (filters_hwcf) ((value, shape) each; `bias` one too, or None) as the graph form has it:
+    the image permuted to NHWC, padded with zeros (tensor.pad), linalg.conv_2d_nhwc_hwcf, the
+    bias added per output channel, permuted back to NCHW."""
+    (xv, (n, c, h, wd)), (filters, (kh, kw, _, f)) = x, w
     image, shape = to_nhwc(g, xv, [n, c, h, wd], element), [n, h, wd, c]
     if any(padding):
         image, shape = pad_spatial(g, image, shape, padding, 0.0, element)
-    filters = _permute3(g, wv, [f, c, kh, kw], [[0], [1], [2, 3]], [2, 1, 0],
-                        [[0, 1], [2], [3]], [kh, kw, c, f], element)
     oh = conv_output(h, kh, stride[0], padding[0], dilation[0])
     ow = conv_output(wd, kw, stride[1], padding[1], dilation[1])
     out_shape = [n, oh, ow, f]

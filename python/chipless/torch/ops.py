@@ -484,24 +484,33 @@ def _matmul(dev, aten_op, args, name, a, b, bias=None, beta=1, alpha=1, batch=Fa
     return out
 
 
-def _transposed_copy(dev, w):
-    """The transpose of matrix `w` (whole, as it lies) as a tensor of its own, made on the
-    device the first time and kept with `w` until `w` is written or freed. For Spyre, whose
-    matmul reads a transposed right-hand side one element per DMA run, each costing a whole
-    stick (docs/frontend.md): a Linear layer's weight W is then re-laid out once, not at every
-    call (40x the modelled time of GPT-2's MLP matmuls when read in place)."""
-    copy = torch.ops.chipless.derived(w, "transpose")
+def _kept_copy(dev, w, how, shape, emit, reference):
+    """A copy of `w` re-laid out (`emit(g, value)` in a graph, `reference(host)` on the
+    CPU) into a tensor of `shape`, made on the device the first time and kept with `w`'s
+    storage until `w` is written or freed (chipless::derived): for weights a chip reads
+    dearly as they lie, re-laid out once rather than at every call."""
+    copy = torch.ops.chipless.derived(w, how)
     if copy is not None:
         return copy
     element = eager.element_of(w)
-    shape = list(w.shape)
-    copy = torch.empty(shape[::-1], dtype=w.dtype, device=dev.torch_device)
+    stored = list(w.shape)
+    copy = torch.empty(shape, dtype=w.dtype, device=dev.torch_device)
     execution.execute(dev, eager.Op(
-        ("transpose", tuple(shape), element), [w], [copy],
-        lambda g, xs: [graph_text.transpose(g, xs[0][0], shape, [1, 0], element)],
-        aten.t.default, (w,), {}, reference=lambda h: [h.t()]))
-    torch.ops.chipless.keep_derived(w, "transpose", copy)
+        (how.replace(" ", "_"), tuple(stored), element), [w], [copy],
+        lambda g, xs: [emit(g, xs[0][0], stored, element)], aten.clone.default, (w,), {},
+        reference=lambda h: [reference(h)]))
+    torch.ops.chipless.keep_derived(w, how, copy)
     return copy
+
+
+def _transposed_copy(dev, w):
+    """The transpose of matrix `w` as a kept copy (_kept_copy). For Spyre, whose matmul reads
+    a transposed right-hand side one element per DMA run, each costing a whole stick
+    (docs/frontend.md): a Linear layer's weight is re-laid out once, not at every call (40x
+    the modelled time of GPT-2's MLP matmuls when read in place)."""
+    return _kept_copy(dev, w, "transpose", list(w.shape)[::-1],
+                      lambda g, v, shape, e: graph_text.transpose(g, v, shape, [1, 0], e),
+                      lambda h: h.t())
 
 
 @_lowered(aten.mm.default)
@@ -722,10 +731,14 @@ def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_
         return on_cpu(aten.convolution.default, args, {}, dev, reason)
     stride, padding, dilation = list(stride), list(padding), list(dilation)
     n, _, h, w = x.shape
-    f, _, kh, kw = weight.shape
+    f, c, kh, kw = weight.shape
+    # the filters as the unfold's matmul reads them, [KH KW C, F]: kept with the weight
+    filters = _kept_copy(dev, weight, "filters hwcf", [kh, kw, c, f],
+                         lambda g, v, shape, e: graph_text.filters_hwcf(g, v, shape, e),
+                         lambda h: h.permute(2, 3, 1, 0))
     out_shape = [n, f, graph_text.conv_output(h, kh, stride[0], padding[0], dilation[0]),
                  graph_text.conv_output(w, kw, stride[1], padding[1], dilation[1])]
-    operands = [x, weight] + ([bias.to(x.dtype)] if bias is not None else [])
+    operands = [x, filters] + ([bias.to(x.dtype)] if bias is not None else [])
     out = torch.empty(out_shape, dtype=x.dtype, device=dev.torch_device)
     key = ("conv2d", tuple(x.shape), tuple(weight.shape), bias is not None, tuple(stride),
            tuple(padding), tuple(dilation), element)

@@ -193,9 +193,14 @@ def test_convolutions_on_spyre_unfold_into_a_matmul(n, c, h, w, f, k, s, p, d):
     x = torch.randn(n, c, h, w).half()
     weight = (torch.randn(f, c, k, k) * 0.2).half()
     bias = torch.randn(f).half() if p else None
-    got = runs_on_device("spyre", lambda a, b, *rest: F.conv2d(
-        a, b, *rest, stride=s, padding=p, dilation=d), x, weight,
-        *([bias] if bias is not None else []), launches=1)
+    # the filters laid out as the unfold's matmul reads them (kept with the weight), then the
+    # convolution; again with the same weight, the convolution alone
+    rest = [bias.to("spyre")] if bias is not None else []
+    wd = weight.to("spyre")
+    conv = lambda a: F.conv2d(a, wd, *rest, stride=s, padding=p, dilation=d)  # noqa: E731
+    got = runs_on_device("spyre", conv, x, launches=2)
+    again = runs_on_device("spyre", conv, x, launches=1)
+    assert torch.equal(got.cpu(), again.cpu())
     want = F.conv2d(x.float(), weight.float(), None if bias is None else bias.float(),
                     stride=s, padding=p, dilation=d)
     close(got, want, 1e-2, 2e-3 * want.abs().max().item())
