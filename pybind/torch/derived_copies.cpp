@@ -54,8 +54,11 @@ c10::optional<at::Tensor> derived(const at::Tensor& t, c10::string_view how) {
 void keepDerived(const at::Tensor& t, c10::string_view how, const at::Tensor& copy) {
   const Allocation& a = allocationOfDevice(t, "keep_derived");
   DerivedCopies& d = derivedCopies();
+  at::Tensor replaced; // freed outside the lock: freeing a device tensor drops its own copies
   std::lock_guard<std::mutex> lock(d.mutex);
-  d.copies[&a][std::string(how)] = copy;
+  at::Tensor& kept = d.copies[&a][std::string(how)];
+  replaced = std::move(kept);
+  kept = copy;
 }
 
 /// Drops the derived copies of every tensor in `written` (ops issued to write them).
