@@ -1,0 +1,268 @@
+"""The ops Spyre's front end lowers through its window, concatenation and gather kernels:
+2-d convolutions (unfold + matmul), pooling, batch normalisation in inference form, `cat`,
+`index_select` and `repeat_interleave`. tpu-compile has none of these, so on the TPU they run
+on the CPU (counted, or an error in strict mode). Registered like the ops of
+chipless.torch.ops, whose registry and helpers they use.
+"""
+import math
+
+import torch
+
+from chipless.torch import eager, execution, graph_text, kept_copies
+from chipless.torch.ops import (_Refused, _autograd_lib, _device_of, _element, _execute,
+                                _lib, _lowered, aten, on_cpu)
+
+
+# ---- convolutions ------------------------------------------------------------------------------
+# A convolution on a backend other than CPU and CUDA reaches convolution_overrideable, for
+# which the CPU has no kernel: what is not lowered runs ATen's own convolution on the host.
+
+def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding,
+                 groups):
+    """A 2-d convolution on Spyre (its front end unfolds it into a matmul); anything else on
+    the CPU."""
+    args = (x, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    dev = _device_of(x, weight)
+    element = _element(x.dtype, dev)
+    reason = ("convolutions are lowered on Spyre only" if dev.kind != "spyre" else
+              "a transposed or grouped convolution" if transposed or groups != 1 else
+              "not a 2-d convolution" if x.dim() != 4 or weight.dim() != 4 else
+              f"{x.dtype} convolutions" if element is None or weight.dtype != x.dtype else
+              None)
+    if reason is not None:
+        return on_cpu(aten.convolution.default, args, {}, dev, reason)
+    stride, padding, dilation = list(stride), list(padding), list(dilation)
+    n, _, h, w = x.shape
+    f, c, kh, kw = weight.shape
+    # the filters as the unfold's matmul reads them, [KH KW C, F]: kept with the weight
+    filters = kept_copies.kept_copy(dev, weight, "filters hwcf", [kh, kw, c, f],
+                         lambda g, v, shape, e: graph_text.filters_hwcf(g, v, shape, e),
+                         lambda h: h.permute(2, 3, 1, 0))
+    out_shape = [n, f, graph_text.conv_output(h, kh, stride[0], padding[0], dilation[0]),
+                 graph_text.conv_output(w, kw, stride[1], padding[1], dilation[1])]
+    operands = [x, filters] + ([bias.to(x.dtype)] if bias is not None else [])
+    out = torch.empty(out_shape, dtype=x.dtype, device=dev.torch_device)
+    key = ("conv2d", tuple(x.shape), tuple(weight.shape), bias is not None, tuple(stride),
+           tuple(padding), tuple(dilation), element)
+
+    def emit(g, xs):
+        return [graph_text.emit_conv2d(g, xs[0], xs[1], xs[2] if len(xs) == 3 else None,
+                                       stride, padding, dilation, element)]
+    execution.execute(dev, eager.Op(key, operands, [out], emit, aten.convolution.default,
+                                    args, {}))
+    return out
+
+
+def _convolution_backward(grad, x, weight, stride, padding, dilation, transposed,
+                          output_padding, groups, mask):
+    dev = _device_of(grad, x, weight)
+    bias_sizes = [weight.shape[1] if transposed else weight.shape[0]] if mask[2] else None
+    return on_cpu(aten.convolution_backward.default,
+                  (grad, x, weight, bias_sizes, stride, padding, dilation, transposed,
+                   output_padding, groups, mask), {}, dev, "convolutions are not lowered yet")
+
+
+_lib.impl("convolution_overrideable", _convolution)
+_lib.impl("convolution_backward_overrideable", _convolution_backward)
+
+
+# ---- pooling, batch normalisation (Spyre: its front end's window kernels) --------------------
+
+def _spyre_float(dev, x, what):
+    """x's graph element type, or _Refused unless a Spyre float tensor."""
+    element = _element(x.dtype, dev)
+    if dev.kind != "spyre":
+        raise _Refused(f"{what} is lowered on Spyre only (tpu-compile has no window ops)")
+    if element is None:
+        raise _Refused(f"{what} of {x.dtype}")
+    return element
+
+
+def _pair(v):
+    v = list(v) if isinstance(v, (list, tuple)) else [v]
+    return v * 2 if len(v) == 1 else v
+
+
+def _pool2d(dev, aten_op, args, kind, x, kernel, stride, padding, dilation, ceil_mode,
+            divisor=None):
+    element = _spyre_float(dev, x, f"{kind} pooling")
+    kernel = _pair(kernel)
+    stride = _pair(stride) if stride else kernel
+    padding, dilation = _pair(padding), _pair(dilation)
+    if x.dim() != 4:
+        raise _Refused("pooling of a tensor that is not NCHW")
+    n, c, h, w = x.shape
+    out_shape = [n, c] + [graph_text.conv_output(size, k, s, p, d) for size, k, s, p, d in
+                          zip((h, w), kernel, stride, padding, dilation)]
+    if ceil_mode and any((size + 2 * p - d * (k - 1) - 1) % s for size, k, s, p, d in
+                         zip((h, w), kernel, stride, padding, dilation)):
+        raise _Refused("ceil_mode with a partial last window")
+    out = torch.empty(out_shape, dtype=x.dtype, device=dev.torch_device)
+    key = (f"{kind}_pool2d", tuple(x.shape), tuple(kernel), tuple(stride), tuple(padding),
+           tuple(dilation), divisor, element)
+    _execute(dev, aten_op, args, {}, key, [x], [out],
+             lambda g, xs: [graph_text.emit_pool2d(g, xs[0], kind, kernel, stride, padding,
+                                                   dilation, element, divisor)])
+    return out
+
+
+@_lowered(aten.avg_pool2d.default)
+def _avg_pool2d(dev, x, kernel_size, stride=(), padding=0, ceil_mode=False,
+                count_include_pad=True, divisor_override=None):
+    args = (x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if not count_include_pad and any(_pair(padding)):
+        raise _Refused("average pooling that leaves the padding out of the count")
+    return _pool2d(dev, aten.avg_pool2d.default, args, "avg", x, kernel_size, stride, padding,
+                   1, ceil_mode, divisor_override)
+
+
+@_lowered(aten._adaptive_avg_pool2d.default)
+def _adaptive_avg_pool2d(dev, x, output_size):
+    """An average pool whose windows divide the image evenly (ResNet's global pool reaches
+    mean.dim instead); uneven windows on the CPU."""
+    size = _pair(output_size)
+    if x.dim() != 4 or x.shape[2] % size[0] or x.shape[3] % size[1]:
+        raise _Refused("adaptive pooling into windows of different sizes")
+    kernel = [x.shape[2] // size[0], x.shape[3] // size[1]]
+    return _pool2d(dev, aten._adaptive_avg_pool2d.default, (x, output_size), "avg", x, kernel,
+                   kernel, 0, 1, False)
+
+
+def _max_pool2d(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """max_pool2d, PyTorch's composite of max_pool2d_with_indices that drops the indices:
+    on the device when autograd does not need them (no gradient is taken through x), else
+    through max_pool2d_with_indices, whose backward reads them (on the CPU)."""
+    args = (x, kernel_size, stride, padding, dilation, ceil_mode)
+    if torch.is_grad_enabled() and x.requires_grad:
+        return aten.max_pool2d_with_indices.default(*args)[0]
+    dev = _device_of(x)
+    try:
+        return _pool2d(dev, aten.max_pool2d.default, args, "max", x, kernel_size, stride,
+                       padding, dilation, ceil_mode)
+    except _Refused as e:
+        return on_cpu(aten.max_pool2d.default, args, {}, dev, str(e))
+
+
+# max_pool2d is CompositeImplicitAutograd: a kernel for the backend alone would take autograd
+# out of its path, so the autograd key has one too, which keeps it where a gradient is needed.
+_lib.impl("max_pool2d", _max_pool2d)
+_autograd_lib.impl("max_pool2d", _max_pool2d)
+
+
+@_lowered(aten.native_batch_norm.default)
+def _batch_norm(dev, x, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Inference form (training False, running statistics given) on Spyre; the training form
+    (batch statistics, running ones updated) on the CPU."""
+    if training or running_mean is None or running_var is None:
+        raise _Refused("batch normalisation in training form")
+    element = _spyre_float(dev, x, "batch normalisation")
+    if not 2 <= x.dim() <= 4:
+        raise _Refused(f"batch normalisation of a rank-{x.dim()} tensor")
+    params = [p for p in (running_mean, running_var, weight, bias) if p is not None]
+    if any(p.dtype != x.dtype or p.device != x.device for p in params):
+        raise _Refused("statistics or parameters of another dtype or device")
+    args = (x, weight, bias, running_mean, running_var, training, momentum, eps)
+    out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
+    key = ("batch_norm", tuple(x.shape), weight is not None, bias is not None, eps, element)
+
+    def emit(g, xs):
+        it = iter(v for v, _ in xs[1:])
+        mean, var = next(it), next(it)
+        w = next(it) if weight is not None else None
+        b = next(it) if bias is not None else None
+        return [graph_text.emit_batch_norm(g, xs[0], mean, var, w, b, eps, element)]
+    _execute(dev, aten.native_batch_norm.default, args, {}, key, [x, *params], [out], emit)
+    empty = torch.empty([0], dtype=x.dtype, device=dev.torch_device)
+    return out, empty, empty.clone()
+
+
+# ---- concatenation and row gathers (Spyre) ----------------------------------------------------
+
+@_lowered(aten.cat.default)
+def _cat(dev, tensors, dim=0):
+    parts = [t for t in tensors if not (t.dim() == 1 and t.numel() == 0)]  # legacy empties
+    if not parts:
+        raise _Refused("nothing to concatenate")
+    element = _spyre_float(dev, parts[0], "concatenation")
+    dim = dim % parts[0].dim()
+    if any(t.dtype != parts[0].dtype or t.dim() != parts[0].dim() for t in parts):
+        raise _Refused("parts of different dtypes or ranks")
+    if len(parts) == 1:
+        raise _Refused("a concatenation of one tensor (a copy)")
+    shape = list(parts[0].shape)
+    shape[dim] = sum(t.shape[dim] for t in parts)
+    out = torch.empty(shape, dtype=parts[0].dtype, device=dev.torch_device)
+    key = ("cat", tuple(tuple(t.shape) for t in parts), dim, element)
+    _execute(dev, aten.cat.default, (tensors, dim), {}, key, parts, [out],
+             lambda g, xs: [graph_text.emit_concat(g, xs, dim, element)])
+    return out
+
+
+@_lowered(aten.index_select.default)
+def _index_select(dev, table, dim, index):
+    """Slices of a tensor along `dim` by a vector of indices, on Spyre, where nothing lies
+    before `dim` but dimensions of 1: rows of a matrix (an embedding lookup), heads of
+    [1, H, S, D] (grouped-query attention's repeated keys), read as the rows of [N, rest]
+    gathered; a vector's elements as the rows of [N, 1]. The indices are checked first, as
+    PyTorch's CPU checks them (_index_range): the device's gather would read whatever lies
+    past the table."""
+    element = _spyre_float(dev, table, "index_select")
+    dim = dim % max(table.dim(), 1)
+    if table.dim() < 1 or any(d != 1 for d in table.shape[:dim]) or index.dim() != 1 or \
+            index.dtype not in (torch.int64, torch.int32) or index.numel() == 0:
+        raise _Refused("index_select other than of slices along the first dimension (of size "
+                       "more than 1) by a vector of indices")
+    low, high = _index_range(index)
+    if low < 0 or high >= table.shape[dim]:
+        raise IndexError("index out of range in self")
+    shape = list(table.shape)
+    rows = [shape[dim], math.prod(shape[dim + 1:])]
+    out_shape = shape[:dim] + [index.numel()] + shape[dim + 1:]
+    out = torch.empty(out_shape, dtype=table.dtype, device=dev.torch_device)
+    key = ("gather_rows", tuple(shape), dim, index.numel(), element)
+
+    def emit(g, xs):
+        matrix = graph_text.reshape(g, xs[0][0], shape, rows, element)
+        gathered = graph_text.emit_gather_rows(g, (matrix, rows), xs[1], element)
+        return [graph_text.reshape(g, gathered, [index.numel(), rows[1]], out_shape, element)]
+    _execute(dev, aten.index_select.default, (table, dim, index), {}, key, [table, index], [out],
+             emit)
+    return out
+
+
+def _index_range(index):
+    """The least and the greatest of a device vector of indices: read back the first time,
+    then kept with its storage until that is written (chipless::derived), so indices used
+    again (a repeat's, positions) cost no transfer and leave a deferred graph recording."""
+    how = f"index range {index.storage_offset()} {index.numel()} {index.stride(0)}"
+    found = torch.ops.chipless.derived(index, how)
+    if found is None:
+        values = index.cpu()
+        found = torch.tensor([int(values.min()), int(values.max())])
+        torch.ops.chipless.keep_derived(index, how, found)
+    return int(found[0]), int(found[1])
+
+
+_repeat_index = {}  # (device, size, repeats) -> the index tensor of repeat_interleave
+
+
+def _repeat_interleave(x, repeats, dim=None, output_size=None):
+    """x.repeat_interleave(n, dim) as index_select by [0]*n + [1]*n + ... (a device tensor
+    made once per size and count): on Spyre a gather, and autograd through index_select's
+    own backward. PyTorch's composite builds that index with ops that run on the CPU."""
+    if dim is None:
+        x, dim = x.reshape(-1), 0
+    dim = dim % x.dim()
+    found = (x.device, x.shape[dim], repeats)
+    if found not in _repeat_index:
+        index = torch.arange(x.shape[dim]).repeat_interleave(repeats)
+        _repeat_index[found] = index.to(x.device)
+    return aten.index_select.default(x, dim, _repeat_index[found])
+
+
+# CompositeImplicitAutograd, so the autograd key has the kernel too (index_select then
+# records the backward).
+_lib.impl("repeat_interleave.self_int", _repeat_interleave)
+_autograd_lib.impl("repeat_interleave.self_int", _repeat_interleave)
+
+
