@@ -228,6 +228,21 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
     plan.kernels.push_back(std::move(fill));
   };
 
+  // `v`, when a linalg.fill of a constant not in device memory yet, given memory of its own
+  // and a fill kernel writing it; anything else is left as it is.
+  auto fillInMemory = [&](Value v) -> LogicalResult {
+    auto fill = v.getDefiningOp<linalg::FillOp>();
+    Attribute value;
+    if (!fill || plan.views.count(v) || shapeOf(v).empty() ||
+        !matchPattern(fill.getInputs()[0], m_Constant(&value)) || !isa<FloatAttr>(value))
+      return success();
+    if (!makeRoot(v, RootLayout::Stick, shapeOf(v)))
+      return fill.emitError("internal error: the Spyre front end found no layout for this "
+                            "constant");
+    fillKernel(fill, v, value);
+    return success();
+  };
+
   // A padded tensor: its own memory set to the padding value, then the source copied into
   // its interior.
   auto pad = [&](tensor::PadOp p) -> LogicalResult {
@@ -301,17 +316,8 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
                                  "tensor.gather only");
     // A tensor filled with a constant that the op reads (a broadcast of a one): written to
     // device memory by a fill kernel first, then read like any other.
-    for (const Operand& r : rf->reads) {
-      auto fill = r.value.getDefiningOp<linalg::FillOp>();
-      Attribute value;
-      if (!fill || plan.views.count(r.value) || shapeOf(r.value).empty() ||
-          !matchPattern(fill.getInputs()[0], m_Constant(&value)) || !isa<FloatAttr>(value))
-        continue;
-      if (!makeRoot(r.value, RootLayout::Stick, shapeOf(r.value)))
-        return fill.emitError("internal error: the Spyre front end found no layout for this "
-                              "constant");
-      fillKernel(fill, r.value, value);
-    }
+    for (const Operand& r : rf->reads)
+      if (failed(fillInMemory(r.value))) return failure();
     auto suits = [&](const Operand& r) {
       auto it = plan.views.find(r.value);
       return it == plan.views.end() || readable(rf->kind, r.form, it->second);
@@ -429,18 +435,9 @@ FailureOr<KernelPlan> formKernels(func::FuncOp f, const MemoryParams& memory) {
   llvm::DenseSet<Value> returned;
   for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
     Value v = ret.getOperand(i);
+    // A result filled with a constant (a tensor zeroed): a fill kernel writes it.
+    if (failed(fillInMemory(v))) return failure();
     auto view = plan.views.find(v);
-    Attribute value;
-    auto fill = v.getDefiningOp<linalg::FillOp>();
-    if (view == plan.views.end() && fill && !shapeOf(v).empty() &&
-        matchPattern(fill.getInputs()[0], m_Constant(&value)) && isa<FloatAttr>(value)) {
-      // A result filled with a constant (a tensor zeroed): a fill kernel writes it.
-      if (!makeRoot(v, RootLayout::Stick, shapeOf(v)))
-        return fill.emitError("internal error: the Spyre front end found no layout for this "
-                              "result");
-      fillKernel(fill, v, value);
-      view = plan.views.find(v);
-    }
     if (view == plan.views.end())
       return ret.emitError("result ") << i << " is a constant: the Spyre front end returns "
                                       << "tensors the graph computes or takes";
