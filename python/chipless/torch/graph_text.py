@@ -517,19 +517,6 @@ def emit_reduce_columns(g, x, element, combine, init):
     return _reduce(g, v, shape, len(shape) - 2, out_shape, element, combine, init)
 
 
-def emit_row_variance(g, x, element):
-    """The variance of each row of x ([M, N]) by two passes in one kernel — the mean, then
-    the mean of the squared distances to it — returned alone (the TPU compiler can return a
-    reduction its kernel does not also use)."""
-    v, (m, n) = x
-    mean = emit_reduce_last(g, (v, [m, n]), element, "arith.addf", 0.0, 1.0 / n)
-    centred = emit_elementwise(g, [(v, [m, n]), (mean, [m], [0])], [m, n], element,
-                               lambda w, e: w.op("arith.subf", e[0], e[1]))
-    square = emit_elementwise(g, [(centred, [m, n])], [m, n], element,
-                              lambda w, e: w.op("arith.mulf", e[0], e[0]))
-    return emit_reduce_last(g, (square, [m, n]), element, "arith.addf", 0.0, 1.0 / n)
-
-
 def rstd_of_variance(w, e, eps):
     """Body: 1 / sqrt(variance + eps)."""
     return w.op("math.rsqrt", w.op("arith.addf", e[0], w.const(eps)))

@@ -534,37 +534,18 @@ def _reduce_last(dev, aten_op, args, name, x, dims, keepdim, dtype, combine, ini
     shape = list(x.shape)
     out = torch.empty(shape[:-trailing], dtype=x.dtype, device=dev.torch_device)
 
-    def emit(g, xs, dims=trailing):
+    def emit(g, xs):
         # one dimension at a time from the last (a global average pool: W, then H)
         v, now = xs[0]
-        for _ in range(dims):
+        for _ in range(trailing):
             v = graph_text.emit_reduce_last(g, (v, now), element, combine, init,
                                             1.0 / now[-1] if mean else None)
             now = graph_text.reduced_shape(now)
         return [v]
-    key = (name, tuple(shape), element)
-    whole = eager.Op(key + ((trailing,) if trailing > 1 else ()), [x], [out], emit, aten_op,
-                     args, {})
-    if trailing == 1 or eager.compiles(dev, whole):
-        execution.execute(dev, whole)
-    else:
-        # one program per dimension where the compiler cannot chain reductions (the TPU's)
-        v = x
-        for i in range(trailing):
-            now = list(v.shape)
-            part = out if i == trailing - 1 else torch.empty(now[:-1], dtype=x.dtype,
-                                                             device=dev.torch_device)
-            execution.execute(dev, eager.Op(
-                (name, tuple(now), element), [v], [part], lambda g, xs: emit(g, xs, 1),
-                aten_op, args, {}, reference=lambda h: [_reduce_host(name, h)]))
-            v = part
+    execution.execute(dev, eager.Op((name, tuple(shape), element) +
+                                    ((trailing,) if trailing > 1 else ()), [x], [out], emit,
+                                    aten_op, args, {}))
     return out.reshape(shape[:-trailing] + [1] * trailing) if keepdim else out
-
-
-def _reduce_host(name, h):
-    """The CPU's reduction `name` of host tensor h over its last dimension."""
-    return {"sum": lambda: h.sum(-1), "mean": lambda: h.mean(-1),
-            "amax": lambda: h.amax(-1)}[name]()
 
 
 @_lowered(aten.sum.dim_IntList)
@@ -590,10 +571,8 @@ def _amax(dev, x, dim=(), keepdim=False):
 
 @_lowered(aten.native_layer_norm.default)
 def _layer_norm(dev, x, normalized_shape, weight, bias, eps):
-    """y, mean and rstd in one program where the compiler takes it (Spyre); else y, the row
-    means, the row variances (two passes, so a large mean does not swamp a small spread)
-    and rstd in four (the TPU compiler cannot return a reduction its kernel also uses, nor
-    broadcast one read from memory along a row)."""
+    """y, mean and rstd in one program (the variance in a second pass over the centred rows,
+    so a large mean does not swamp a small spread)."""
     element = _element(x.dtype, dev)
     if element is None or len(normalized_shape) != 1 or x.dim() < 1:
         raise _Refused("layer norm over more than the last dimension, or of this dtype")
@@ -608,38 +587,17 @@ def _layer_norm(dev, x, normalized_shape, weight, bias, eps):
     key = ("layer_norm", tuple(x.shape), element, weight is not None, bias is not None, eps)
     rows = lambda g, v: graph_text.reshape(g, v, list(x.shape), [m, n], element)  # noqa
 
-    def emit(g, xs, stats=True):
+    def emit(g, xs):
         it = iter(xs[1:])
         w = next(it)[0] if weight is not None else None
         b = next(it)[0] if bias is not None else None
         out, mu, rs = graph_text.emit_layer_norm(g, (rows(g, xs[0][0]), [m, n]), w, b, element,
                                                  eps)
         out = graph_text.reshape(g, out, [m, n], list(x.shape), element)
-        return [out, mu, rs] if stats else [out]
+        return [out, mu, rs]
 
-    whole = eager.Op(key, [x, *params], [y, mean, rstd], emit, aten.native_layer_norm.default,
-                     args, {})
-    if eager.compiles(dev, whole):
-        execution.execute(dev, whole)
-        return y, mean.view([*x.shape[:-1], 1]), rstd.view([*x.shape[:-1], 1])
-    _execute(dev, aten.native_layer_norm.default, args, {}, key + ("y",), [x, *params], [y],
-             lambda g, xs: emit(g, xs, stats=False))
-    var = new([m])
-    parts = (
-        (("row_mean", tuple(x.shape), element), [x], [mean],
-         lambda g, xs: [graph_text.emit_reduce_last(g, (rows(g, xs[0][0]), [m, n]), element,
-                                                    "arith.addf", 0.0, 1.0 / n)],
-         lambda h: [h.reshape(m, n).mean(-1)]),
-        (("row_variance", tuple(x.shape), element), [x], [var],
-         lambda g, xs: [graph_text.emit_row_variance(g, (rows(g, xs[0][0]), [m, n]), element)],
-         lambda h: [h.reshape(m, n).var(-1, unbiased=False)]),
-        (("rstd", m, element, eps), [var], [rstd],
-         lambda g, xs: [graph_text.emit_elementwise(
-             g, xs, [m], element, lambda w, e: graph_text.rstd_of_variance(w, e, eps))],
-         lambda v: [torch.rsqrt(v + eps)]))
-    for part_key, operands, outputs, emit_part, reference in parts:
-        execution.execute(dev, eager.Op(part_key, operands, outputs, emit_part,
-                                        aten.native_layer_norm.default, args, {}, reference))
+    execution.execute(dev, eager.Op(key, [x, *params], [y, mean, rstd], emit,
+                                    aten.native_layer_norm.default, args, {}))
     return y, mean.view([*x.shape[:-1], 1]), rstd.view([*x.shape[:-1], 1])
 
 

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "support/dtype.h"
 #include "support/tpuprog/isa.h"
 #include "tpuc/Dialect/TpuOps.h"
@@ -57,9 +58,22 @@ std::optional<Combiner> reductionCombiner(mlir::Value yielded, mlir::BlockArgume
 
 /// Part of tpu-decompose (Transposes.cpp): every linalg.transpose that moves the innermost
 /// dimension and is read other than in place (as a matmul's RHS) gets a real transpose on the
-/// MXU for those readers; a returned row reduction is made contiguous the same way. Errors
-/// are reported at the transpose.
+/// MXU for those readers. Errors are reported at the transpose.
 mlir::LogicalResult materializeTransposes(mlir::ModuleOp module);
+
+/// A per-row value `r` ([batch..., M], one value per row of a kernel whose rows are `n` long,
+/// as reductions over the innermost loop give) made a contiguous vector that kernels after it
+/// can read: broadcast along the rows by its own kernel, column 0 viewed as [batch, M, 1]
+/// (leading dimensions folded into one batch) and transposed to [batch, 1, M] (the transpose
+/// is left to materialise), reshaped to r's shape; the ops are inserted after `after`. The uses
+/// `replace` accepts read the vector instead. Fails (changing nothing) unless r is bf16 or f32.
+mlir::FailureOr<mlir::Value> columnAsVector(mlir::Value r, int64_t n, mlir::Operation* after,
+                                            mlir::IRRewriter& rw,
+                                            llvm::function_ref<bool(mlir::OpOperand&)> replace);
+
+/// The transposes that `v` is a view of (through reshapes and slices) and that cannot be read
+/// in place, materialised on the MXU as tpu-decompose does; errors at the transpose.
+mlir::LogicalResult materializeTransposesOf(mlir::Value v);
 
 /// Part of tpu-decompose (Transposes.cpp): a linalg.reduce over the dimension before the
 /// innermost one becomes a reduction over the innermost dimension of its transposed input.

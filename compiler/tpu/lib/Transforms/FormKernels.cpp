@@ -57,6 +57,7 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
   std::vector<Group> groups;
   llvm::DenseMap<Value, int> groupOf; ///< values computed by a group
   llvm::DenseMap<Value, bool> column; ///< in-group values that are per-row (column) values
+  llvm::DenseSet<Operation*> cuts;    ///< generics that start a kernel (register budget)
 
   static SmallVector<int64_t> loops(linalg::GenericOp g) {
     return SmallVector<int64_t>(g.getStaticLoopRanges());
@@ -100,6 +101,16 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
     return r;
   }
 
+  /// Whether `x` is a view (through view ops) of a value computed by group `grp`.
+  bool viewsValueOf(Value x, int grp) const {
+    for (Operation* def = x.getDefiningOp(); def && isViewOp(def);
+         def = def->getOperand(0).getDefiningOp()) {
+      auto it = groupOf.find(def->getOperand(0));
+      if (it != groupOf.end() && it->second == grp) return true;
+    }
+    return false;
+  }
+
   /// Whether generic g can join group `grp` (index) at `place`; `why` says what prevents it.
   bool fits(linalg::GenericOp g, int grp, Place place, std::string& why) {
     const unsigned rank = g.getNumLoops();
@@ -118,6 +129,12 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
         }
         why = "operand " + std::to_string(operand->getOperandNumber()) +
               " is a value of the kernel read through another indexing map";
+        return false;
+      }
+      // A view of the kernel's own value is read from HBM after the kernel has written it.
+      if (viewsValueOf(x, grp)) {
+        why = "operand " + std::to_string(operand->getOperandNumber()) +
+              " is a view of a value of the kernel";
         return false;
       }
       // From HBM: contiguous along N (the last loop), or broadcast over rows.
@@ -143,40 +160,20 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
       m.emitError("expected one func.func (run tpu-verify-graph first)");
       return signalPassFailure();
     }
+    FailureOr<TpuArch> arch = targetArch(m);
+    if (failed(arch)) return signalPassFailure();
     Block& body = f.getBody().front();
-    addCopies(f);
 
-    // Group.
-    SmallVector<Operation*> opsInOrder;
-    for (Operation& op : body) opsInOrder.push_back(&op);
-    int current = -1;
-    for (Operation* op : opsInOrder) {
-      if (isMatmul(op)) {
-        startGroup(op,
-                   SmallVector<int64_t>(cast<ShapedType>(op->getResult(0).getType()).getShape()));
-        current = static_cast<int>(groups.size()) - 1;
-        continue;
-      }
-      auto g = dyn_cast<linalg::GenericOp>(op);
-      if (!g) continue;
-      std::string why;
-      if (current >= 0) {
-        Place place = placeIn(g, groups[static_cast<size_t>(current)].space);
-        if (place != Place::None && fits(g, current, place, why)) {
-          join(g, current, place);
-          continue;
-        }
-      }
-      startGroup(g, loops(g));
-      current = static_cast<int>(groups.size()) - 1;
-      groups.back().ops.clear();
-      why.clear();
-      if (!fits(g, current, Place::Full, why)) {
-        g.emitError() << "cannot be compiled: " << why
-                      << " (supported only for values computed in the same kernel)";
-        return signalPassFailure();
-      }
-      join(g, current, Place::Full);
+    // Group; where a per-row value is used outside its kernel, or a kernel would need more
+    // scalar registers than the core has, rewrite or cut and group again. Each round removes
+    // an escape or cuts a kernel, so the rounds are bounded by the ops.
+    for (;;) {
+      addCopies(f); // a vector made below may be returned (through a view)
+      if (failed(group(body))) return signalPassFailure();
+      FailureOr<bool> rewritten = vectorizeEscapingColumns();
+      if (failed(rewritten)) return signalPassFailure();
+      if (*rewritten) continue;
+      if (!cutForRegisters(arch->scalar.registers)) break;
     }
     for (size_t i = 0; i < groups.size(); ++i) buildKernel(f, static_cast<int>(i));
     // Drop init ops nothing uses any more.
@@ -189,6 +186,127 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
           changed = true;
         }
     }
+  }
+
+  /// Groups the body's compute ops in order; fails with an error at a generic that fits in no
+  /// kernel.
+  LogicalResult group(Block& body) {
+    groups.clear();
+    groupOf.clear();
+    column.clear();
+    int current = -1;
+    for (Operation& o : body) {
+      Operation* op = &o;
+      if (isMatmul(op)) {
+        startGroup(op,
+                   SmallVector<int64_t>(cast<ShapedType>(op->getResult(0).getType()).getShape()));
+        current = static_cast<int>(groups.size()) - 1;
+        continue;
+      }
+      auto g = dyn_cast<linalg::GenericOp>(op);
+      if (!g) continue;
+      std::string why;
+      if (current >= 0 && !cuts.contains(op)) {
+        Place place = placeIn(g, groups[static_cast<size_t>(current)].space);
+        if (place != Place::None && fits(g, current, place, why)) {
+          join(g, current, place);
+          continue;
+        }
+      }
+      startGroup(g, loops(g));
+      current = static_cast<int>(groups.size()) - 1;
+      groups.back().ops.clear();
+      why.clear();
+      if (!fits(g, current, Place::Full, why))
+        return g.emitError() << "cannot be compiled: " << why
+                             << " (supported only for values computed in the same kernel)";
+      join(g, current, Place::Full);
+    }
+    return success();
+  }
+
+  /// A per-row value (a reduction's result, or an op on such values) that ops outside its
+  /// kernel use becomes a contiguous vector they read (columnAsVector), one per kernel and
+  /// round; whether anything changed. One that cannot (its type) is left for buildKernel to
+  /// report.
+  FailureOr<bool> vectorizeEscapingColumns() {
+    IRRewriter rw(&getContext());
+    bool changed = false;
+    for (Group& grp : groups) {
+      llvm::SmallPtrSet<Operation*, 16> inGroup(grp.ops.begin(), grp.ops.end());
+      auto outside = [&](OpOperand& use) { return !inGroup.contains(use.getOwner()); };
+      for (Operation* op : grp.ops) {
+        Value r = op->getNumResults() == 1 ? op->getResult(0) : Value();
+        if (!r || !column.lookup(r) || !llvm::any_of(r.getUses(), outside)) continue;
+        // Views of r between it and the kernel's end move after the vector they now read.
+        Operation* last = grp.ops.back();
+        SmallVector<Operation*> early;
+        llvm::DenseSet<Value> reached{r};
+        for (Operation* o = op->getNextNode(); op != last && o && o != last; o = o->getNextNode())
+          if (!inGroup.contains(o) &&
+              llvm::any_of(o->getOperands(), [&](Value v) { return reached.contains(v); })) {
+            early.push_back(o);
+            for (Value res : o->getResults()) reached.insert(res);
+          }
+        FailureOr<Value> flat = columnAsVector(r, grp.space.back(), last, rw, outside);
+        if (failed(flat)) continue;
+        Operation* after = flat->getDefiningOp();
+        for (Operation* o : early) {
+          o->moveAfter(after);
+          after = o;
+        }
+        if (failed(materializeTransposesOf(*flat))) return failure();
+        changed = true;
+        break;
+      }
+    }
+    return changed;
+  }
+
+  /// Scalar registers the emitter needs for a kernel of grp.ops[0, end) (KernelEmitter):
+  /// three for the unit loop and four for a unit's rows (its batch, first row, row count and
+  /// blocks: fewer when the units divide the rows evenly); per result one for its HBM offset
+  /// and two for its buffer; per tensor the vector code reads from HBM two buffer pointers
+  /// (one for a row broadcast over the rows); two for index values.
+  int registersNeeded(const Group& grp, size_t end) const {
+    llvm::SmallPtrSet<Operation*, 16> prefix(grp.ops.begin(), grp.ops.begin() + end);
+    int regs = 3 + 4;
+    llvm::DenseSet<Value> inputs;
+    for (size_t i = 0; i < end; ++i) {
+      Operation* op = grp.ops[i];
+      for (Value r : op->getResults())
+        if (llvm::any_of(r.getUsers(), [&](Operation* u) { return !prefix.contains(u); }))
+          regs += 3;
+      if (isMatmul(op)) {
+        Value init = cast<linalg::LinalgOp>(op).getDpsInits()[0];
+        if (!constantValue(init)) regs += 2;
+        continue;
+      }
+      auto g = cast<linalg::GenericOp>(op);
+      if (!g.getBody()->getOps<linalg::IndexOp>().empty()) regs += 2;
+      const unsigned rank = g.getNumLoops();
+      for (OpOperand* operand : readOperands(g)) {
+        Value x = operand->get();
+        Operation* def = x.getDefiningOp();
+        if (constantValue(x) || (def && prefix.contains(def)) || !inputs.insert(x).second) continue;
+        AffineMap map = g.getMatchingIndexingMap(operand);
+        const bool rowVector = rank >= 2 && !map.isFunctionOfDim(rank - 2);
+        regs += rowVector ? 1 : 2;
+      }
+    }
+    return regs;
+  }
+
+  /// Cuts the first kernel that needs more than `registers` scalar registers before the op
+  /// that takes it over (that op starts a kernel of its own); whether one was cut.
+  bool cutForRegisters(int registers) {
+    for (const Group& grp : groups)
+      for (size_t end = 2; end <= grp.ops.size(); ++end)
+        if (registersNeeded(grp, end) > registers) {
+          cuts.insert(grp.ops[end - 1]);
+          return true;
+        }
+    return false;
   }
 
   void startGroup(Operation* root, SmallVector<int64_t> space) {
@@ -272,8 +390,7 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
         for (Operation* user : r.getUsers())
           if (!inGroup.contains(user)) outside = user;
         r.getDefiningOp()->emitError()
-            << "the result of this reduction is used outside its kernel (by '"
-            << outside->getName()
+            << "the result of this reduction is used outside its kernel (by '" << outside->getName()
             << "'); only element-wise uses in the same kernel are supported";
         return signalPassFailure();
       }

@@ -166,7 +166,8 @@ LogicalResult ModelBuilder::matmul(Operation& op) {
            failure();
   SmallVector<int64_t> ldims;
   if (batched) ldims.push_back(lv->strides[0]);
-  ldims.push_back(lv->strides[lv->strides.size() - 2]);
+  // One row (M = 1): its stride never moves a DMA.
+  ldims.push_back(spec_.m == 1 ? 0 : lv->strides[lv->strides.size() - 2]);
   ldims.push_back(1);
   View lk = *lv;
   FailureOr<HbmAccess> la = access(lk, ldims, mm.k, false, &op, "the matmul's LHS");
@@ -179,7 +180,7 @@ LogicalResult ModelBuilder::matmul(Operation& op) {
   if (batched) rdims.push_back(rv->strides[0]);
   int64_t runLen;
   if (sN == 1 || spec_.n == 1) {
-    rdims.push_back(sK);
+    rdims.push_back(mm.k == 1 ? 0 : sK); // one row of K: its stride never moves a DMA
     runLen = spec_.n;
   } else if (sK == 1 || mm.k == 1) {
     mm.transposeRhs = true;
@@ -219,6 +220,8 @@ LogicalResult ModelBuilder::matmul(Operation& op) {
 
 FailureOr<int> ModelBuilder::load(Value x, const View& v, SmallVector<int64_t> dims, Operation* at,
                                   const std::string& what) {
+  // One row (M = 1): its stride never moves a DMA (a [1, M] view of a vector [M]).
+  if (spec_.m == 1 && dims.size() >= 2) dims[dims.size() - 2] = 0;
   FailureOr<HbmAccess> a = access(v, dims, spec_.n, false, at, what);
   if (failed(a)) return failure();
   VInput in;

@@ -107,56 +107,93 @@ LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw) {
   return success();
 }
 
-/// A reduction over the innermost loop whose result `r` ([batch..., M], one value per row) is
-/// returned: its value lives one per row (a column of the kernel), so it is broadcast along N by
-/// its own kernel, column 0 taken as a [batch..., M, 1] view, and that transposed to
-/// [batch..., 1, M] (a transpose materialised on the MXU) and reshaped to r's shape.
-void returnReduction(linalg::GenericOp g, OpResult r, IRRewriter& rw) {
+} // namespace
+
+FailureOr<Value> columnAsVector(Value r, int64_t n, Operation* after, IRRewriter& rw,
+                                function_ref<bool(OpOperand&)> replace) {
   auto type = cast<RankedTensorType>(r.getType());
   const auto rank = type.getRank();
-  if (!isa<BFloat16Type, Float32Type>(type.getElementType()) || rank < 1 || rank > 2) return;
-  SmallVector<int64_t> loops = g.getStaticLoopRanges();
-  if (static_cast<int64_t>(loops.size()) != rank + 1) return;
-  rw.setInsertionPointAfter(g);
-  const Location loc = g.getLoc();
+  if (!isa<BFloat16Type, Float32Type>(type.getElementType()) || rank < 1) return failure();
+  rw.setInsertionPointAfter(after);
+  const Location loc = r.getLoc();
   Type et = type.getElementType();
   SmallVector<int64_t> full(type.getShape());
-  full.push_back(loops.back());
+  full.push_back(n);
   auto fullType = RankedTensorType::get(full, et);
-  const auto n = static_cast<unsigned>(full.size());
+  const auto dims = static_cast<unsigned>(full.size());
   SmallVector<AffineExpr> rows;
-  for (unsigned i = 0; i + 1 < n; ++i) rows.push_back(rw.getAffineDimExpr(i));
-  SmallVector<AffineMap> maps{AffineMap::get(n, 0, rows, rw.getContext()),
-                              rw.getMultiDimIdentityMap(n)};
+  for (unsigned i = 0; i + 1 < dims; ++i) rows.push_back(rw.getAffineDimExpr(i));
+  SmallVector<AffineMap> maps{AffineMap::get(dims, 0, rows, rw.getContext()),
+                              rw.getMultiDimIdentityMap(dims)};
   Value empty = rw.create<tensor::EmptyOp>(loc, full, et);
   auto bcast = rw.create<linalg::GenericOp>(
       loc, TypeRange{fullType}, ValueRange{r}, ValueRange{empty}, maps,
-      SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel),
+      SmallVector<utils::IteratorType>(dims, utils::IteratorType::parallel),
       [&](OpBuilder& b, Location l, ValueRange args) {
         b.create<linalg::YieldOp>(l, ValueRange{args[0]});
       });
-  SmallVector<OpFoldResult> offsets(n, rw.getIndexAttr(0)), strides(n, rw.getIndexAttr(1)), sizes;
-  SmallVector<int64_t> colShape(type.getShape());
+  // Transposes materialise with one batch dimension at most: r's leading dimensions are folded
+  // into one (a view of the contiguous broadcast) and unfolded at the end.
+  SmallVector<int64_t> shape(type.getShape());
+  ReassociationIndices batch;
+  for (int64_t i = 0; i + 1 < rank; ++i) batch.push_back(i);
+  Value rowsOfValues = bcast.getResult(0);
+  if (rank > 2) {
+    shape = {type.getNumElements() / shape.back(), shape.back()};
+    rowsOfValues = rw.create<tensor::CollapseShapeOp>(
+        loc, RankedTensorType::get({shape[0], shape[1], n}, et), rowsOfValues,
+        SmallVector<ReassociationIndices>{batch, {rank - 1}, {rank}});
+  }
+  // Column 0 viewed as [batch, M, 1], transposed to [batch, 1, M] and reshaped to [batch, M].
+  const auto kept = static_cast<int64_t>(shape.size()) + 1;
+  SmallVector<OpFoldResult> offsets(kept, rw.getIndexAttr(0)), strides(kept, rw.getIndexAttr(1)),
+      sizes;
+  SmallVector<int64_t> colShape(shape);
   colShape.push_back(1);
   for (int64_t d : colShape) sizes.push_back(rw.getIndexAttr(d));
   Value col = rw.create<tensor::ExtractSliceOp>(loc, RankedTensorType::get(colShape, et),
-                                                bcast.getResult(0), offsets, sizes, strides);
-  SmallVector<int64_t> rowShape(colShape);
-  std::swap(rowShape[n - 1], rowShape[n - 2]);
-  SmallVector<int64_t> perm;
-  for (unsigned i = 0; i < n; ++i) perm.push_back(i);
-  std::swap(perm[n - 1], perm[n - 2]);
+                                                rowsOfValues, offsets, sizes, strides);
+  SmallVector<int64_t> rowShape(colShape), perm;
+  std::swap(rowShape[kept - 1], rowShape[kept - 2]);
+  for (int64_t i = 0; i < kept; ++i) perm.push_back(i);
+  std::swap(perm[kept - 1], perm[kept - 2]);
   Value rowEmpty = rw.create<tensor::EmptyOp>(loc, rowShape, et);
-  Value row = rw.create<linalg::TransposeOp>(loc, col, rowEmpty, perm)->getResult(0);
+  auto transpose = rw.create<linalg::TransposeOp>(loc, col, rowEmpty, perm);
   SmallVector<ReassociationIndices> groups;
-  for (unsigned i = 0; i + 2 < n; ++i) groups.push_back({static_cast<int64_t>(i)});
-  groups.push_back({static_cast<int64_t>(n - 2), static_cast<int64_t>(n - 1)});
-  Value flat = rw.create<tensor::CollapseShapeOp>(loc, type, row, groups);
-  rw.replaceUsesWithIf(r, flat,
-                       [&](OpOperand& use) { return isa<func::ReturnOp>(use.getOwner()); });
+  if (kept == 3) groups.push_back({0});
+  groups.push_back({kept - 2, kept - 1});
+  Value flat = rw.create<tensor::CollapseShapeOp>(loc, RankedTensorType::get(shape, et),
+                                                  transpose->getResult(0), groups);
+  if (rank > 2)
+    flat = rw.create<tensor::ExpandShapeOp>(loc, type, flat,
+                                            SmallVector<ReassociationIndices>{batch, {rank - 1}});
+  rw.replaceUsesWithIf(r, flat, [&](OpOperand& use) {
+    return use.getOwner() != bcast.getOperation() && replace(use);
+  });
+  return flat;
 }
 
-} // namespace
+LogicalResult materializeTransposesOf(Value v) {
+  IRRewriter rw(v.getContext());
+  SmallVector<linalg::TransposeOp> todo;
+  SmallVector<Value> work{v};
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    Operation* def = x.getDefiningOp();
+    if (!def) continue;
+    if (auto t = dyn_cast<linalg::TransposeOp>(def)) {
+      ArrayRef<int64_t> perm = t.getPermutation();
+      if (perm.back() != static_cast<int64_t>(perm.size()) - 1 && !readInPlace(x))
+        todo.push_back(t);
+    }
+    if (isa<linalg::TransposeOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+            tensor::ExtractSliceOp>(def))
+      work.push_back(def->getOperand(0));
+  }
+  for (linalg::TransposeOp t : todo)
+    if (failed(materialize(t, rw))) return failure();
+  return success();
+}
 
 void transposeReductions(ModuleOp module) {
   IRRewriter rw(module.getContext());
@@ -186,16 +223,6 @@ void transposeReductions(ModuleOp module) {
 
 LogicalResult materializeTransposes(ModuleOp module) {
   IRRewriter rw(module.getContext());
-  SmallVector<std::pair<linalg::GenericOp, OpResult>> returned;
-  module.walk([&](linalg::GenericOp g) {
-    if (g.getNumReductionLoops() != 1 ||
-        g.getIteratorTypesArray().back() != utils::IteratorType::reduction)
-      return;
-    for (OpResult r : g->getResults())
-      if (llvm::any_of(r.getUsers(), [](Operation* u) { return isa<func::ReturnOp>(u); }))
-        returned.push_back({g, r});
-  });
-  for (auto& [g, r] : returned) returnReduction(g, r, rw);
   SmallVector<linalg::TransposeOp> todo;
   module.walk([&](linalg::TransposeOp t) {
     ArrayRef<int64_t> perm = t.getPermutation();
