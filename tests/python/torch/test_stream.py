@@ -16,17 +16,18 @@ PYTHON_DIR = pathlib.Path(__file__).resolve().parents[3] / "python"
 
 
 def refused_in_strict_mode(x):
-    """An op the TPU compiler refuses (a [M, 1] operand read from memory), which strict mode
-    does not let run on the CPU."""
-    column = x.sum(-1, keepdim=True)
+    """An op the TPU compiler refuses (a [M, 1] boolean mask read from memory: per-row
+    vectors from memory are bf16 or f32 only), which strict mode does not let run on the
+    CPU."""
+    mask = x.sum(-1, keepdim=True) > 0
     chipless.torch.set_strict(True)
-    return x * column
+    return x.masked_fill(mask, 0.0)
 
 
 def test_an_error_surfaces_at_the_next_sync_point():
     x = torch.randn(8, 128).to("tpu")
     y = refused_in_strict_mode(x)  # queued: no error yet
-    with pytest.raises(RuntimeError, match="mulf does not run on tpu:0.*strict mode"):
+    with pytest.raises(RuntimeError, match="masked_fill does not run on tpu:0.*strict mode"):
         y.cpu()
     chipless.torch.set_strict(False)
     assert torch.equal((x + 1).cpu(), x.cpu() + 1)  # the stream goes on after the error
@@ -36,7 +37,7 @@ def test_launch_blocking_raises_at_the_op():
     x = torch.randn(8, 128).to("tpu")
     chipless.torch.set_launch_blocking(True)
     try:
-        with pytest.raises(RuntimeError, match="mulf does not run on tpu:0.*strict mode"):
+        with pytest.raises(RuntimeError, match="masked_fill does not run on tpu:0.*strict mode"):
             refused_in_strict_mode(x)
     finally:
         chipless.torch.set_strict(False)
@@ -59,9 +60,9 @@ def test_asynchronous_and_blocking_give_the_same_numbers():
 def test_the_environment_makes_it_blocking(tmp_path):
     program = ("import chipless_autoload, torch, chipless.torch\n"
                "x = torch.randn(8, 128, device='tpu')\n"
-               "column = x.sum(-1, keepdim=True)\n"
+               "mask = x.sum(-1, keepdim=True) > 0\n"
                "chipless.torch.set_strict(True)\n"
-               "try:\n    x * column\n    print('queued')\n"
+               "try:\n    x.masked_fill(mask, 0.0)\n    print('queued')\n"
                "except RuntimeError:\n    print('raised at the op')\n")
     for env in ({}, {"TPU_LAUNCH_BLOCKING": "1"}, {"SPYRE_LAUNCH_BLOCKING": "1"}):
         done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,

@@ -46,7 +46,8 @@ struct HbmAccess {
 
 /// What a value of the vector program is.
 enum class VKind : uint8_t {
-  Load,   ///< a tile of input `input` (a full tensor, or a row vector repeated down the rows)
+  Load,   ///< a tile of input `input` (a full tensor, or a row vector repeated down the rows);
+          ///< a column value when the input is a column vector
   Acc,    ///< the matmul's accumulator (f32, or i32 for int8 operands)
   Const,  ///< a constant in every element
   Unary,  ///< `op` (vneg, vexp, vcvt, ...) of a
@@ -75,6 +76,12 @@ struct VOp {
 struct VInput {
   HbmAccess access;
   bool rowVector = false; ///< rowStride 0: one row, broadcast down the rows
+  /// One element per row: a per-row vector broadcast along N, loaded as a column value.
+  /// Packed (rowStride the element size: a vector [batch..., M]) a unit moves its rows'
+  /// elements as dma.alignment_bytes chunks (runBytes); otherwise (a column [batch..., M, 1] in
+  /// its padded layout) one chunk per row, the element first.
+  bool columnVector = false;
+  bool packed() const { return columnVector && access.rowStride == dtypeSize(access.dtype); }
 };
 
 /// A kernel result: value `value` (a full value) written to HBM.

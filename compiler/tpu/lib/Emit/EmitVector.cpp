@@ -14,7 +14,7 @@ bool KernelEmitter::feasible(int U, bool hoist) {
   Asm* saved = out_;
   out_ = &dry;
   BlockContext ctx;
-  for (int b : allBuffers()) ctx.tilePtr[b] = "s0";
+  for (int b : allBuffers()) ctx.tilePtr[b] = ctx.blockPtr[b] = "s0";
   const bool ok = block(U, hoist, ctx);
   out_ = saved;
   return ok;
@@ -118,6 +118,10 @@ bool KernelEmitter::block(int U, bool hoist, BlockContext& ctx) {
     // Column values ready now.
     for (int v : pass.columnOps) {
       const VOp& o = k_.ops[static_cast<size_t>(v)];
+      if (o.kind == VKind::Load) {
+        columnLoad(U, o.input, vr(colSlot.at(v), U), pool, ctx);
+        continue;
+      }
       std::vector<int> temps;
       auto operand = [&](int x) -> std::string {
         const VOp& src = k_.ops[static_cast<size_t>(x)];
@@ -198,6 +202,31 @@ bool KernelEmitter::block(int U, bool hoist, BlockContext& ctx) {
     for (auto& [v, s] : constSlot) pool.give(s);
   }
   return !pool.overflow();
+}
+
+void KernelEmitter::columnLoad(int U, int input, const std::string& dst, Slots& pool,
+                               BlockContext& ctx) {
+  // Packed: register i, sublane r (row i * sublanes + r of the block) keeps lane
+  // i * sublanes + r of the elements from the block's first row on, loaded into every
+  // sublane; else each sublane its row's chunk, and keeps lane 0. The other lanes give way to
+  // the smallest value, and the lanes' maximum is the row's element, in every lane.
+  Asm& a = *out_;
+  const std::string n = ", n=" + num(U), t = typeSuffix(false);
+  const bool packed = k_.inputs[static_cast<size_t>(input)].packed();
+  const int keep = pool.take(), laneIdx = pool.take();
+  a.op("vld." + bufferType(input) + " " + dst + ", " + ctx.blockPtr.at(input) + n +
+       ", stride=" + num(packed ? 0 : bufferRowBytes(input)));
+  if (packed)
+    a.op("viota." + t + " " + vr(keep, U) + ", sublanes" + n);
+  else
+    a.op("vsplat." + t + " " + vr(keep, U) + ", 0" + n);
+  a.op("viota." + t + " " + vr(laneIdx, U) + ", lanes" + n);
+  a.op("vcmp.eq." + t + " " + vr(keep, U) + ", " + vr(keep, U) + ", " + vr(laneIdx, U) + n);
+  a.op("vsplat." + t + " " + vr(laneIdx, U) + ", " + fnum(identityOf(Opcode::VMax)) + n);
+  a.op("vsel." + t + " " + dst + ", " + vr(keep, U) + ", " + dst + ", " + vr(laneIdx, U) + n);
+  a.op("vmax.lanes." + t + " " + dst + ", " + dst + n);
+  pool.give(keep);
+  pool.give(laneIdx);
 }
 
 void KernelEmitter::tile(int U, const VPass& pass, const std::map<int, int>& constSlot,
@@ -343,6 +372,13 @@ void KernelEmitter::vectorPhase(const Geometry& g) {
     bool used = false;
     for (const VPass& p : prog_.passes)
       for (int x : passBuffers(p)) used |= x == b;
+    if (b >= 0 && b < kOutputBase && k_.inputs[static_cast<size_t>(b)].columnVector) {
+      // Read once per block (columnLoad), never per tile.
+      held.emplace_back(regs_);
+      ctx.blockPtr[b] = held.back().str();
+      a_.op("add " + ctx.blockPtr[b] + ", " + shalf_ + ", " + num(bufferOffset(b)));
+      continue;
+    }
     if (!used) continue;
     held.emplace_back(regs_);
     ctx.tilePtr[b] = held.back().str();

@@ -192,9 +192,29 @@ void KernelEmitter::issueInputs(const Geometry& g, const Val& half, const Val& s
           ", src_stride=" + num(acc.rowStride == 0 ? acc.runBytes : acc.rowStride) +
           ", dst_stride=" + num(rowBytes) + ", sem=" + sem.str());
   };
+  // A packed column vector: the unit's rows' elements, in whole DMA chunks (a column in its
+  // padded layout moves a chunk per row, as other inputs move rows).
+  auto column = [&](const HbmAccess& acc, int64_t vmemOffset) {
+    SReg t(regs_), c(regs_);
+    Val off = unitOffset(g, acc, t.str(), true);
+    const int64_t perChunk = acc.runBytes / acc.rowStride;
+    Val chunks = Val::constant(ceilDiv(g.rows.isConst() ? g.rows.c : 0, perChunk));
+    if (!g.rows.isConst()) {
+      a_.op("add " + c.str() + ", " + g.rows.str() + ", " + num(perChunk - 1));
+      a_.op("div " + c.str() + ", " + c.str() + ", " + num(perChunk));
+      chunks = Val::of(c.str());
+    }
+    a_.op("dma.in dst=" + half.plus(vmemOffset).str() +
+          ", src=" + symExpr(acc.symbol, off.plus(acc.offset)) + ", bytes=" + num(acc.runBytes) +
+          ", rows=" + chunks.str() + ", src_stride=" + num(acc.runBytes) +
+          ", dst_stride=" + num(acc.runBytes) + ", sem=" + sem.str());
+  };
   if (k_.matmul) one(k_.matmul->lhs, p_.lhsOffset, p_.lhsRowBytes, false);
   for (size_t i = 0; i < k_.inputs.size(); ++i)
-    one(k_.inputs[i].access, p_.inputOffsets[i], p_.inputRowBytes[i], k_.inputs[i].rowVector);
+    if (k_.inputs[i].packed())
+      column(k_.inputs[i].access, p_.inputOffsets[i]);
+    else
+      one(k_.inputs[i].access, p_.inputOffsets[i], p_.inputRowBytes[i], k_.inputs[i].rowVector);
 }
 
 void KernelEmitter::unitBody() {

@@ -138,6 +138,9 @@ private:
   void tile(int U, const VPass& pass, const std::map<int, int>& constSlot,
             const std::map<int, int>& accSlot, const std::map<int, int>& colSlot, Slots& pool,
             BlockContext& ctx, bool masked);
+  /// Loads column value `dst` (U registers) of the block from column-vector input `input`
+  /// (ctx.blockPtr: the block's first element); two temporaries from `pool`.
+  void columnLoad(int U, int input, const std::string& dst, Slots& pool, BlockContext& ctx);
   /// The vector program over the unit's rows, in blocks of U_ register rows.
   void vectorPhase(const Geometry& g);
 

@@ -67,7 +67,20 @@ Layout layout(const KernelSpec& k, const TpuArch& arch, int64_t rows, bool resid
     p.accOffset = place(p.bufferRows * p.accRowBytes);
   }
   for (const VInput& in : k.inputs) {
-    const int64_t rb = np * esize(in.access.dtype);
+    const int64_t es = esize(in.access.dtype);
+    if (in.columnVector) {
+      // Packed: one element per row (a unit that does not start the batch's rows starts its
+      // DMA chunks at rows * es bytes: a whole number of chunks); else a chunk per row. A
+      // row of lanes after the last, so that a load of the last block stays in the buffer.
+      const bool packed = in.packed();
+      if (packed && rows < k.m && (rows * es) % arch.dma.alignment_bytes != 0) return l;
+      const int64_t rb = packed ? es : in.access.runBytes;
+      p.inputRowBytes.push_back(rb);
+      p.inputOffsets.push_back(
+          place(roundUp(p.bufferRows * rb + lanes * es, arch.dma.alignment_bytes)));
+      continue;
+    }
+    const int64_t rb = np * es;
     p.inputRowBytes.push_back(rb);
     p.inputOffsets.push_back(place((in.rowVector ? 1 : p.bufferRows) * rb));
   }
@@ -153,7 +166,10 @@ double estimateCycles(const KernelSpec& k, const MemoryPlan& p, const TpuArch& a
   // Bytes each unit moves.
   double unitBytes = 0, firstBytes = 0, rhsBytes = 0;
   for (const VInput& in : k.inputs)
-    unitBytes += (in.rowVector ? 1 : rows) * static_cast<double>(in.access.runBytes);
+    unitBytes += in.packed()
+                     ? static_cast<double>(roundUp(
+                           static_cast<int64_t>(rows) * esize(in.access.dtype), in.access.runBytes))
+                     : (in.rowVector ? 1 : rows) * static_cast<double>(in.access.runBytes);
   double outBytes = 0;
   for (const VOutput& o : k.outputs) outBytes += rows * static_cast<double>(o.access.runBytes);
   unitBytes += outBytes;

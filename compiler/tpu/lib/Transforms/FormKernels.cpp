@@ -90,6 +90,17 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
     return true;
   }
 
+  /// Whether `map` reads one element per row of a space of `rank` loops (the last N), broadcast
+  /// along N (and possibly along batch loops): its results are loops in order, the last M.
+  static bool isPerRowRead(AffineMap map, unsigned rank) {
+    const unsigned r = map.getNumResults();
+    if (r == 0 || !map.isProjectedPermutation() || map.getDimPosition(r - 1) != rank - 2)
+      return false;
+    for (unsigned i = 1; i < r; ++i)
+      if (map.getDimPosition(i) <= map.getDimPosition(i - 1)) return false;
+    return true;
+  }
+
   /// Operands of g the body reads: inputs, and inits whose block argument is used (element-wise
   /// ops reading their output tensor).
   static SmallVector<OpOperand*> readOperands(linalg::GenericOp g) {
@@ -137,7 +148,13 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
               " is a view of a value of the kernel";
         return false;
       }
-      // From HBM: contiguous along N (the last loop), or broadcast over rows.
+      // From HBM: a per-row float vector broadcast along N (loaded as a column value),
+      // contiguous along N (the last loop), or broadcast over rows. A per-row op reads no
+      // HBM: its result would then differ from the same op on the vector the kernel writes
+      // (made on the MXU, rounded in f32), and eager and DeferAndFuse results would part.
+      if (place == Place::Full && rank >= 2 && isPerRowRead(map, rank) &&
+          isa<FloatType>(getElementTypeOrSelf(x.getType())))
+        continue;
       if (place == Place::Column) {
         why = "a per-row operation reads a tensor from HBM";
         return false;

@@ -45,7 +45,9 @@ LogicalResult ModelBuilder::generic(linalg::GenericOp g) {
       SmallVector<int64_t> dims(space_.size(), 0);
       for (unsigned j = 0; j < map.getNumResults(); ++j)
         dims[map.getDimPosition(j)] += v->strides[j];
-      FailureOr<int> ld = load(x, *v, dims, g, what);
+      const size_t r = dims.size();
+      const bool column = !columnPlace_ && r >= 2 && dims[r - 1] == 0 && dims[r - 2] != 0;
+      FailureOr<int> ld = column ? loadColumn(*v, dims, g, what) : load(x, *v, dims, g, what);
       if (failed(ld)) return failure();
       scalar[arg] = *ld;
     }

@@ -228,11 +228,17 @@ FailureOr<int> ModelBuilder::load(Value x, const View& v, SmallVector<int64_t> d
   in.access = *a;
   in.rowVector = dims.size() >= 2 && dims[dims.size() - 2] == 0 && spec_.m > 1;
   if (in.rowVector) in.access.rowStride = in.access.runBytes;
+  (void)x;
+  return addLoad(in, at);
+}
+
+int ModelBuilder::addLoad(const VInput& in, Operation* at) {
   int index = -1;
   for (size_t i = 0; i < spec_.inputs.size(); ++i) {
     const VInput& o = spec_.inputs[i];
-    if (o.rowVector == in.rowVector && o.access.symbol == in.access.symbol &&
-        o.access.offset == in.access.offset && o.access.rowStride == in.access.rowStride &&
+    if (o.columnVector == in.columnVector && o.rowVector == in.rowVector &&
+        o.access.symbol == in.access.symbol && o.access.offset == in.access.offset &&
+        o.access.rowStride == in.access.rowStride &&
         o.access.batchStrides == in.access.batchStrides && o.access.dtype == in.access.dtype)
       index = static_cast<int>(i);
   }
@@ -243,10 +249,44 @@ FailureOr<int> ModelBuilder::load(Value x, const View& v, SmallVector<int64_t> d
   VOp o;
   o.kind = VKind::Load;
   o.input = index;
-  o.isInt = a->dtype == DType::I8 || a->dtype == DType::I32;
+  o.column = in.columnVector;
+  o.isInt = in.access.dtype == DType::I8 || in.access.dtype == DType::I32;
   o.where = where(at);
-  (void)x;
   return add(o);
+}
+
+FailureOr<int> ModelBuilder::loadColumn(const View& v, ArrayRef<int64_t> dims, Operation* at,
+                                        const std::string& what) {
+  const int64_t es = v.esize(), align = arch_.dma.alignment_bytes;
+  const size_t r = dims.size();
+  if (v.dtype != DType::F32 && v.dtype != DType::BF16)
+    return at->emitError() << what << ": a per-row vector read along the rows must be bf16 or "
+                           << "f32 (got " << dtypeName(v.dtype) << ")",
+           failure();
+  VInput in;
+  in.columnVector = true;
+  HbmAccess& a = in.access;
+  a.symbol = v.symbol;
+  a.dtype = v.dtype;
+  a.offset = v.offset * es;
+  for (size_t i = 0; i + 2 < r; ++i) a.batchStrides.push_back(dims[i] * es);
+  a.rowStride = dims[r - 2] * es;
+  a.runBytes = align;
+  // Whole chunks are read: a packed vector's last unit may reach into the row's padding, a
+  // column's chunk of each row into that row's; never past them.
+  const int64_t read = dims[r - 2] == 1 ? roundUp(spec_.m * es, align) : align;
+  if (read > v.contiguous * es)
+    return at->emitError() << what << ": a per-row vector is read in " << align
+                           << "-byte chunks, but only " << v.contiguous * es
+                           << " bytes are contiguous in HBM",
+           failure();
+  bool aligned = a.offset % align == 0 && (dims[r - 2] == 1 || a.rowStride % align == 0);
+  for (int64_t s : a.batchStrides) aligned &= s % align == 0;
+  if (!aligned)
+    return at->emitError() << what << ": its HBM offset (" << a.offset << ") and strides must be "
+                           << "multiples of " << align << " bytes (dma.alignment_bytes)",
+           failure();
+  return addLoad(in, at);
 }
 
 LogicalResult ModelBuilder::outputs(YieldOp y) {

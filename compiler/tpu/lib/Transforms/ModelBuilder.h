@@ -64,6 +64,13 @@ private:
   /// A Load of external tensor `x` whose element strides over the kernel's dimensions are `dims`.
   mlir::FailureOr<int> load(mlir::Value x, const View& v, mlir::SmallVector<int64_t> dims,
                             mlir::Operation* at, const std::string& what);
+  /// A Load of input `in` (an identical input already read is read again, not twice).
+  int addLoad(const VInput& in, mlir::Operation* at);
+  /// A column Load of `v`, a per-row vector (packed [batch..., M], or a [batch..., M, 1]
+  /// column in its padded layout) read broadcast along N; `dims` as for load(). Errors name
+  /// `what`.
+  mlir::FailureOr<int> loadColumn(const View& v, mlir::ArrayRef<int64_t> dims, mlir::Operation* at,
+                                  const std::string& what);
   /// The kernel's results: the values they take and their HBM accesses.
   mlir::LogicalResult outputs(YieldOp y);
   /// The decisions of tpu-tile-mxu, tpu-alloc-vmem and tpu-split-cores.
