@@ -14,7 +14,7 @@ from chipless.errors import ChiplessError
 from chipless.torch import graph_text
 from chipless.torch.eager import (DEVICE_DTYPE, bindable, compiles, element_of, launch,
                                   map_tensors, program, resident, run_or_cpu, shape_of,
-                                  reads_views, stats_of, view_of)
+                                  reads_view, stats_of, view_of)
 from chipless.torch.graph_text import Graph
 
 #: Ops a deferred graph holds at most before it is run (a Python loop that never syncs
@@ -95,7 +95,7 @@ class Recorder:
         owned, views = [], []
         for t in op.operands:
             reshaped = self._reshaped(t)
-            view = None if reshaped or bindable(t) is not None or not reads_views(self.dev) \
+            view = None if reshaped or bindable(t) is not None or not reads_view(self.dev, t, op) \
                 else view_of(t)
             views.append(view)
             if reshaped:

@@ -299,22 +299,31 @@ def compiles(dev, op):
     return not isinstance(found, ChiplessError)
 
 
-def reads_views(dev):
-    """Whether programs on `dev` read views of other tensors (view_of) in the graph. Spyre:
-    its front end re-lays them out on the device. Not the TPU: tpu-compile refuses some
-    fused graphs that read views (a per-row vector read broadcast along the row), halving
-    those runs more programs than a copy's flush (measured on the model blocks, 2026-12-04:
-    GPT-2 4 programs a step with copies against 5 with views, BERT 3 against 5, the MLP's
-    training step 5 against 7; LLaMA 15 against 11), and a matmul reading a transposed view
-    gives other bits than one reading its copy, so eager and DeferAndFuse would part."""
-    return dev.kind == "spyre"
+_MATMULS = (torch.ops.aten.mm.default, torch.ops.aten.addmm.default,
+            torch.ops.aten.bmm.default)
+
+
+def reads_view(dev, t, op=None):
+    """Whether a program on `dev` reads view `t` of another tensor in the graph (view_of)
+    instead of a copy made first, `t` an operand of `op` (None: of a copy). Spyre: always
+    (its front end re-lays views out on the device). The TPU: unless the view moves the
+    innermost dimension (a transpose) and `op` is no matmul: tpu-compile materialises it on
+    the MXU, in f32 to about 16 bits, where a copy is exact; a matmul reads a transposed
+    right-hand side in place, and rounds to about 16 bits itself. Read in the graph, a view
+    needs no flush of a deferred graph (measured on the model blocks, 2026-12-04: GPT-2's
+    and BERT's forward and the MLP's training step one program each, against 4, 3 and 5
+    with every view copied)."""
+    if dev.kind == "spyre" or (op is not None and op.aten in _MATMULS):
+        return True
+    # the innermost dimension that is neither of one element nor broadcast (stride 0)
+    moving = [i for i in range(t.dim()) if t.shape[i] > 1 and t.stride(i) != 0]
+    return not moving or t.stride(moving[-1]) == 1
 
 
 def _views(dev, op):
     """Each operand's view (view_of) where it is not bindable; None when every one is."""
-    if not reads_views(dev):
-        return None
-    views = [None if bindable(t) is not None else view_of(t) for t in op.operands]
+    views = [None if bindable(t) is not None or not reads_view(dev, t, op) else view_of(t)
+             for t in op.operands]
     return views if any(views) else None
 
 

@@ -412,7 +412,7 @@ def _clone(dev, x, memory_format=None):
     element = _element(x.dtype, dev)
     keeps_strides = memory_format in (None, torch.preserve_format) and not x.is_contiguous()
     if element is None or keeps_strides or memory_format not in (
-            None, torch.preserve_format, torch.contiguous_format) or not eager.reads_views(dev):
+            None, torch.preserve_format, torch.contiguous_format) or not eager.reads_view(dev, x):
         # PyTorch's own clone: a copy through the host (which also runs what is deferred)
         out = torch.empty_like(x, memory_format=memory_format or torch.preserve_format)
         return out.copy_(x)

@@ -48,9 +48,9 @@ def test_reading_the_data_runs_what_is_recorded():
         f = e - 1
         if f.sum(-1)[0] > -1e9:          # and a branch on a value
             pass
-        # the element [0] is a view copied into a tensor of its own, which runs e - 1 and
-        # the sum; the comparison, recorded after it, runs when the branch reads it
-        assert chipless.torch.stats("tpu")["launches"] == 4
+        # the element [0] is a view the graph reads in place: e - 1, the sum and the
+        # comparison run as one program when the branch reads it
+        assert chipless.torch.stats("tpu")["launches"] == 3
     finally:
         chipless.torch.set_defer_and_fuse(False)
 
@@ -65,7 +65,7 @@ def test_only_results_someone_holds_are_written_back():
     close(y, torch.exp(torch.tanh(torch.relu(x.cpu()))), 1e-5, 1e-6)
 
 
-def test_a_training_step_in_few_programs_bit_identical_to_eager():
+def test_a_training_step_is_one_program_bit_identical_to_eager():
     def train(defer):
         torch.manual_seed(0)
         model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(),
@@ -88,7 +88,10 @@ def test_a_training_step_in_few_programs_bit_identical_to_eager():
     eager_params, eager_stats = train(False)
     fused_params, fused_stats = train(True)
     assert all(torch.equal(a, b) for a, b in zip(eager_params, fused_params))
-    assert fused_stats["launches"] * 3 < eager_stats["launches"], (fused_stats, eager_stats)
+    # forward, loss, backward and AdamW of all three steps: one program, since nothing reads
+    # data in between (views are read in the graph, so none stops the recording)
+    assert fused_stats["launches"] == fused_stats["fused_launches"] == 1, fused_stats
+    assert fused_stats["relayouts"] == 0, fused_stats
 
 
 def test_the_environment_turns_it_on(tmp_path):

@@ -180,6 +180,7 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
     FailureOr<TpuArch> arch = targetArch(m);
     if (failed(arch)) return signalPassFailure();
     Block& body = f.getBody().front();
+    copyForMerges(f, arch->vpu.lanes, arch->dma.alignment_bytes);
 
     // Group; where a per-row value is used outside its kernel, or a kernel would need more
     // scalar registers than the core has, rewrite or cut and group again. Each round removes
@@ -358,6 +359,38 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
         loc, TypeRange{t}, ValueRange{v}, ValueRange{empty}, ArrayRef<AffineMap>{id, id}, iters,
         [](OpBuilder& nb, Location l, ValueRange args) { nb.create<linalg::YieldOp>(l, args[0]); });
     return g.getResult(0);
+  }
+
+  /// A `tensor.collapse_shape` that merges the innermost dimension (padded to `lanes` in
+  /// HBM, so not in place) of an argument, or of a result that is used elsewhere too, reads a
+  /// copy instead: the copy's only use is the reshape, so tpu-alloc-hbm writes it in the
+  /// merged layout (when its rows are whole DMA runs of `alignBytes`).
+  void copyForMerges(func::FuncOp f, int64_t lanes, int64_t alignBytes) {
+    SmallVector<tensor::CollapseShapeOp> todo;
+    f.walk([&](tensor::CollapseShapeOp c) {
+      Value src = c.getSrc();
+      auto type = cast<RankedTensorType>(src.getType());
+      const int64_t last = type.getRank() - 1;
+      if (last < 1) return;
+      // (An innermost dimension of one element merges in place: its stride is the row's. A
+      // copy written merged needs rows of whole DMA runs.)
+      const int64_t n = type.getShape()[last];
+      std::optional<DType> dt = dtypeOf(type.getElementType());
+      if (!dt) return;
+      const int64_t rowBytes = n * static_cast<int64_t>(dtypeSize(*dt));
+      if (n == 1 || n % lanes == 0 || rowBytes % alignBytes != 0) return;
+      for (const ReassociationIndices& group : c.getReassociationIndices()) {
+        if (group.back() != last) continue;
+        bool merges = false;
+        for (int64_t d : group) merges |= d != last && type.getShape()[d] > 1;
+        Operation* def = src.getDefiningOp();
+        if (merges && (!def || (isComputeOp(def) && !src.hasOneUse()))) todo.push_back(c);
+      }
+    });
+    for (tensor::CollapseShapeOp c : todo) {
+      OpBuilder b(c);
+      c->setOperand(0, copyOf(b, c.getLoc(), c.getSrc()));
+    }
   }
 
   void addCopies(func::FuncOp f) {
