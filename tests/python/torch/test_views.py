@@ -27,52 +27,37 @@ VIEWS = {
 }
 
 
+# Not on the TPU: "split heads into a bmm" (torch.matmul makes the permuted right-hand side
+# contiguous before its bmm: a transpose no matmul reads, copied) and "one element each"
+# (slices 12 and 20 bytes into a row: DMAs start at 32-byte boundaries; copied).
+TPU_VIEWS = sorted(set(VIEWS) - {"split heads into a bmm", "one element each"})
+# device: (dtype, tolerance); Spyre computes in f16, the TPU's f32 matmuls in bf16x3
+DEVICES = {"spyre": (torch.float16, (2e-2, 5e-2)), "tpu": (torch.float32, (1e-3, 1e-3))}
+
+
 @pytest.mark.parametrize("mode", ["eager", "deferred"])
-@pytest.mark.parametrize("name", sorted(VIEWS))
-def test_spyre_reads_views_in_its_programs(name, mode):
-    base = torch.randn(2, 32, 3 * 128, dtype=torch.float16)
-    x = base.to("spyre")
+@pytest.mark.parametrize("device,name", [("spyre", n) for n in sorted(VIEWS)] +
+                         [("tpu", n) for n in TPU_VIEWS])
+def test_views_are_read_in_the_programs(device, name, mode):
+    """Nothing goes through the host: the view is made in the program (on the TPU a
+    transposed operand of a matmul too: the MXU reads a transposed right-hand side as it
+    lies, a left-hand side is transposed on it)."""
+    dtype, (rtol, atol) = DEVICES[device]
+    base = torch.randn(2, 32, 3 * 128, dtype=dtype)
+    x = base.to(device)
     chipless.torch.reset_stats()
     with torch.no_grad():
         if mode == "deferred":
             with chipless.torch.defer_and_fuse():
                 y = VIEWS[name](x)
-            assert chipless.torch.stats("spyre")["launches"] == 1
+            assert chipless.torch.stats(device)["launches"] == 1
         else:
             y = VIEWS[name](x)
         got = y.cpu()
-    s = chipless.torch.stats("spyre")
-    assert s["relayouts"] == 0 and s["link_bytes_in"] == 0, s  # nothing went through the host
-    assert chipless.torch.fallback_counts() == {}
-    close(got, VIEWS[name](base.float()), 2e-2, 5e-2)
-
-
-# Not on the TPU: "split heads into a bmm" (torch.matmul makes the permuted right-hand side
-# contiguous before its bmm: a transpose no matmul reads, copied) and "one element each"
-# (slices 12 and 20 bytes into a row: DMAs start at 32-byte boundaries; copied).
-TPU_VIEWS = sorted(set(VIEWS) - {"split heads into a bmm", "one element each"})
-
-
-@pytest.mark.parametrize("mode", ["eager", "deferred"])
-@pytest.mark.parametrize("name", TPU_VIEWS)
-def test_the_tpu_reads_views_in_its_programs(name, mode):
-    """The TPU reads views in place (a transposed operand of a matmul too: the MXU reads a
-    transposed right-hand side as it lies, a left-hand side is transposed on it), in f32 to
-    the matmul's own precision (bf16x3)."""
-    base = torch.randn(2, 32, 3 * 128)
-    x = base.to("tpu")
-    chipless.torch.reset_stats()
-    if mode == "deferred":
-        with chipless.torch.defer_and_fuse():
-            y = VIEWS[name](x)
-        assert chipless.torch.stats("tpu")["launches"] == 1
-    else:
-        y = VIEWS[name](x)
-    got = y.cpu()
-    s = chipless.torch.stats("tpu")
+    s = chipless.torch.stats(device)
     assert s["relayouts"] == 0 and s["link_bytes_in"] == 0, s
     assert chipless.torch.fallback_counts() == {}
-    close(got, VIEWS[name](base), 1e-3, 1e-3)
+    close(got, VIEWS[name](base.float()), rtol, atol)
 
 
 def test_the_tpu_copies_a_transpose_that_no_matmul_reads():
