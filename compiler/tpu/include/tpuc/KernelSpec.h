@@ -81,7 +81,9 @@ struct VInput {
   /// elements as dma.alignment_bytes chunks (runBytes); otherwise (a column [batch..., M, 1] in
   /// its padded layout) one chunk per row, the element first.
   bool columnVector = false;
-  bool packed() const { return columnVector && access.rowStride == dtypeSize(access.dtype); }
+  bool packed() const {
+    return columnVector && access.rowStride == static_cast<int64_t>(dtypeSize(access.dtype));
+  }
 };
 
 /// A kernel result: value `value` (a full value) written to HBM.

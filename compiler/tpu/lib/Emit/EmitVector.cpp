@@ -369,9 +369,6 @@ void KernelEmitter::vectorPhase(const Geometry& g) {
   BlockContext ctx;
   std::vector<SReg> held;
   for (int b : allBuffers()) {
-    bool used = false;
-    for (const VPass& p : prog_.passes)
-      for (int x : passBuffers(p)) used |= x == b;
     if (b >= 0 && b < kOutputBase && k_.inputs[static_cast<size_t>(b)].columnVector) {
       // Read once per block (columnLoad), never per tile.
       held.emplace_back(regs_);
@@ -379,6 +376,9 @@ void KernelEmitter::vectorPhase(const Geometry& g) {
       a_.op("add " + ctx.blockPtr[b] + ", " + shalf_ + ", " + num(bufferOffset(b)));
       continue;
     }
+    bool used = false;
+    for (const VPass& p : prog_.passes)
+      for (int x : passBuffers(p)) used |= x == b;
     if (!used) continue;
     held.emplace_back(regs_);
     ctx.tilePtr[b] = held.back().str();

@@ -198,11 +198,11 @@ void KernelEmitter::issueInputs(const Geometry& g, const Val& half, const Val& s
     SReg t(regs_), c(regs_);
     Val off = unitOffset(g, acc, t.str(), true);
     const int64_t perChunk = acc.runBytes / acc.rowStride;
-    Val chunks = Val::constant(ceilDiv(g.rows.isConst() ? g.rows.c : 0, perChunk));
+    const Val chunks =
+        g.rows.isConst() ? Val::constant(ceilDiv(g.rows.c, perChunk)) : Val::of(c.str());
     if (!g.rows.isConst()) {
       a_.op("add " + c.str() + ", " + g.rows.str() + ", " + num(perChunk - 1));
       a_.op("div " + c.str() + ", " + c.str() + ", " + num(perChunk));
-      chunks = Val::of(c.str());
     }
     a_.op("dma.in dst=" + half.plus(vmemOffset).str() +
           ", src=" + symExpr(acc.symbol, off.plus(acc.offset)) + ", bytes=" + num(acc.runBytes) +

@@ -133,13 +133,19 @@ FailureOr<HbmAccess> ModelBuilder::access(const View& v, ArrayRef<int64_t> dims,
                            << a.runBytes << "-byte DMA runs (dma.alignment_bytes) and overwrite "
                            << "the elements after them",
            failure();
-  bool aligned = a.offset % align == 0 && a.rowStride % align == 0;
+  if (failed(checkAligned(a, true, at, what))) return failure();
+  return a;
+}
+
+LogicalResult ModelBuilder::checkAligned(const HbmAccess& a, bool rows, Operation* at,
+                                         const std::string& what) const {
+  const int64_t align = arch_.dma.alignment_bytes;
+  bool aligned = a.offset % align == 0 && (!rows || a.rowStride % align == 0);
   for (int64_t s : a.batchStrides) aligned &= s % align == 0;
   if (!aligned)
     return at->emitError() << what << ": its HBM offset (" << a.offset << ") and strides must be "
-                           << "multiples of " << align << " bytes (dma.alignment_bytes)",
-           failure();
-  return a;
+                           << "multiples of " << align << " bytes (dma.alignment_bytes)";
+  return success();
 }
 
 FailureOr<View> ModelBuilder::view(Value v, Operation* at, const std::string& what) {
@@ -280,12 +286,8 @@ FailureOr<int> ModelBuilder::loadColumn(const View& v, ArrayRef<int64_t> dims, O
                            << "-byte chunks, but only " << v.contiguous * es
                            << " bytes are contiguous in HBM",
            failure();
-  bool aligned = a.offset % align == 0 && (dims[r - 2] == 1 || a.rowStride % align == 0);
-  for (int64_t s : a.batchStrides) aligned &= s % align == 0;
-  if (!aligned)
-    return at->emitError() << what << ": its HBM offset (" << a.offset << ") and strides must be "
-                           << "multiples of " << align << " bytes (dma.alignment_bytes)",
-           failure();
+  // A packed vector's rows are one element apart: only its start and batches are aligned.
+  if (failed(checkAligned(a, dims[r - 2] != 1, at, what))) return failure();
   return addLoad(in, at);
 }
 

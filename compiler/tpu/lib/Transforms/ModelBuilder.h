@@ -57,6 +57,10 @@ private:
   /// The access of `v` with element strides `dims` over the kernel's space dimensions.
   mlir::FailureOr<HbmAccess> access(const View& v, mlir::ArrayRef<int64_t> dims, int64_t n,
                                     bool write, mlir::Operation* at, const std::string& what);
+  /// An error at `at` naming `what` unless the access's offset, batch strides and (with
+  /// `rows`) row stride are multiples of dma.alignment_bytes.
+  mlir::LogicalResult checkAligned(const HbmAccess& a, bool rows, mlir::Operation* at,
+                                   const std::string& what) const;
   /// The HBM view of `v`; an error at `at` naming `what` when it has none.
   mlir::FailureOr<View> view(mlir::Value v, mlir::Operation* at, const std::string& what);
   /// The MatmulSpec of a linalg.matmul / batch_matmul (and its init as a vector value).

@@ -173,26 +173,25 @@ FailureOr<Value> columnAsVector(Value r, int64_t n, Operation* after, IRRewriter
   return flat;
 }
 
-LogicalResult materializeTransposesOf(Value v) {
-  IRRewriter rw(v.getContext());
-  SmallVector<linalg::TransposeOp> todo;
-  SmallVector<Value> work{v};
-  while (!work.empty()) {
-    Value x = work.pop_back_val();
-    Operation* def = x.getDefiningOp();
-    if (!def) continue;
-    if (auto t = dyn_cast<linalg::TransposeOp>(def)) {
-      ArrayRef<int64_t> perm = t.getPermutation();
-      if (perm.back() != static_cast<int64_t>(perm.size()) - 1 && !readInPlace(x))
-        todo.push_back(t);
-    }
-    if (isa<linalg::TransposeOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-            tensor::ExtractSliceOp>(def))
-      work.push_back(def->getOperand(0));
-  }
+/// Whether `t` moves the innermost dimension and has a reader other than a matmul's RHS.
+static bool needsMaterializing(linalg::TransposeOp t) {
+  ArrayRef<int64_t> perm = t.getPermutation();
+  return perm.back() != static_cast<int64_t>(perm.size()) - 1 && !readInPlace(t->getResult(0));
+}
+
+static LogicalResult materializeAll(ArrayRef<linalg::TransposeOp> todo, MLIRContext* ctx) {
+  IRRewriter rw(ctx);
   for (linalg::TransposeOp t : todo)
     if (failed(materialize(t, rw))) return failure();
   return success();
+}
+
+LogicalResult materializeTransposesOf(Value v) {
+  SmallVector<linalg::TransposeOp> todo;
+  for (Operation* def = v.getDefiningOp(); def && isViewOp(def);
+       def = def->getOperand(0).getDefiningOp())
+    if (auto t = dyn_cast<linalg::TransposeOp>(def); t && needsMaterializing(t)) todo.push_back(t);
+  return materializeAll(todo, v.getContext());
 }
 
 void transposeReductions(ModuleOp module) {
@@ -222,16 +221,11 @@ void transposeReductions(ModuleOp module) {
 }
 
 LogicalResult materializeTransposes(ModuleOp module) {
-  IRRewriter rw(module.getContext());
   SmallVector<linalg::TransposeOp> todo;
   module.walk([&](linalg::TransposeOp t) {
-    ArrayRef<int64_t> perm = t.getPermutation();
-    if (perm.back() != static_cast<int64_t>(perm.size()) - 1 && !readInPlace(t->getResult(0)))
-      todo.push_back(t);
+    if (needsMaterializing(t)) todo.push_back(t);
   });
-  for (linalg::TransposeOp t : todo)
-    if (failed(materialize(t, rw))) return failure();
-  return success();
+  return materializeAll(todo, module.getContext());
 }
 
 } // namespace chipless::tpuc
