@@ -1,5 +1,6 @@
 #include "runtime/device.h"
 
+#include "runtime/remote/remote_device.h"
 #include "runtime/spyre/spyre_device.h"
 #include "runtime/tpu/tpu_device.h"
 #include "support/arch_record.h"
@@ -24,10 +25,17 @@ double Device::hostLinkSeconds(uint64_t bytes) const {
          static_cast<double>(bytes) / (arch().getFloat("host.link_gb_s") * 1e9);
 }
 
-std::unique_ptr<Device> Device::open(ChipKind kind, const ArchDescription& arch,
-                                     const DeviceOptions& options) {
+std::unique_ptr<Device> Device::openLocal(ChipKind kind, const ArchDescription& arch,
+                                          const DeviceOptions& options) {
   if (kind == ChipKind::Spyre) return SpyreDevice::open(SpyreArch::fromDescription(arch), options);
   return TpuDevice::open(TpuArch::fromDescription(arch), options);
+}
+
+std::unique_ptr<Device> Device::open(ChipKind kind, const ArchDescription& arch,
+                                     const DeviceOptions& options) {
+  if (auto server = remote::serverFromEnvironment())
+    return remote::RemoteDevice::open(*server, kind, arch, options);
+  return openLocal(kind, arch, options);
 }
 
 std::unique_ptr<Device> Device::openFor(ChipKind kind, const std::string& planPath,
@@ -36,11 +44,14 @@ std::unique_ptr<Device> Device::openFor(ChipKind kind, const std::string& planPa
                                         const DeviceOptions& options) {
   if (kind == ChipKind::Spyre) {
     spyrecode::Job job = spyrecode::readJob(planPath);
-    return SpyreDevice::open(runArchitecture<SpyreArch>(job.arch, planPath, archOption, sets),
-                             options);
+    SpyreArch arch = runArchitecture<SpyreArch>(job.arch, planPath, archOption, sets);
+    if (remote::serverFromEnvironment()) return open(kind, arch.description, options);
+    return SpyreDevice::open(std::move(arch), options);
   }
   tpuprog::Job job = tpuprog::readJob(planPath);
-  return TpuDevice::open(runArchitecture<TpuArch>(job.arch, planPath, archOption, sets), options);
+  TpuArch arch = runArchitecture<TpuArch>(job.arch, planPath, archOption, sets);
+  if (remote::serverFromEnvironment()) return open(kind, arch.description, options);
+  return TpuDevice::open(std::move(arch), options);
 }
 
 } // namespace chipless::runtime

@@ -104,9 +104,15 @@ class Device {
 public:
   /// Opens device `options.index` of `kind` (the first free one when -1) for this process
   /// alone, on `arch` (read against the chip's schema). A second open of a device, from this
-  /// process or another, fails naming the owner.
+  /// process or another, fails naming the owner. When $CHIPLESS_DEVICE_SERVER names a device
+  /// server ("unix:PATH" or "tcp:HOST:PORT"), the device is the server's (a RemoteDevice,
+  /// runtime/remote/remote_device.h); otherwise it is simulated in this process.
   static std::unique_ptr<Device> open(ChipKind kind, const ArchDescription& arch,
                                       const DeviceOptions& options = {});
+  /// Opens a device simulated in this process, whatever $CHIPLESS_DEVICE_SERVER says (the
+  /// device server's workers).
+  static std::unique_ptr<Device> openLocal(ChipKind kind, const ArchDescription& arch,
+                                           const DeviceOptions& options = {});
   /// Opens a device to run the program at `planPath` (DIR/job.plan): on the architecture the
   /// program was compiled for, with `archOption` (a bundled name or a file; "" for none) and
   /// `sets` ("key=value") applied, as support/arch_record.h's runArchitecture says — refused,

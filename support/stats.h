@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -71,6 +72,12 @@ public:
   /// Every statistic as (canonical path, value), in tree order: names sorted as in the JSON
   /// dump, array indices in numeric order. For printed summaries and tests.
   std::vector<std::pair<std::string, double>> flatten() const;
+
+  /// The whole tree in a compact binary form (for the device server's protocol).
+  std::string encode() const;
+  /// The tree encode() wrote: equal to the original in every statistic, unit, description
+  /// and order. chipless::Error starting with `what` when `encoded` is malformed.
+  static Stats decode(std::string_view encoded, const std::string& what);
 
 private:
   /// What a node of the tree is.

@@ -94,6 +94,24 @@ public:
   /// clock at 0) appears after it on the same tracks.
   void continueAfterLatest();
 
+  /// Where recording stands: the offset added to new events, the latest end so far, and how
+  /// many more events fit under the cap. A launch recorded in another process (the device
+  /// server's worker) starts from this point, so appending its events (appendEncoded) gives
+  /// exactly what recording them here would have.
+  struct ResumePoint {
+    int64_t offsetNs = 0;
+    int64_t endNs = 0;
+    uint64_t capacity = 0;
+  };
+  ResumePoint resumePoint() const;
+  /// Continues from `point` (a fresh writer of cap point.capacity, in the other process).
+  void resumeFrom(const ResumePoint& point);
+  /// Everything recorded (metadata, events, drops, offset and end) in a compact binary form.
+  std::string encode() const;
+  /// Appends what `encoded` (encode() of a writer resumed from this one's resumePoint())
+  /// holds: its events as recorded, its metadata, drops, offset and end. chipless::Error,
+  /// starting with `what`, when `encoded` is malformed; nothing is appended then.
+  void appendEncoded(std::string_view encoded, const std::string& what);
   /// Whether any event was dropped because the cap was reached.
   bool capped() const { return dropped_ > 0; }
   /// Number of events dropped because of the cap.

@@ -1,0 +1,56 @@
+/// chipless-device-server: emulated Spyre cards and TPU systems as a service for several
+/// processes (docs/device-server.md).
+///
+///   chipless-device-server [--devices spyre:2,tpu-v5e:4] [--listen unix:PATH]
+///                          [--listen tcp:HOST:PORT] [--token-file FILE] [--threads N]
+///                          [--max-message-bytes N]
+///
+/// Clients reach it with CHIPLESS_DEVICE_SERVER=unix:PATH (or tcp:HOST:PORT): spyre-sim,
+/// tpu-sim, `import chipless` and the PyTorch devices then use its devices unchanged.
+#include "support/error.h"
+#include "tools/device_server/server.h"
+#include "tools/device_server/worker_process.h"
+
+#include <CLI/CLI.hpp>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
+
+int main(int argc, char** argv) {
+  // A device's worker: the server started this executable again for one device.
+  if (argc == 4 && std::strcmp(argv[1], "--worker") == 0)
+    return chipless::server::workerMain(argv[2], argv[3]);
+
+  chipless::server::ServerOptions options;
+  CLI::App app{"chipless-device-server: emulated devices shared by several processes"};
+  app.add_option("--devices", options.devices,
+                 "devices to serve: KIND:COUNT,... (spyre, tpu, or a bundled architecture such "
+                 "as tpu-v5e)")
+      ->capture_default_str();
+  app.add_option("--listen", options.listen,
+                 "unix:PATH or tcp:HOST:PORT, repeatable (default unix:" +
+                     chipless::server::defaultSocketPath() + ")");
+  app.add_option("--token-file", options.tokenFile,
+                 "file with the token TCP clients must present (needed beyond loopback)");
+  app.add_option("--threads", options.threads, "threads serving the sockets")
+      ->capture_default_str();
+  app.add_option("--max-message-bytes", options.maxMessage,
+                 "largest message a client may send (default 4 GiB)");
+  CLI11_PARSE(app, argc, argv);
+
+  char self[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) {
+    std::fprintf(stderr, "chipless-device-server: cannot find its own executable\n");
+    return 1;
+  }
+  options.self.assign(self, static_cast<size_t>(n));
+  try {
+    chipless::server::Server server(options);
+    return server.run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "chipless-device-server: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,99 @@
+#pragma once
+/// chipless-device-server: emulated devices as a service (docs/device-server.md). The server
+/// owns N devices, each simulated by a worker process of its own (worker_process.h), and
+/// serves clients on a Unix-domain socket and optionally on TCP, speaking the protocol of
+/// docs/device-protocol.md. A device has one owner at a time, as on the real chip: the
+/// session that opened it; the server relays that session's requests to the device's worker
+/// in order and its replies back, frame by frame, so its memory stays bounded by one frame
+/// per connection whatever the size of a tensor.
+#include "support/arch_files.h"
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace chipless::server {
+
+struct ServerOptions {
+  /// Where to listen: "unix:PATH" or "tcp:HOST:PORT"; the default Unix socket when empty.
+  std::vector<std::string> listen;
+  /// The devices: "spyre:2,tpu-v5e:4" (a kind or a bundled architecture name, and a count).
+  std::string devices = "spyre:1,tpu:1";
+  /// A file holding the token TCP clients must present (required to listen on TCP anywhere
+  /// but the loopback address).
+  std::string tokenFile;
+  int threads = 2;         ///< threads serving the sockets
+  uint64_t maxMessage = 0; ///< bytes one message may carry (0: the protocol's default)
+  std::string self;        ///< this executable, started again as each device's worker
+};
+
+/// The Unix socket used when none is named: $XDG_RUNTIME_DIR/chipless-device-server.sock, or
+/// /tmp/chipless-UID/device-server.sock.
+std::string defaultSocketPath();
+
+/// One device of the server and its worker.
+struct DeviceSlot {
+  ChipKind kind = ChipKind::Spyre;
+  int index = 0;
+  std::string arch; ///< as named in --devices ("tpu-v5e"), for Hello
+  pid_t workerPid = -1;
+  std::unique_ptr<boost::asio::local::stream_protocol::socket> worker;
+  uint64_t owner = 0; ///< the owning session, 0 when free
+  int ownerPid = 0;
+  std::string ownerName;
+  std::string name() const { return std::string(chipKindName(kind)) + ":" + std::to_string(index); }
+};
+
+class Server {
+public:
+  explicit Server(ServerOptions options);
+  ~Server();
+  /// Listens, serves until SIGINT or SIGTERM, then closes every connection and stops the
+  /// workers. Returns the exit status.
+  int run();
+
+  // For the sessions (session.cpp).
+  /// Claims device `index` of `kind` (-1: the first free one) for session `session`; errors
+  /// name the device and its owner's pid.
+  DeviceSlot& claim(ChipKind kind, int index, uint64_t session, int pid, const std::string& client);
+  /// The pid of `slot`'s owner, 0 when it is free.
+  int ownerPid(const DeviceSlot& slot);
+  /// Gives a claimed device back (its worker has closed the device).
+  void release(DeviceSlot& slot);
+  /// Replaces the worker of `slot` after it ended; returns how it ended.
+  std::string replaceWorker(DeviceSlot& slot);
+  /// Whether `token` is the one a TCP client must present ("" when none is required).
+  bool tokenAccepted(const std::string& token, bool tcp) const;
+  uint64_t maxMessage() const { return maxMessage_; }
+  const std::vector<std::unique_ptr<DeviceSlot>>& slots() const { return slots_; }
+  boost::asio::io_context& context() { return context_; }
+  /// Registers a client connection's native handle, so shutdown can close it.
+  void track(int fd, bool add);
+
+private:
+  void parseDevices(const std::string& text);
+  void startWorker(DeviceSlot& slot);
+  void listen(const std::string& where);
+  void shutdown();
+
+  ServerOptions options_;
+  uint64_t maxMessage_;
+  std::string token_;
+  boost::asio::io_context context_;
+  std::vector<std::unique_ptr<DeviceSlot>> slots_;
+  std::vector<std::string> socketFiles_;
+  std::vector<std::function<void()>> closeAcceptors_;
+  std::mutex mutex_; ///< guards ownership and the connections
+  std::set<int> connections_;
+  std::atomic<uint64_t> nextSession_{1};
+  bool stopping_ = false;
+};
+
+} // namespace chipless::server

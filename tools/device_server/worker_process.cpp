@@ -1,0 +1,77 @@
+#include "tools/device_server/worker_process.h"
+
+#include "runtime/remote/device_service.h"
+#include "support/error.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+extern char** environ;
+
+namespace chipless::server {
+
+namespace {
+/// The fd the worker's end of the socket pair has in the worker.
+constexpr int kWorkerFd = 3;
+} // namespace
+
+WorkerProcess spawnWorker(const std::string& self, ChipKind kind, int index) {
+  std::string name = std::string(chipKindName(kind)) + ":" + std::to_string(index);
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw Error(name + ": cannot create the worker's socket pair: " + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  // dup2 onto fd 3 clears close-on-exec there.
+  posix_spawn_file_actions_adddup2(&actions, fds[1], kWorkerFd);
+  // Nothing else of the server's reaches the worker: a client's connection inherited by a
+  // worker would stay open after the server closed it, and that client would never see the end.
+  posix_spawn_file_actions_addclosefrom_np(&actions, kWorkerFd + 1);
+  std::string kindText = chipKindName(kind);
+  std::string indexText = std::to_string(index);
+  std::vector<char*> argv{const_cast<char*>(self.c_str()), const_cast<char*>("--worker"),
+                          kindText.data(), indexText.data(), nullptr};
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    throw Error(name + ": cannot start the worker process " + self + ": " + std::strerror(rc));
+  }
+  return {pid, fds[0]};
+}
+
+std::string reapWorker(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return "ended";
+  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
+  return "ended with exit status " + std::to_string(WEXITSTATUS(status));
+}
+
+int workerMain(const std::string& kind, const std::string& index) {
+  // A worker never outlives its server.
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() == 1) return 1;
+  ::unsetenv("CHIPLESS_DEVICE_SERVER");
+  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  ::signal(SIGINT, SIG_IGN); // a Ctrl-C reaches the server, which stops its workers
+  try {
+    return runtime::remote::serveDevice(kWorkerFd, parseChipKind(kind, "--worker"),
+                                        std::stoi(index));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "chipless-device-server worker: %s\n", e.what());
+    return 1;
+  }
+}
+
+} // namespace chipless::server
