@@ -11,6 +11,8 @@ void bindCompile(pybind11::module_& m);
 void bindDevice(pybind11::module_& m);
 /// assemble and disassemble.
 void bindAssembler(pybind11::module_& m);
+/// CollectiveGroup (tpu_dist's transport to a device server).
+void bindCollectives(pybind11::module_& m);
 /// arch_json, chip_of_arch and chip_of_plan.
 void bindArch(pybind11::module_& m);
 

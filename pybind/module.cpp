@@ -31,6 +31,7 @@ PYBIND11_MODULE(_native, m) {
   bindCompile(m);
   bindAssembler(m);
   bindDevice(m);
+  bindCollectives(m);
   bindArch(m);
   m.def(
       "set_log_level",

@@ -37,6 +37,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--max-message-bytes", options.maxMessage,
                  "largest message a client may send (default 4 GiB)");
+  app.add_option("--collective-timeout", options.collectiveTimeout,
+                 "seconds a tpu_dist rank waits for the other ranks of its group")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   char self[PATH_MAX];

@@ -2,6 +2,7 @@
 
 #include "runtime/remote/codec.h"
 #include "runtime/remote/program_files.h"
+#include "runtime/remote/worker_loop.h"
 #include "support/error.h"
 #include "support/spyre_arch.h"
 #include "support/tpu_arch.h"
@@ -45,19 +46,7 @@ Program& DeviceService::program(uint32_t id) {
   return *found->second;
 }
 
-Message DeviceService::handle(const Message& request) {
-  Message reply;
-  try {
-    reply.payload = dispatch(request);
-    reply.opcode = Opcode::Reply;
-  } catch (const std::exception& e) {
-    reply.opcode = Opcode::Error;
-    reply.payload = e.what();
-  }
-  return reply;
-}
-
-std::string DeviceService::dispatch(const Message& request) {
+std::string DeviceService::answer(const Message& request) {
   const std::string what = opcodeName(static_cast<uint16_t>(request.opcode)) + " request";
   WireReader r(request.payload, what);
   WireWriter w;
@@ -260,31 +249,11 @@ std::string DeviceService::launch(WireReader& r) {
 }
 
 int serveDevice(int fd, ChipKind kind, int index) {
-  std::string name = std::string(chipKindName(kind)) + ":" + std::to_string(index);
-  std::error_code ec;
-  fs::path work =
-      fs::temp_directory_path(ec) / ("chipless-worker-" + std::to_string(::getpid()) + "-" +
-                                     chipKindName(kind) + "-" + std::to_string(index));
-  fs::create_directories(work, ec);
-  int status = 0;
-  {
-    DeviceService service(kind, index, work.string());
-    FrameStream stream(fd, "device server");
-    try {
-      for (;;) {
-        bool eof = false;
-        Message request = stream.receive(&eof);
-        if (eof) break;
-        Message reply = service.handle(request);
-        stream.send(reply.opcode, reply.payload);
-      }
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "chipless-device-server worker %s: %s\n", name.c_str(), e.what());
-      status = 1;
-    }
-  }
-  fs::remove_all(work, ec);
-  return status;
+  std::string name = std::string(chipKindName(kind)) + "-" + std::to_string(index);
+  WorkDirectory work("worker-" + name);
+  DeviceService service(kind, index, work.path());
+  return answerUntilClosed(fd, "worker " + name,
+                           [&](const Message& request) { return service.answer(request); });
 }
 
 } // namespace chipless::runtime::remote

@@ -20,13 +20,12 @@ public:
   DeviceService(ChipKind kind, int index, std::string workDirectory);
   ~DeviceService();
 
-  /// Answers one request: a Reply, or an Error carrying the message the device threw.
-  Message handle(const Message& request);
+  /// Answers one request: the Reply's payload; what the device throws is the Error.
+  std::string answer(const Message& request);
   /// Releases the device, its programs and memory (as a Close does).
   void close();
 
 private:
-  std::string dispatch(const Message& request);
   std::string open(WireReader& r);
   std::string prepare(WireReader& r);
   std::string launch(WireReader& r);

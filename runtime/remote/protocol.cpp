@@ -51,8 +51,9 @@ std::string opcodeName(uint16_t opcode) {
 }
 
 bool isRequest(uint16_t opcode) {
-  return opcode >= static_cast<uint16_t>(Opcode::Hello) &&
-         opcode < static_cast<uint16_t>(Opcode::Abort);
+  return (opcode >= static_cast<uint16_t>(Opcode::Hello) &&
+          opcode < static_cast<uint16_t>(Opcode::Abort)) ||
+         opcode == static_cast<uint16_t>(Opcode::Collective);
 }
 
 namespace {

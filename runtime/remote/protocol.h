@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace chipless::runtime::remote {
 
@@ -21,28 +22,31 @@ constexpr uint64_t kDefaultMaxMessage = 4ull << 30;
 
 /// What a message asks for (requests) or is (Reply, Error).
 enum class Opcode : uint16_t {
-  Reply = 1,        ///< the result of the request before
-  Error = 2,        ///< a string: why the request before failed
-  Hello = 16,       ///< token, client pid, client name -> server pid, devices
-  Open = 17,        ///< kind, index, options, architecture -> index
-  Close = 18,       ///< -> nothing; the device, its memory and programs are released
-  Allocate = 19,    ///< bytes, name -> address
-  Release = 20,     ///< address -> nothing
-  CopyIn = 21,      ///< address, chip, bytes -> nothing
-  CopyOut = 22,     ///< address, bytes, chip -> bytes
-  TensorBytes = 23, ///< dtype, shape -> bytes of the canonical layout
-  WriteTensor = 24, ///< tensor, what, array -> link seconds
-  ReadTensor = 25,  ///< tensor -> array, link seconds
-  Prepare = 26,     ///< directory, plan file, files -> program id, program info
-  FreeProgram = 27, ///< program id -> nothing
-  Launch = 28,      ///< program id, arguments, trace point -> outputs, report, trace
-  Stats = 29,       ///< cycles, host seconds, issued -> statistics
-  Abort = 30,       ///< server to worker only: drop a partly received message
+  Reply = 1,          ///< the result of the request before
+  Error = 2,          ///< a string: why the request before failed
+  Hello = 16,         ///< token, client pid, client name -> server pid, devices
+  Open = 17,          ///< kind, index, options, architecture -> index
+  Close = 18,         ///< -> nothing; the device, its memory and programs are released
+  Allocate = 19,      ///< bytes, name -> address
+  Release = 20,       ///< address -> nothing
+  CopyIn = 21,        ///< address, chip, bytes -> nothing
+  CopyOut = 22,       ///< address, bytes, chip -> bytes
+  TensorBytes = 23,   ///< dtype, shape -> bytes of the canonical layout
+  WriteTensor = 24,   ///< tensor, what, array -> link seconds
+  ReadTensor = 25,    ///< tensor -> array, link seconds
+  Prepare = 26,       ///< directory, plan file, files -> program id, program info
+  FreeProgram = 27,   ///< program id -> nothing
+  Launch = 28,        ///< program id, arguments, trace point -> outputs, report, trace
+  Stats = 29,         ///< cycles, host seconds, issued -> statistics
+  Abort = 30,         ///< server to worker only: drop a partly received message
+  Collective = 31,    ///< group, sequence, rank, size, kind, root, block -> result, seconds
+  RunCollective = 32, ///< server to its ICI worker only: kind, root, blocks -> results
 };
 
 /// The name of an opcode ("Launch"), or "opcode N" for an unknown one.
 std::string opcodeName(uint16_t opcode);
-/// Whether `opcode` is one a client may send.
+/// Whether `opcode` is one a client may send (not Abort or RunCollective, which only the
+/// server sends its workers).
 bool isRequest(uint16_t opcode);
 
 /// Header flag: more frames of this message follow.

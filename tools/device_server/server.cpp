@@ -43,7 +43,9 @@ std::string defaultSocketPath() {
 
 Server::Server(ServerOptions options)
     : options_(std::move(options)),
-      maxMessage_(options_.maxMessage ? options_.maxMessage : runtime::remote::kDefaultMaxMessage) {
+      maxMessage_(options_.maxMessage ? options_.maxMessage : runtime::remote::kDefaultMaxMessage),
+      hub_([this](const std::string& payload) { return runCollective(payload); },
+           options_.collectiveTimeout) {
   if (options_.threads < 1) throw Error("--threads: at least 1");
   if (!options_.tokenFile.empty()) {
     token_ = readFile(options_.tokenFile);
@@ -112,6 +114,36 @@ std::string Server::replaceWorker(DeviceSlot& slot) {
                slot.name().c_str(), how.c_str());
   startWorker(slot);
   return how;
+}
+
+runtime::remote::Message Server::runCollective(const std::string& payload) {
+  std::lock_guard<std::mutex> lock(iciMutex_);
+  try {
+    if (!ici_) {
+      // The collectives run on systems of the first TPU architecture the server serves.
+      std::string arch;
+      for (const auto& slot : slots_)
+        if (slot->kind == ChipKind::Tpu && arch.empty())
+          arch = slot->arch == "tpu" ? "" : slot->arch;
+      WorkerProcess w = spawnIciWorker(options_.self, arch);
+      iciPid_ = w.pid;
+      iciFd_ = w.fd;
+      ici_ = std::make_unique<runtime::remote::FrameStream>(w.fd, "the ICI worker", maxMessage_);
+    }
+    ici_->send(runtime::remote::Opcode::RunCollective, payload);
+    return ici_->receive();
+  } catch (const std::exception& e) {
+    // The worker failed: start afresh with the next collective.
+    if (iciFd_ >= 0) ::close(iciFd_);
+    if (iciPid_ > 0) {
+      ::kill(iciPid_, SIGKILL);
+      reapWorker(iciPid_);
+    }
+    ici_.reset();
+    iciFd_ = iciPid_ = -1;
+    return {runtime::remote::Opcode::Error,
+            std::string("tpu_dist: the ICI worker failed: ") + e.what()};
+  }
 }
 
 DeviceSlot& Server::claim(ChipKind kind, int index, uint64_t session, int pid,
@@ -292,6 +324,11 @@ int Server::run() {
     reapWorker(slot->workerPid);
   }
   slots_.clear();
+  if (iciPid_ > 0) {
+    ::close(iciFd_);
+    ::kill(iciPid_, SIGTERM);
+    reapWorker(iciPid_);
+  }
   std::printf("chipless-device-server: stopped\n");
   return 0;
 }

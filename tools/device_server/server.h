@@ -6,7 +6,9 @@
 /// session that opened it; the server relays that session's requests to the device's worker
 /// in order and its replies back, frame by frame, so its memory stays bounded by one frame
 /// per connection whatever the size of a tensor.
+#include "runtime/remote/protocol.h"
 #include "support/arch_files.h"
+#include "tools/device_server/collective_hub.h"
 
 #include <atomic>
 #include <boost/asio/io_context.hpp>
@@ -31,7 +33,9 @@ struct ServerOptions {
   std::string tokenFile;
   int threads = 2;         ///< threads serving the sockets
   uint64_t maxMessage = 0; ///< bytes one message may carry (0: the protocol's default)
-  std::string self;        ///< this executable, started again as each device's worker
+  /// Seconds a tpu_dist rank waits for the other ranks of its group.
+  double collectiveTimeout = 600;
+  std::string self; ///< this executable, started again as each device's worker
 };
 
 /// The Unix socket used when none is named: $XDG_RUNTIME_DIR/chipless-device-server.sock, or
@@ -74,6 +78,11 @@ public:
   uint64_t maxMessage() const { return maxMessage_; }
   const std::vector<std::unique_ptr<DeviceSlot>>& slots() const { return slots_; }
   boost::asio::io_context& context() { return context_; }
+  /// Where the ranks of `tpu_dist` groups meet.
+  CollectiveHub& collectives() { return hub_; }
+  /// Runs a RunCollective payload on the ICI worker (started the first time), one at a
+  /// time; returns its reply, or an Error when the worker failed (a new one starts next time).
+  runtime::remote::Message runCollective(const std::string& payload);
   /// Registers a client connection's native handle, so shutdown can close it.
   void track(int fd, bool add);
 
@@ -93,6 +102,11 @@ private:
   std::mutex mutex_; ///< guards ownership and the connections
   std::set<int> connections_;
   std::atomic<uint64_t> nextSession_{1};
+  std::mutex iciMutex_; ///< one collective at a time on the ICI worker
+  pid_t iciPid_ = -1;
+  std::unique_ptr<runtime::remote::FrameStream> ici_;
+  int iciFd_ = -1;
+  CollectiveHub hub_;
   bool stopping_ = false;
 };
 

@@ -204,6 +204,23 @@ net::awaitable<void> relay(SessionState& s, FrameHeader h, std::string payload) 
   }
 }
 
+/// A rank's Collective request (its first frame `h` read already): read whole, joined with
+/// the other ranks', answered when all have come.
+net::awaitable<void> collective(SessionState& s, FrameHeader h, std::string payload) {
+  std::string message = std::move(payload);
+  while (h.flags & kMore) {
+    co_await readFrame(s.client, h, payload, false);
+    if (h.opcode != static_cast<uint16_t>(Opcode::Collective))
+      throw ProtocolViolation("a " + opcodeName(h.opcode) + " frame inside a Collective message");
+    if (message.size() + payload.size() > s.server.maxMessage())
+      throw ProtocolViolation("message over the limit of " + std::to_string(s.server.maxMessage()) +
+                              " bytes");
+    message += payload;
+  }
+  Message reply = co_await s.server.collectives().join(message);
+  co_await writeMessage(s.client, reply.opcode, reply.payload);
+}
+
 } // namespace
 
 net::awaitable<void> serveClient(Server& server, Socket client, bool tcp, uint64_t session) {
@@ -227,6 +244,8 @@ net::awaitable<void> serveClient(Server& server, Socket client, bool tcp, uint64
       if (!s.hello) throw ProtocolViolation("the first message must be Hello");
       if (opcode == Opcode::Open)
         co_await open(s, h, payload);
+      else if (opcode == Opcode::Collective)
+        co_await collective(s, h, std::move(payload));
       else
         co_await relay(s, h, std::move(payload));
     }

@@ -1,7 +1,9 @@
 #include "tools/device_server/worker_process.h"
 
+#include "runtime/remote/collectives.h"
 #include "runtime/remote/device_service.h"
 #include "support/error.h"
+#include "support/tpu_arch.h"
 
 #include <cerrno>
 #include <csignal>
@@ -23,8 +25,11 @@ namespace {
 constexpr int kWorkerFd = 3;
 } // namespace
 
-WorkerProcess spawnWorker(const std::string& self, ChipKind kind, int index) {
-  std::string name = std::string(chipKindName(kind)) + ":" + std::to_string(index);
+namespace {
+
+/// Starts `self --worker FIRST SECOND` with its end of a new socket pair on fd 3.
+WorkerProcess spawn(const std::string& self, std::string first, std::string second,
+                    const std::string& name) {
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     throw Error(name + ": cannot create the worker's socket pair: " + std::strerror(errno));
@@ -35,10 +40,8 @@ WorkerProcess spawnWorker(const std::string& self, ChipKind kind, int index) {
   // Nothing else of the server's reaches the worker: a client's connection inherited by a
   // worker would stay open after the server closed it, and that client would never see the end.
   posix_spawn_file_actions_addclosefrom_np(&actions, kWorkerFd + 1);
-  std::string kindText = chipKindName(kind);
-  std::string indexText = std::to_string(index);
   std::vector<char*> argv{const_cast<char*>(self.c_str()), const_cast<char*>("--worker"),
-                          kindText.data(), indexText.data(), nullptr};
+                          first.data(), second.data(), nullptr};
   pid_t pid = -1;
   int rc = ::posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -48,6 +51,17 @@ WorkerProcess spawnWorker(const std::string& self, ChipKind kind, int index) {
     throw Error(name + ": cannot start the worker process " + self + ": " + std::strerror(rc));
   }
   return {pid, fds[0]};
+}
+
+} // namespace
+
+WorkerProcess spawnWorker(const std::string& self, ChipKind kind, int index) {
+  return spawn(self, chipKindName(kind), std::to_string(index),
+               std::string(chipKindName(kind)) + ":" + std::to_string(index));
+}
+
+WorkerProcess spawnIciWorker(const std::string& self, const std::string& arch) {
+  return spawn(self, "ici", arch, "the ICI worker");
 }
 
 std::string reapWorker(pid_t pid) {
@@ -66,6 +80,11 @@ int workerMain(const std::string& kind, const std::string& index) {
   ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   ::signal(SIGINT, SIG_IGN); // a Ctrl-C reaches the server, which stops its workers
   try {
+    if (kind == "ici") {
+      std::string file =
+          index.empty() ? TpuArch::defaultFile() : resolveArchFile(index, ChipKind::Tpu);
+      return runtime::remote::serveCollectives(kWorkerFd, TpuArch::load(file).description);
+    }
     return runtime::remote::serveDevice(kWorkerFd, parseChipKind(kind, "--worker"),
                                         std::stoi(index));
   } catch (const std::exception& e) {

@@ -19,7 +19,8 @@ from chipless.errors import ChiplessError
 native.load("_torch")  # the PrivateUse1 backend: allocator, guard, copies, CPU fallback
 
 # after the backend; importing ops registers the lowerings
-from chipless.torch import devices, eager, execution, ops, shim, window_ops  # noqa: E402,F401
+from chipless.torch import (devices, distributed, eager, execution, ops,  # noqa: E402,F401
+                            shim, window_ops)
 
 shim.install()
 native.load("_torch").set_flush_hook(execution.flush_all)

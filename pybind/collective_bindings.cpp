@@ -1,0 +1,53 @@
+/// chipless._native.CollectiveGroup: one rank of a `tpu_dist` group on a device server
+/// (runtime/remote/collective_group.h), for the torch.distributed backend
+/// (python/chipless/torch/distributed.py).
+#include "pybind/arrays.h"
+#include "pybind/bindings.h"
+#include "runtime/remote/collective_group.h"
+
+#include <memory>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+namespace chipless::python {
+
+namespace {
+
+runtime::remote::CollectiveKind kindNamed(const std::string& name) {
+  using K = runtime::remote::CollectiveKind;
+  for (K k : {K::AllReduce, K::AllGather, K::ReduceScatter, K::Broadcast, K::Barrier})
+    if (name == runtime::remote::collectiveName(k)) return k;
+  throw Error("tpu_dist: unknown collective '" + name + "'");
+}
+
+} // namespace
+
+void bindCollectives(py::module_& m) {
+  py::class_<runtime::remote::CollectiveGroup, std::shared_ptr<runtime::remote::CollectiveGroup>>(
+      m, "CollectiveGroup", "One rank of a collective group on a chipless-device-server.")
+      .def(py::init([](const std::string& server, const std::string& group, int rank, int size) {
+             auto address = runtime::remote::parseServerAddress(server, "device server");
+             py::gil_scoped_release unlocked;
+             return std::make_shared<runtime::remote::CollectiveGroup>(address, group, rank, size);
+           }),
+           py::arg("server"), py::arg("group"), py::arg("rank"), py::arg("size"))
+      .def(
+          "run",
+          [](runtime::remote::CollectiveGroup& g, const std::string& kind, int root,
+             const py::array& block) {
+            NpyArray in = npyFromNumpy(block, "tpu_dist block");
+            runtime::remote::CollectiveResult r;
+            {
+              py::gil_scoped_release unlocked;
+              r = g.run(kindNamed(kind), root, in);
+            }
+            return py::make_tuple(numpyFromNpy(std::move(r.block)), r.seconds);
+          },
+          py::arg("kind"), py::arg("root"), py::arg("block"),
+          "Runs the group's next collective with this rank's block: (result, modelled seconds).")
+      .def_property_readonly("rank", &runtime::remote::CollectiveGroup::rank)
+      .def_property_readonly("size", &runtime::remote::CollectiveGroup::size);
+}
+
+} // namespace chipless::python

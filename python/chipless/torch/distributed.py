@@ -1,0 +1,153 @@
+"""`tpu_dist`: a torch.distributed backend whose collectives run on the emulated ICI.
+
+    import torch.distributed as dist, chipless.torch
+    dist.init_process_group(backend="tpu_dist", init_method="file:///tmp/rdv",
+                            rank=rank, world_size=n)
+    model = torch.nn.parallel.DistributedDataParallel(model.to(f"tpu:{rank}"))
+
+Every process of the group uses devices of one chipless-device-server (CHIPLESS_DEVICE_SERVER);
+each collective is joined there and run on a TPU system of one chip per rank, over its ICI
+links (ici.allreduce, ici.allgather, ici.reducescatter), so results and modelled times come
+from the simulated ring (docs/device-server.md, "tpu_dist"). A tensor goes to the server
+through the host (its copies take their modelled host-link time) and comes back to its
+device the same way; the ICI time of each collective is counted in stats().
+
+all_reduce (SUM, AVG), all_gather, reduce_scatter (SUM, AVG), broadcast and barrier are
+supported; work objects are future-based, as DistributedDataParallel needs.
+"""
+import os
+import uuid
+
+import numpy as np
+import torch
+import torch.distributed as dist
+from torch._C._distributed_c10d import ProcessGroup, _create_work_from_future
+
+from chipless import native
+from chipless.errors import ChiplessError
+
+BACKEND = "tpu_dist"
+
+_stats = {"collectives": 0, "ici_seconds": 0.0, "bytes": 0}
+
+
+def stats():
+    """Collectives run by this process, their modelled ICI seconds and the bytes it sent."""
+    return dict(_stats)
+
+
+def reset_stats():
+    _stats.update(collectives=0, ici_seconds=0.0, bytes=0)
+
+
+def _server():
+    address = os.environ.get("CHIPLESS_DEVICE_SERVER", "")
+    if not address:
+        raise ChiplessError("tpu_dist: the ranks of a group meet on a device server: start "
+                            "chipless-device-server and set CHIPLESS_DEVICE_SERVER in every "
+                            "process (docs/device-server.md)")
+    return address
+
+
+def _done(result):
+    fut = torch.futures.Future()
+    fut.set_result(result)
+    return _create_work_from_future(fut)
+
+
+# How each dtype crosses the ICI: sums need f32 or i32 (narrower floats are summed in f32
+# and rounded back, int64 in i32 when it fits); gathers move the raw bytes.
+_SUM_AS = {torch.float32: np.float32, torch.float16: np.float32, torch.bfloat16: np.float32,
+           torch.int32: np.int32, torch.int64: np.int32, torch.int16: np.int32,
+           torch.int8: np.int32, torch.uint8: np.int32}
+
+
+class TpuDistProcessGroup(ProcessGroup):
+    """One rank's process group; collectives run on the device server's ICI."""
+
+    def __init__(self, store, rank, size, timeout):
+        super().__init__(rank, size)
+        if rank == 0:
+            store.set("tpu_dist/group", uuid.uuid4().hex)
+        name = store.get("tpu_dist/group").decode()
+        self._group = native.load().CollectiveGroup(_server(), name, rank, size)
+
+    def getBackendName(self):  # noqa: N802 (torch's name)
+        return BACKEND
+
+    def _run(self, kind, root, block):
+        result, seconds = self._group.run(kind, root, np.ascontiguousarray(block))
+        _stats["collectives"] += 1
+        _stats["ici_seconds"] += seconds
+        _stats["bytes"] += block.nbytes
+        return result
+
+    # -- sums ---------------------------------------------------------------------------
+    def _summed(self, kind, tensor, op, what):
+        if op not in (dist.ReduceOp.SUM, dist.ReduceOp.AVG):
+            name = next((n for n in ("PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR")
+                         if hasattr(dist.ReduceOp, n) and op == getattr(dist.ReduceOp, n)), str(op))
+            raise ChiplessError(f"tpu_dist {what}: {name} is not supported (the ICI sums: use "
+                                "SUM or AVG)")
+        wire = _SUM_AS.get(tensor.dtype)
+        if wire is None:
+            raise ChiplessError(f"tpu_dist {what}: tensors of {tensor.dtype} cannot be summed "
+                                "on the ICI")
+        host = tensor.detach().cpu()
+        values = host.to(torch.float32 if wire is np.float32 else torch.int64).numpy()
+        if wire is np.int32 and values.size and (values.max() > 2**31 - 1
+                                                 or values.min() < -2**31):
+            raise ChiplessError(f"tpu_dist {what}: {tensor.dtype} values beyond 32 bits cannot "
+                                "be summed on the ICI")
+        out = self._run(kind, 0, values.astype(wire))
+        result = torch.from_numpy(np.array(out))
+        if op == dist.ReduceOp.AVG:
+            result = result / self.size() if result.is_floating_point() else \
+                torch.div(result, self.size(), rounding_mode="floor")
+        return result.to(tensor.dtype)
+
+    def allreduce(self, tensors, opts=None):
+        op = opts.reduceOp if opts is not None else dist.ReduceOp.SUM
+        for t in tensors:
+            t.copy_(self._summed("all_reduce", t, op, "all_reduce").reshape(t.shape))
+        return _done(tensors)
+
+    def reduce_scatter(self, output_tensors, input_tensors, opts=None):
+        op = opts.reduceOp if opts is not None else dist.ReduceOp.SUM
+        for out, ins in zip(output_tensors, input_tensors):
+            stacked = torch.stack([i.detach().cpu() for i in ins])
+            out.copy_(self._summed("reduce_scatter", stacked, op, "reduce_scatter")
+                      .reshape(out.shape))
+        return _done(output_tensors)
+
+    # -- moves --------------------------------------------------------------------------
+    def _moved(self, kind, root, tensor):
+        host = tensor.detach().cpu().contiguous()
+        raw = host.view(torch.uint8).numpy().view(np.int8) if host.numel() else np.zeros(0, np.int8)
+        out = self._run(kind, root, raw)
+        return torch.from_numpy(np.array(out))
+
+    def allgather(self, output_tensors, input_tensors, opts=None):
+        for outs, t in zip(output_tensors, input_tensors):
+            gathered = self._moved("all_gather", 0, t)  # [size, bytes of t]
+            for rank, out in enumerate(outs):
+                out.copy_(gathered[rank].view(t.dtype).reshape(t.shape))
+        return _done(output_tensors)
+
+    def broadcast(self, tensors, opts=None):
+        root = opts.rootRank if opts is not None else 0
+        for t in tensors:
+            t.copy_(self._moved("broadcast", root, t).view(t.dtype).reshape(t.shape))
+        return _done(tensors)
+
+    def barrier(self, opts=None):
+        self._run("barrier", 0, np.zeros(0, np.int32))
+        return _done([])
+
+
+def _create(store, rank, size, timeout):
+    return TpuDistProcessGroup(store, rank, size, timeout)
+
+
+if not hasattr(dist.Backend, BACKEND.upper()):
+    dist.Backend.register_backend(BACKEND, _create)

@@ -1,0 +1,35 @@
+#include "runtime/remote/collective_group.h"
+
+#include "runtime/remote/codec.h"
+#include "support/error.h"
+
+namespace chipless::runtime::remote {
+
+CollectiveGroup::CollectiveGroup(const ServerAddress& address, std::string group, int rank,
+                                 int size)
+    : connection_(address, clientToken()), group_(std::move(group)), rank_(rank), size_(size) {
+  if (size < 1 || rank < 0 || rank >= size)
+    throw Error("tpu_dist: rank " + std::to_string(rank) + " of " + std::to_string(size) +
+                " is not a rank of the group");
+}
+
+CollectiveResult CollectiveGroup::run(CollectiveKind kind, int root, const NpyArray& block) {
+  WireWriter w;
+  w.putString(group_);
+  w.put<uint64_t>(sequence_++);
+  w.put<uint32_t>(static_cast<uint32_t>(rank_));
+  w.put<uint32_t>(static_cast<uint32_t>(size_));
+  w.put<uint8_t>(static_cast<uint8_t>(kind));
+  w.put<uint32_t>(static_cast<uint32_t>(root));
+  putArray(w, block);
+  std::string reply = connection_.call(Opcode::Collective, w.bytes());
+  WireReader r(reply, "Collective reply");
+  CollectiveResult result;
+  result.block = getArray(r, "block");
+  result.seconds = r.get<double>("seconds");
+  result.cycles = r.get<double>("cycles");
+  r.expectEnd();
+  return result;
+}
+
+} // namespace chipless::runtime::remote

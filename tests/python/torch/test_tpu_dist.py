@@ -1,0 +1,119 @@
+"""`tpu_dist` collectives and DistributedDataParallel across processes on one device server:
+each rank a process with a TPU of its own, the collectives run on the server's emulated ICI.
+Results are checked against numpy, replicas must stay bit-identical, and training must match
+one process on the CPU with the whole batch."""
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+PYTHON_DIR = ROOT / "python"
+SERVER = pathlib.Path(os.environ["CHIPLESS_BIN"]) / "chipless-device-server"
+
+WORKER = r"""
+import sys, numpy as np, torch, torch.distributed as dist, chipless.torch
+rank, size, rdv, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+dist.init_process_group("tpu_dist", init_method="file://" + rdv, rank=rank, world_size=size)
+dev = f"tpu:{rank}"
+x = torch.arange(6, dtype=torch.float32).reshape(2, 3).to(dev) * (rank + 1)
+dist.all_reduce(x)
+gathered = [torch.zeros(2, 3, device=dev) for _ in range(size)]
+dist.all_gather(gathered, torch.full((2, 3), float(rank), device=dev))
+b = torch.full((5,), float(rank), device=dev)
+dist.broadcast(b, src=size - 1)
+rs = torch.zeros(3, device=dev)
+dist.reduce_scatter(rs, [torch.full((3,), float(rank * 10 + i), device=dev)
+                         for i in range(size)])
+avg = torch.full((4,), float(rank), device=dev)
+dist.all_reduce(avg, op=dist.ReduceOp.AVG)
+dist.barrier()
+try:
+    dist.all_reduce(torch.ones(2, device=dev), op=dist.ReduceOp.MAX)
+    refused = ""
+except Exception as e:
+    refused = str(e)
+dist.barrier()
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.Tanh(), torch.nn.Linear(32, 4))
+ddp = torch.nn.parallel.DistributedDataParallel(model.to(dev))
+opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+gen = torch.Generator().manual_seed(1)
+data = torch.randn(3, size * 8, 16, generator=gen)
+target = torch.randn(3, size * 8, 4, generator=gen)
+for step in range(3):
+    rows = slice(rank * 8, (rank + 1) * 8)
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(ddp(data[step, rows].to(dev)), target[step, rows].to(dev))
+    loss.backward()
+    opt.step()
+params = {f"p{i}": p.detach().cpu().numpy() for i, p in enumerate(model.parameters())}
+np.savez(out, allreduce=x.cpu().numpy(), gather=np.stack([t.cpu().numpy() for t in gathered]),
+         bcast=b.cpu().numpy(), rs=rs.cpu().numpy(), avg=avg.cpu().numpy(), refused=refused,
+         ici=chipless.torch.distributed.stats()["ici_seconds"], **params)
+dist.destroy_process_group()
+"""
+
+
+@pytest.fixture
+def server(tmp_path):
+    """A server of four TPUs on a Unix socket in tmp_path."""
+    sock = tmp_path / "s.sock"
+    proc = subprocess.Popen([str(SERVER), "--devices", "tpu:4", "--listen", f"unix:{sock}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, CHIPLESS_LOCK_DIR=str(tmp_path)))
+    while "serving" not in (line := proc.stdout.readline()):
+        assert line, "the device server did not start"
+    yield f"unix:{sock}"
+    proc.terminate()
+    assert proc.wait(timeout=60) == 0
+
+
+def cpu_reference(size):
+    """The same training in one process on the CPU, on the whole batch."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.Tanh(), torch.nn.Linear(32, 4))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    gen = torch.Generator().manual_seed(1)
+    data = torch.randn(3, size * 8, 16, generator=gen)
+    target = torch.randn(3, size * 8, 4, generator=gen)
+    for step in range(3):
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(model(data[step]), target[step]).backward()
+        opt.step()
+    return [p.detach().numpy() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("size", [2, 4])
+def test_collectives_and_ddp_across_processes(tmp_path, server, size):
+    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR), CHIPLESS_DEVICE_SERVER=server)
+    ranks = [subprocess.Popen([sys.executable, "-c", WORKER, str(r), str(size),
+                               str(tmp_path / "rdv"), str(tmp_path / f"rank{r}.npz")],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+             for r in range(size)]
+    for r, p in enumerate(ranks):
+        out, err = p.communicate(timeout=900)
+        assert p.returncode == 0, f"rank {r}:\n{err}"
+    results = [np.load(tmp_path / f"rank{r}.npz") for r in range(size)]
+    base = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for r, res in enumerate(results):
+        np.testing.assert_array_equal(res["allreduce"], base * sum(q + 1 for q in range(size)))
+        np.testing.assert_array_equal(res["gather"],
+                                      np.stack([np.full((2, 3), q, np.float32)
+                                                for q in range(size)]))
+        np.testing.assert_array_equal(res["bcast"], np.full(5, size - 1, np.float32))
+        np.testing.assert_array_equal(res["rs"], np.full(3, 10 * sum(range(size)) + size * r,
+                                                         np.float32))
+        np.testing.assert_allclose(res["avg"], np.full(4, sum(range(size)) / size))
+        assert "MAX is not supported" in str(res["refused"])
+        assert float(res["ici"]) > 0
+    reference = cpu_reference(size)
+    for i, want in enumerate(reference):
+        for r in range(1, size):  # the replicas stay identical, bit for bit
+            np.testing.assert_array_equal(results[r][f"p{i}"], results[0][f"p{i}"])
+        np.testing.assert_allclose(results[0][f"p{i}"], want, rtol=1e-4, atol=1e-5)

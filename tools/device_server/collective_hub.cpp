@@ -1,0 +1,158 @@
+#include "tools/device_server/collective_hub.h"
+
+#include "runtime/remote/codec.h"
+#include "runtime/remote/collectives.h"
+#include "support/error.h"
+#include "support/wire.h"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <vector>
+
+namespace chipless::server {
+
+namespace net = boost::asio;
+using runtime::remote::CollectiveKind;
+using runtime::remote::Message;
+using runtime::remote::Opcode;
+
+/// One collective under way.
+struct CollectiveHub::Pending {
+  uint8_t kind = 0;
+  uint32_t root = 0;
+  uint32_t size = 0;
+  uint32_t arrived = 0;
+  std::vector<bool> present;
+  std::vector<NpyArray> blocks;
+  std::vector<std::shared_ptr<net::steady_timer>> waiters;
+  bool done = false;
+  std::vector<Message> replies;
+};
+
+namespace {
+Message error(const std::string& text) {
+  return {Opcode::Error, text};
+}
+} // namespace
+
+net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
+  std::string group;
+  uint64_t sequence = 0;
+  uint32_t rank = 0, size = 0, root = 0;
+  uint8_t kind = 0;
+  NpyArray block;
+  try {
+    WireReader r(payload, "Collective request");
+    group = r.getString("group");
+    sequence = r.get<uint64_t>("sequence");
+    rank = r.get<uint32_t>("rank");
+    size = r.get<uint32_t>("size");
+    kind = r.get<uint8_t>("kind");
+    root = r.get<uint32_t>("root");
+    block = runtime::remote::getArray(r, "block");
+    r.expectEnd();
+    if (size < 1 || size > 64) r.fail("size", std::to_string(size) + " ranks (1 to 64)");
+    if (rank >= size) r.fail("rank", std::to_string(rank) + " is not below the size");
+    if (kind > static_cast<uint8_t>(CollectiveKind::Barrier)) r.fail("kind", "unknown");
+  } catch (const Error& e) {
+    co_return error(e.what());
+  }
+  const std::string what = std::string("tpu_dist ") +
+                           runtime::remote::collectiveName(static_cast<CollectiveKind>(kind)) +
+                           " #" + std::to_string(sequence) + " of group '" + group + "'";
+  const std::string key = group + "#" + std::to_string(sequence);
+  std::shared_ptr<Pending> p;
+  std::shared_ptr<net::steady_timer> timer;
+  bool last = false;
+  auto executor = co_await net::this_coro::executor;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& slot = pending_[key];
+    if (!slot) {
+      slot = std::make_shared<Pending>();
+      slot->kind = kind;
+      slot->root = root;
+      slot->size = size;
+      slot->present.assign(size, false);
+      slot->blocks.resize(size);
+      slot->waiters.resize(size);
+      slot->replies.resize(size);
+    }
+    p = slot;
+    if (p->kind != kind || p->root != root || p->size != size)
+      co_return error(what + ": rank " + std::to_string(rank) +
+                      " called it with another kind, root or size than the ranks before");
+    if (p->present[rank])
+      co_return error(what + ": rank " + std::to_string(rank) + " called it twice");
+    p->present[rank] = true;
+    p->blocks[rank] = std::move(block);
+    last = ++p->arrived == size;
+    if (last) {
+      pending_.erase(key);
+    } else {
+      timer = std::make_shared<net::steady_timer>(executor);
+      timer->expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(timeoutSeconds_)));
+      p->waiters[rank] = timer;
+    }
+  }
+  if (!last) {
+    boost::system::error_code ec;
+    co_await timer->async_wait(net::redirect_error(net::use_awaitable, ec));
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (p->done) co_return p->replies[rank];
+    // The others did not come: the collective is called off for every rank still waiting.
+    auto found = pending_.find(key);
+    if (found != pending_.end() && found->second == p) pending_.erase(found);
+    std::string missing;
+    for (uint32_t r = 0; r < size; ++r)
+      if (!p->present[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    co_return error(what + ": rank(s) " + missing + " did not call it within " +
+                    std::to_string(static_cast<int>(timeoutSeconds_)) + " s");
+  }
+
+  // The last rank runs it for all.
+  WireWriter w;
+  w.put<uint8_t>(kind);
+  w.put<uint32_t>(root);
+  w.put<uint32_t>(size);
+  for (const NpyArray& b : p->blocks) runtime::remote::putArray(w, b);
+  Message ran = run_(w.take());
+  std::vector<Message> replies(size);
+  if (ran.opcode != Opcode::Reply) {
+    for (auto& m : replies) m = error(ran.payload);
+  } else {
+    try {
+      WireReader r(ran.payload, "RunCollective reply");
+      std::vector<NpyArray> results(r.getCount("results", 13));
+      for (auto& b : results) b = runtime::remote::getArray(r, "result");
+      double seconds = r.get<double>("seconds");
+      double cycles = r.get<double>("cycles");
+      if (results.size() != size) r.fail("results", "one per rank expected");
+      for (uint32_t q = 0; q < size; ++q) {
+        WireWriter out;
+        runtime::remote::putArray(out, results[q]);
+        out.put<double>(seconds);
+        out.put<double>(cycles);
+        replies[q] = {Opcode::Reply, out.take()};
+      }
+    } catch (const Error& e) {
+      for (auto& m : replies) m = error(e.what());
+    }
+  }
+  std::vector<std::shared_ptr<net::steady_timer>> waiters;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    p->replies = replies;
+    p->done = true;
+    waiters = p->waiters;
+  }
+  for (auto& t : waiters)
+    if (t) net::post(t->get_executor(), [t] { t->cancel(); });
+  co_return replies[rank];
+}
+
+} // namespace chipless::server
