@@ -1,0 +1,118 @@
+// tpu_dist's transport without Python: ranks as threads of this test, each with its own
+// connection, meet on a device server started here; results against the host's arithmetic,
+// the modelled ICI time, and every way a group can go wrong.
+#include "runtime/remote/collective_group.h"
+#include "support/error.h"
+#include "tests/e2e/device_server_harness.h"
+#include "tests/e2e/tpu_kernel_harness.h"
+
+#include <functional>
+#include <gtest/gtest.h>
+#include <thread>
+
+namespace chipless::test {
+namespace {
+
+using runtime::remote::CollectiveGroup;
+using runtime::remote::CollectiveKind;
+using runtime::remote::CollectiveResult;
+
+class DeviceServerCollectives : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir = testDirectory();
+    address = "unix:" + dir + "/s.sock";
+    server = std::make_unique<ServerProcess>(
+        "--devices tpu:1 --collective-timeout 2 --listen " + address, address, dir + "/server.log");
+  }
+  /// Runs `body(group)` on `size` ranks at once; returns what each threw ("" when nothing).
+  std::vector<std::string> ranks(int size, const std::string& name,
+                                 const std::function<void(CollectiveGroup&)>& body) {
+    std::vector<std::string> errors(size);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < size; ++r)
+      threads.emplace_back([&, r] {
+        try {
+          CollectiveGroup g(runtime::remote::parseServerAddress(address, "test"), name, r, size);
+          body(g);
+        } catch (const std::exception& e) {
+          errors[r] = e.what();
+        }
+      });
+    for (auto& t : threads) t.join();
+    return errors;
+  }
+  std::string dir, address;
+  std::unique_ptr<ServerProcess> server;
+};
+
+TEST_F(DeviceServerCollectives, SumsAndGathersMatchTheHostAndTakeModelledTime) {
+  const int size = 3;
+  std::vector<CollectiveResult> reduced(size), gathered(size), big(size);
+  auto errors = ranks(size, "g", [&](CollectiveGroup& g) {
+    NpyArray x = randomF32Array({5, 7}, 10 + g.rank());
+    reduced[g.rank()] = g.run(CollectiveKind::AllReduce, 0, x);
+    gathered[g.rank()] = g.run(CollectiveKind::AllGather, 0, x);
+    big[g.rank()] = g.run(CollectiveKind::AllReduce, 0, randomF32Array({256, 256}, g.rank()));
+  });
+  for (const std::string& e : errors) ASSERT_EQ(e, "");
+  std::vector<float> want(35, 0.0f);
+  for (int r = 0; r < size; ++r) {
+    std::vector<float> x = f32Values(randomF32Array({5, 7}, 10 + r));
+    for (size_t i = 0; i < x.size(); ++i) want[i] += x[i];
+  }
+  for (int r = 0; r < size; ++r) {
+    std::vector<float> got = f32Values(reduced[r].block);
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << r << " " << i;
+    EXPECT_EQ(reduced[r].block.data, reduced[0].block.data); // every rank the same bits
+    EXPECT_EQ(gathered[r].block.shape, (std::vector<int64_t>{size, 5, 7}));
+    EXPECT_GT(reduced[r].seconds, 0.0);
+    // 256 KiB per rank: the ring moves 2(N-1)/N of it over one link, at the link's bandwidth
+    // (the bound), plus a hop's latency per step.
+    double bound = 2.0 * (size - 1) / size * 256 * 256 * 4 /
+                   (tpuArchWith().description.getFloat("ici.bandwidth_gb_s") * 1e9);
+    EXPECT_GE(big[r].seconds, bound);
+    EXPECT_LT(big[r].seconds, 2 * bound);
+    EXPECT_GT(big[r].seconds, reduced[r].seconds);
+  }
+  for (int q = 0; q < size; ++q) {
+    NpyArray x = randomF32Array({5, 7}, 10 + q);
+    EXPECT_TRUE(std::equal(x.data.begin(), x.data.end(), gathered[1].block.data.begin() + q * 140));
+  }
+}
+
+TEST_F(DeviceServerCollectives, AGroupThatDisagreesOrIsIncompleteGetsAClearError) {
+  auto errors = ranks(2, "kinds", [](CollectiveGroup& g) {
+    g.run(g.rank() == 0 ? CollectiveKind::AllReduce : CollectiveKind::Broadcast, 0,
+          randomF32Array({4}, 1));
+  });
+  std::string all = errors[0] + "|" + errors[1]; // whichever rank came first waits in vain
+  EXPECT_NE(all.find("called it with another kind, root or size than the ranks before"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("did not call it within 2 s"), std::string::npos) << all;
+
+  errors = ranks(2, "bf16", [](CollectiveGroup& g) {
+    g.run(CollectiveKind::AllReduce, 0, makeNpy(DType::F16, {8}));
+  });
+  EXPECT_NE(errors[0].find("tpu_dist all_reduce of f16: the ICI sums f32 and i32"),
+            std::string::npos)
+      << errors[0];
+  errors = ranks(2, "shapes", [](CollectiveGroup& g) {
+    g.run(CollectiveKind::AllGather, 0, randomF32Array({g.rank() + 1}, 1));
+  });
+  EXPECT_NE(errors[0].find("rank 1 gives a f32 block of another shape or type than rank 0's"),
+            std::string::npos)
+      << errors[0];
+  try {
+    CollectiveGroup bad(runtime::remote::parseServerAddress(address, "test"), "x", 3, 2);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 3 of 2 is not a rank of the group"),
+              std::string::npos);
+  }
+  EXPECT_TRUE(server->running());
+}
+
+} // namespace
+} // namespace chipless::test
