@@ -216,14 +216,18 @@ void BM_RoundTrip(benchmark::State& state) {
 }
 BENCHMARK(BM_RoundTrip)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-/// 64 MiB into (arg 0) or out of (arg 1) a remote TPU's memory; arg 2: a memcpy of the same.
+/// 64 MiB into (arg 0) or out of (arg 1) a TPU's memory, on the server (arg 2 = 0) or in
+/// process (1); arg 0 = 2: a memcpy of the same.
 void BM_Copy(benchmark::State& state) {
   const uint64_t bytes = 64ull << 20;
   std::string data(bytes, 'x'), back(bytes, '\0');
   runtime::DeviceOptions o;
-  o.index = 2;
-  auto device = runtime::remote::RemoteDevice::open(fixture().where(), ChipKind::Tpu,
-                                                    archOf(ChipKind::Tpu), o);
+  const bool local = state.range(1) == 1;
+  o.index = local ? 31 : 2;
+  std::unique_ptr<runtime::Device> device =
+      local ? runtime::Device::openLocal(ChipKind::Tpu, archOf(ChipKind::Tpu), o)
+            : std::unique_ptr<runtime::Device>(runtime::remote::RemoteDevice::open(
+                  fixture().where(), ChipKind::Tpu, archOf(ChipKind::Tpu), o));
   uint64_t address = device->allocate(bytes, "buffer");
   for (auto _ : state) {
     if (state.range(0) == 0)
@@ -234,10 +238,20 @@ void BM_Copy(benchmark::State& state) {
       std::memcpy(back.data(), data.data(), bytes);
     benchmark::ClobberMemory();
   }
-  state.SetLabel(state.range(0) == 0 ? "copy in" : state.range(0) == 1 ? "copy out" : "memcpy");
+  state.SetLabel(std::string(state.range(0) == 0   ? "copy in"
+                             : state.range(0) == 1 ? "copy out"
+                                                   : "memcpy") +
+                 (state.range(0) < 2 ? (local ? ", in process" : ", remote") : ""));
   state.SetBytesProcessed(static_cast<int64_t>(bytes) * static_cast<int64_t>(state.iterations()));
 }
-BENCHMARK(BM_Copy)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Copy)
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->Args({2, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 /// Clients launching the small TPU add at once, each on a device of its own.
 void BM_Clients(benchmark::State& state) {

@@ -36,6 +36,11 @@ public:
     put<uint32_t>(static_cast<uint32_t>(shape.size()));
     for (int64_t d : shape) put<int64_t>(d);
   }
+  /// Appends `n` zero bytes and returns where they start, for a caller to fill in place.
+  char* appendSpace(size_t n) {
+    out_.resize(out_.size() + n);
+    return out_.data() + out_.size() - n;
+  }
   const std::string& bytes() const { return out_; }
   std::string take() { return std::move(out_); }
 

@@ -15,9 +15,14 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <malloc.h>
 #include <unistd.h>
 
 int main(int argc, char** argv) {
+  // Large messages (tensors, copies of up to 16 MiB) come again and again: keep their memory in
+  // the heap instead of mapping and faulting in fresh pages for each.
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
   // A device's worker: the server started this executable again for one device.
   if (argc == 4 && std::strcmp(argv[1], "--worker") == 0)
     return chipless::server::workerMain(argv[2], argv[3]);

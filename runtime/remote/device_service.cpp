@@ -84,9 +84,8 @@ std::string DeviceService::answer(const Message& request) {
     int chip = r.get<int32_t>("chip");
     r.expectEnd();
     if (bytes > kDefaultMaxMessage) r.fail("bytes", "more than one message can carry");
-    std::string data(bytes, '\0');
-    device().copyOut(address, data.data(), bytes, chip);
-    w.putBytes(data);
+    w.put<uint64_t>(bytes);
+    device().copyOut(address, w.appendSpace(bytes), bytes, chip);
     return w.take();
   }
   case Opcode::TensorBytes: {

@@ -124,24 +124,32 @@ bool FrameStream::readExactly(char* data, size_t n, bool eofOk) {
   return true;
 }
 
-void FrameStream::send(Opcode opcode, std::string_view payload) {
+void FrameStream::send(Opcode opcode, std::string_view head, std::string_view tail) {
+  const size_t total = head.size() + tail.size();
   size_t pos = 0;
   do {
-    size_t n = std::min<size_t>(payload.size() - pos, kMaxFramePayload);
+    size_t n = std::min<size_t>(total - pos, kMaxFramePayload);
     FrameHeader h;
     h.opcode = static_cast<uint16_t>(opcode);
     h.length = static_cast<uint32_t>(n);
-    h.flags = pos + n < payload.size() ? kMore : 0;
+    h.flags = pos + n < total ? kMore : 0;
     char header[kHeaderBytes];
     encodeHeader(h, header);
     writeAll(header, kHeaderBytes);
-    writeAll(payload.data() + pos, n);
-    pos += n;
-  } while (pos < payload.size());
+    // The frame's bytes: what is left of the head, then of the tail.
+    size_t end = pos + n;
+    if (pos < head.size()) writeAll(head.data() + pos, std::min(end, head.size()) - pos);
+    if (end > head.size()) {
+      size_t from = std::max(pos, head.size()) - head.size();
+      writeAll(tail.data() + from, end - head.size() - from);
+    }
+    pos = end;
+  } while (pos < total);
 }
 
-Message FrameStream::receive(bool* eof) {
-  Message m;
+const Message& FrameStream::receive(bool* eof) {
+  Message& m = message_;
+  m.payload.clear(); // keeps its capacity
   bool first = true;
   for (;;) {
     char raw[kHeaderBytes];

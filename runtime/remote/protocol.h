@@ -81,11 +81,15 @@ public:
   FrameStream(int fd, std::string peer, uint64_t maxMessage = kDefaultMaxMessage)
       : fd_(fd), peer_(std::move(peer)), maxMessage_(maxMessage) {}
   /// Sends `payload` as one message, split into frames.
-  void send(Opcode opcode, std::string_view payload);
-  /// Receives one whole message; `eof` (when given) is set instead of throwing when the
-  /// peer closed the connection cleanly before a message began. An Abort frame drops the
-  /// frames received so far and the message starts again.
-  Message receive(bool* eof = nullptr);
+  void send(Opcode opcode, std::string_view payload) { send(opcode, payload, {}); }
+  /// Sends `head` followed by `tail` as one message, without joining them first (a copy's
+  /// fields, then its bytes where the caller has them).
+  void send(Opcode opcode, std::string_view head, std::string_view tail);
+  /// Receives one whole message into this stream's buffer, which the next receive reuses (so a
+  /// stream of large messages does not fault in fresh memory for each). `eof` (when given) is
+  /// set instead of throwing when the peer closed the connection cleanly before a message
+  /// began. An Abort frame drops the frames received so far and the message starts again.
+  const Message& receive(bool* eof = nullptr);
   int fd() const { return fd_; }
   const std::string& peer() const { return peer_; }
 
@@ -98,6 +102,7 @@ private:
   int fd_;
   std::string peer_;
   uint64_t maxMessage_;
+  Message message_; ///< the last message received
 };
 
 } // namespace chipless::runtime::remote

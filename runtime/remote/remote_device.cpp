@@ -132,10 +132,17 @@ Connection::~Connection() {
 }
 
 std::string Connection::call(Opcode request, std::string_view payload) {
+  std::string reply;
+  call(request, payload, {}, [&](std::string_view r) { reply.assign(r); });
+  return reply;
+}
+
+void Connection::call(Opcode request, std::string_view head, std::string_view tail,
+                      const std::function<void(std::string_view)>& read) {
   std::lock_guard<std::mutex> lock(mutex_);
-  stream_->send(request, payload);
+  stream_->send(request, head, tail);
   bool eof = false;
-  Message m = stream_->receive(&eof);
+  const Message& m = stream_->receive(&eof);
   if (eof)
     throw Error("device server " + address_.text + ": the server closed the connection during " +
                 opcodeName(static_cast<uint16_t>(request)));
@@ -144,7 +151,7 @@ std::string Connection::call(Opcode request, std::string_view payload) {
     throw Error("device server " + address_.text + ": unexpected " +
                 opcodeName(static_cast<uint16_t>(m.opcode)) + " in answer to " +
                 opcodeName(static_cast<uint16_t>(request)));
-  return std::move(m.payload);
+  read(m.payload);
 }
 
 namespace {
@@ -224,11 +231,12 @@ void RemoteDevice::copyIn(uint64_t address, const void* data, uint64_t bytes, in
   uint64_t done = 0;
   do {
     uint64_t n = std::min(bytes - done, kCopyChunk);
-    WireWriter w;
-    w.put<uint64_t>(address + done);
-    w.put<int32_t>(chip);
-    w.putBytes(std::string_view(p + done, n));
-    connection_->call(Opcode::CopyIn, w.bytes());
+    WireWriter head;
+    head.put<uint64_t>(address + done);
+    head.put<int32_t>(chip);
+    head.put<uint64_t>(n); // the length of the bytes that follow (a `bytes` field)
+    connection_->call(Opcode::CopyIn, head.bytes(), std::string_view(p + done, n),
+                      [](std::string_view) {});
     done += n;
   } while (done < bytes);
 }
@@ -242,11 +250,12 @@ void RemoteDevice::copyOut(uint64_t address, void* data, uint64_t bytes, int chi
     w.put<uint64_t>(address + done);
     w.put<uint64_t>(n);
     w.put<int32_t>(chip);
-    std::string reply = connection_->call(Opcode::CopyOut, w.bytes());
-    WireReader r(reply, "CopyOut reply");
-    std::string_view got = r.getBytes("bytes");
-    if (got.size() != n) r.fail("bytes", "wrong length");
-    std::memcpy(p + done, got.data(), n);
+    connection_->call(Opcode::CopyOut, w.bytes(), {}, [&](std::string_view reply) {
+      WireReader r(reply, "CopyOut reply");
+      std::string_view got = r.getBytes("bytes");
+      if (got.size() != n) r.fail("bytes", "wrong length");
+      std::memcpy(p + done, got.data(), n);
+    });
     done += n;
   } while (done < bytes);
 }

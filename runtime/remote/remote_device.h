@@ -8,6 +8,7 @@
 #include "runtime/remote/protocol.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,6 +51,11 @@ public:
   /// Sends `request` with `payload`; returns the Reply's payload, or throws chipless::Error
   /// with the Error's message.
   std::string call(Opcode request, std::string_view payload);
+  /// As call, but sends `head` then `tail` without joining them and hands the Reply's payload
+  /// to `read` where it lies (valid only during `read`): for copies, whose bytes need not be
+  /// copied once more.
+  void call(Opcode request, std::string_view head, std::string_view tail,
+            const std::function<void(std::string_view)>& read);
   /// The server's pid, from its Hello reply.
   int serverPid() const { return serverPid_; }
   const ServerAddress& address() const { return address_; }

@@ -27,7 +27,7 @@ int answerUntilClosed(int fd, const std::string& name,
   try {
     for (;;) {
       bool eof = false;
-      Message request = stream.receive(&eof);
+      const Message& request = stream.receive(&eof);
       if (eof) return 0;
       Message reply{Opcode::Reply, ""};
       try {

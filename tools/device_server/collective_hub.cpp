@@ -5,6 +5,7 @@
 #include "support/error.h"
 #include "support/wire.h"
 
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -120,7 +121,10 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
   w.put<uint32_t>(root);
   w.put<uint32_t>(size);
   for (const NpyArray& b : p->blocks) runtime::remote::putArray(w, b);
-  Message ran = run_(w.take());
+  std::string request = w.take();
+  Message ran = co_await net::co_spawn(
+      pool_.get_executor(), [&]() -> net::awaitable<Message> { co_return run_(request); },
+      net::use_awaitable);
   std::vector<Message> replies(size);
   if (ran.opcode != Opcode::Reply) {
     for (auto& m : replies) m = error(ran.payload);

@@ -6,6 +6,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,6 +32,8 @@ private:
 
   std::function<runtime::remote::Message(const std::string&)> run_;
   double timeoutSeconds_;
+  /// Where run_ waits for the ICI worker, so that no thread serving the sockets blocks.
+  boost::asio::thread_pool pool_{1};
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Pending>> pending_; ///< by "group#sequence"
 };

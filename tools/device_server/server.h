@@ -31,7 +31,9 @@ struct ServerOptions {
   /// A file holding the token TCP clients must present (required to listen on TCP anywhere
   /// but the loopback address).
   std::string tokenFile;
-  int threads = 2;         ///< threads serving the sockets
+  /// Threads serving the sockets: one is enough (the devices simulate in their workers), and
+  /// a second costs a thread hand-off per request.
+  int threads = 1;
   uint64_t maxMessage = 0; ///< bytes one message may carry (0: the protocol's default)
   /// Seconds a tpu_dist rank waits for the other ranks of its group.
   double collectiveTimeout = 600;

@@ -168,7 +168,7 @@ net::awaitable<void> open(SessionState& s, const FrameHeader& h, const std::stri
 }
 
 /// Relays a device request (its first frame `h` read already) to the worker, then the reply.
-net::awaitable<void> relay(SessionState& s, FrameHeader h, std::string payload) {
+net::awaitable<void> relay(SessionState& s, FrameHeader h, std::string& payload) {
   const uint16_t opcode = h.opcode;
   if (!s.slot) {
     // Read the rest of the message, then refuse it.
@@ -230,9 +230,9 @@ net::awaitable<void> serveClient(Server& server, Socket client, bool tcp, uint64
   server.track(fd, true);
   std::string farewell;
   try {
+    std::string payload; // one frame at a time, the buffer reused
     for (;;) {
       FrameHeader h;
-      std::string payload;
       if (!co_await readFrame(client, h, payload, true)) break;
       if (!runtime::remote::isRequest(h.opcode))
         throw ProtocolViolation(opcodeName(h.opcode) + " is not a request");
@@ -245,9 +245,9 @@ net::awaitable<void> serveClient(Server& server, Socket client, bool tcp, uint64
       if (opcode == Opcode::Open)
         co_await open(s, h, payload);
       else if (opcode == Opcode::Collective)
-        co_await collective(s, h, std::move(payload));
+        co_await collective(s, h, payload);
       else
-        co_await relay(s, h, std::move(payload));
+        co_await relay(s, h, payload);
     }
   } catch (const ProtocolViolation& v) {
     farewell =
