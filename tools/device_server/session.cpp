@@ -36,6 +36,7 @@ int peerPid(Socket& s) {
 
 /// What one connection knows.
 struct SessionState {
+  SessionState(Server& s, Socket& c, bool t, uint64_t i) : server(s), client(c), tcp(t), id(i) {}
   Server& server;
   Socket& client;
   bool tcp;
@@ -224,7 +225,7 @@ net::awaitable<void> collective(SessionState& s, FrameHeader h, std::string payl
 } // namespace
 
 net::awaitable<void> serveClient(Server& server, Socket client, bool tcp, uint64_t session) {
-  SessionState s{server, client, tcp, session};
+  SessionState s(server, client, tcp, session);
   s.pid = peerPid(client);
   int fd = client.native_handle();
   server.track(fd, true);
