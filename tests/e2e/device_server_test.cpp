@@ -554,3 +554,58 @@ TEST_F(DeviceServer, BadAddressesAndDeviceListsAreClearErrors) {
 
 } // namespace
 } // namespace chipless::test
+
+namespace chipless::test {
+namespace {
+
+/// The resident memory of process `pid`, in KiB.
+long residentKiB(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+TEST_F(DeviceServer, ASlowReaderHoldsUpOnlyItselfAndTheServerStaysSmall) {
+  start("tpu:2");
+  // A raw client asks for 16 MiB back, four times over, and reads none of it.
+  RawClient slow(address);
+  slow.hello();
+  slow.sendFrame(static_cast<uint16_t>(Opcode::Open), openRequest(0));
+  bool closed = false;
+  ASSERT_EQ(slow.receive(closed).opcode, Opcode::Reply);
+  WireWriter alloc;
+  alloc.put<uint64_t>(16 << 20);
+  alloc.putString("big");
+  slow.sendFrame(static_cast<uint16_t>(Opcode::Allocate), alloc.bytes());
+  runtime::remote::Message a = slow.receive(closed);
+  ASSERT_EQ(a.opcode, Opcode::Reply);
+  uint64_t address0 = 0;
+  std::memcpy(&address0, a.payload.data(), 8);
+  long before = residentKiB(server->pid());
+  for (int i = 0; i < 4; ++i) {
+    WireWriter copy;
+    copy.put<uint64_t>(address0);
+    copy.put<uint64_t>(16 << 20);
+    copy.put<int32_t>(0);
+    slow.sendFrame(static_cast<uint16_t>(Opcode::CopyOut), copy.bytes());
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Meanwhile another client is served at once, and correctly.
+  auto other = openTpu(1);
+  uint64_t x = other->allocate(1 << 20, "x");
+  std::string data(1 << 20, 'q'), back(1 << 20, '\0');
+  other->copyIn(x, data.data(), data.size());
+  other->copyOut(x, back.data(), back.size());
+  EXPECT_TRUE(back == data);
+  // The server holds at most a frame or two of the 64 MiB it was asked for: back-pressure
+  // stops the worker, not the server's memory.
+  long after = residentKiB(server->pid());
+  EXPECT_LT(after - before, 12 * 1024) << before << " KiB before, " << after << " KiB after";
+  slow.close();
+  EXPECT_EQ(openWhenFree(where(), 0)->index(), 0);
+}
+
+} // namespace
+} // namespace chipless::test
