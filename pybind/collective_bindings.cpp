@@ -16,7 +16,8 @@ namespace {
 
 runtime::remote::CollectiveKind kindNamed(const std::string& name) {
   using K = runtime::remote::CollectiveKind;
-  for (K k : {K::AllReduce, K::AllGather, K::ReduceScatter, K::Broadcast, K::Barrier})
+  for (K k :
+       {K::AllReduce, K::AllGather, K::ReduceScatter, K::Broadcast, K::Barrier, K::Send, K::Recv})
     if (name == runtime::remote::collectiveName(k)) return k;
   throw Error("tpu_dist: unknown collective '" + name + "'");
 }
@@ -35,17 +36,18 @@ void bindCollectives(py::module_& m) {
       .def(
           "run",
           [](runtime::remote::CollectiveGroup& g, const std::string& kind, int root,
-             const py::array& block) {
+             const py::array& block, uint32_t tag) {
             NpyArray in = npyFromNumpy(block, "tpu_dist block");
             runtime::remote::CollectiveResult r;
             {
               py::gil_scoped_release unlocked;
-              r = g.run(kindNamed(kind), root, in);
+              r = g.run(kindNamed(kind), root, in, tag);
             }
             return py::make_tuple(numpyFromNpy(std::move(r.block)), r.seconds);
           },
-          py::arg("kind"), py::arg("root"), py::arg("block"),
-          "Runs the group's next collective with this rank's block: (result, modelled seconds).")
+          py::arg("kind"), py::arg("root"), py::arg("block"), py::arg("tag") = 0,
+          "Runs the group's next collective with this rank's block: (result, modelled seconds). "
+          "For send and recv, root is the other rank.")
       .def_property_readonly("rank", &runtime::remote::CollectiveGroup::rank)
       .def_property_readonly("size", &runtime::remote::CollectiveGroup::size);
 }

@@ -13,14 +13,28 @@ CollectiveGroup::CollectiveGroup(const ServerAddress& address, std::string group
                 " is not a rank of the group");
 }
 
-CollectiveResult CollectiveGroup::run(CollectiveKind kind, int root, const NpyArray& block) {
+CollectiveResult CollectiveGroup::run(CollectiveKind kind, int root, const NpyArray& block,
+                                      uint32_t tag) {
+  uint64_t sequence = 0;
+  if (kind == CollectiveKind::Send || kind == CollectiveKind::Recv) {
+    if (root < 0 || root >= size_ || root == rank_)
+      throw Error(std::string("tpu_dist ") + collectiveName(kind) + ": rank " +
+                  std::to_string(root) + " is not another rank of the group of " +
+                  std::to_string(size_));
+    int from = kind == CollectiveKind::Send ? rank_ : root;
+    int to = kind == CollectiveKind::Send ? root : rank_;
+    sequence = pointToPoint_[{from, to, tag}]++;
+  } else {
+    sequence = sequence_++;
+  }
   WireWriter w;
   w.putString(group_);
-  w.put<uint64_t>(sequence_++);
+  w.put<uint64_t>(sequence);
   w.put<uint32_t>(static_cast<uint32_t>(rank_));
   w.put<uint32_t>(static_cast<uint32_t>(size_));
   w.put<uint8_t>(static_cast<uint8_t>(kind));
   w.put<uint32_t>(static_cast<uint32_t>(root));
+  w.put<uint32_t>(tag);
   putArray(w, block);
   std::string reply = connection_.call(Opcode::Collective, w.bytes());
   WireReader r(reply, "Collective reply");

@@ -6,7 +6,9 @@
 #include "runtime/remote/collectives.h"
 #include "runtime/remote/remote_device.h"
 
+#include <map>
 #include <string>
+#include <tuple>
 
 namespace chipless::runtime::remote {
 
@@ -14,8 +16,10 @@ class CollectiveGroup {
 public:
   /// Rank `rank` of the `size` ranks of group `group` (a name every rank agrees on).
   CollectiveGroup(const ServerAddress& address, std::string group, int rank, int size);
-  /// Runs the group's next collective with this rank's `block`.
-  CollectiveResult run(CollectiveKind kind, int root, const NpyArray& block);
+  /// Runs the group's next collective with this rank's `block`. For Send and Recv, `root` is
+  /// the other rank and `tag` tells messages between the same two ranks apart; sends and
+  /// receives are matched in the order they are made, per pair of ranks and tag.
+  CollectiveResult run(CollectiveKind kind, int root, const NpyArray& block, uint32_t tag = 0);
   int rank() const { return rank_; }
   int size() const { return size_; }
 
@@ -24,7 +28,9 @@ private:
   std::string group_;
   int rank_;
   int size_;
-  uint64_t sequence_ = 0;
+  uint64_t sequence_ = 0; ///< collectives of the whole group made so far
+  /// Sends and receives made so far, by sender, receiver and tag.
+  std::map<std::tuple<int, int, uint32_t>, uint64_t> pointToPoint_;
 };
 
 } // namespace chipless::runtime::remote

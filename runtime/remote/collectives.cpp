@@ -27,6 +27,10 @@ const char* collectiveName(CollectiveKind kind) {
     return "broadcast";
   case CollectiveKind::Barrier:
     return "barrier";
+  case CollectiveKind::Send:
+    return "send";
+  case CollectiveKind::Recv:
+    return "recv";
   }
   return "collective";
 }
@@ -77,6 +81,15 @@ std::string programText(CollectiveKind kind, const char* t) {
            ".program cores=0\n    shl s1, @Y.p1, 2\n"
            "    ici.reducescatter." +
            T + " src=@X, dst=@Y, bytes=s1, sem=0\n    sem.wait 0\n.end\n";
+  case CollectiveKind::Send:
+    // Chip 0 writes its block into chip 1's Y; chip 1 waits for it to arrive.
+    return ".kernel ici_send\n.scalar L\n"
+           ".input  X " +
+           T + " [1, L] placement=split\n.output Y " + T +
+           " [1, L] placement=split\n"
+           ".program chips=0 cores=0\n    shl s1, @X.p1, 2\n"
+           "    ici.send chip=1, dst=@Y, src=@X, bytes=s1, sem=0, done=0\n    sem.wait 0\n.end\n"
+           ".program chips=1 cores=0\n    sem.wait 0\n.end\n";
   default:
     return ".kernel ici_all_reduce\n.scalar L\n"
            ".input  X " +
@@ -128,8 +141,14 @@ std::vector<CollectiveResult> CollectiveService::run(CollectiveKind kind, int ro
   const NpyArray& first = blocks[0];
   for (int r = 1; r < n; ++r)
     if (blocks[r].dtype != first.dtype || blocks[r].shape != first.shape)
-      throw Error(what + ": rank " + std::to_string(r) + " gives a " + dtypeName(blocks[r].dtype) +
-                  " block of another shape or type than rank 0's");
+      throw Error(what +
+                  (kind == CollectiveKind::Send
+                       ? ": the receiver's tensor has another shape or type than the sent one"
+                       : ": rank " + std::to_string(r) + " gives a " + dtypeName(blocks[r].dtype) +
+                             " block of another shape or type than rank 0's"));
+  if (kind == CollectiveKind::Recv) throw Error(what + ": a receive runs as its send");
+  if (kind == CollectiveKind::Send && n != 2)
+    throw Error(what + ": a send has a sender and a receiver");
   if (root < 0 || root >= n)
     throw Error(what + ": root " + std::to_string(root) + " is not a rank of " + std::to_string(n));
   const bool sums = kind == CollectiveKind::AllReduce || kind == CollectiveKind::ReduceScatter;
@@ -180,8 +199,8 @@ std::vector<CollectiveResult> CollectiveService::run(CollectiveKind kind, int ro
     res.cycles = base.cycles;
     res.seconds = base.seconds;
     const uint8_t* row = y.data.data() + static_cast<uint64_t>(r) * outWords * 4;
-    if (kind == CollectiveKind::Barrier) {
-      res.block = makeNpy(DType::I32, {0});
+    if (kind == CollectiveKind::Barrier || (kind == CollectiveKind::Send && r == 0)) {
+      res.block = makeNpy(kind == CollectiveKind::Send ? first.dtype : DType::I32, {0});
       continue;
     }
     if (kind == CollectiveKind::AllGather) {

@@ -20,6 +20,8 @@ enum class CollectiveKind : uint8_t {
   ReduceScatter = 2, ///< rank r: block r of the sum of every rank's size blocks
   Broadcast = 3,     ///< every rank: the root's block
   Barrier = 4,       ///< nothing moves but a token; returns when every rank has arrived
+  Send = 5,          ///< to one rank (the root names it): the block, over one ICI hop
+  Recv = 6,          ///< from one rank (the root names it): its sent block
 };
 /// "all_reduce", ...
 const char* collectiveName(CollectiveKind kind);
@@ -40,8 +42,10 @@ public:
   CollectiveService(ArchDescription arch, int firstIndex, std::string workDirectory);
   ~CollectiveService();
   /// Runs `kind` over `blocks` (one per rank, each of the same dtype and shape; ReduceScatter:
-  /// dimension 0 is the number of ranks) with `root` for Broadcast. Returns one result per
-  /// rank. Errors name the collective and what is wrong.
+  /// dimension 0 is the number of ranks) with `root` for Broadcast; Send over the sender's and
+  /// the receiver's blocks, in that order, on two chips. Returns one result per rank (Send:
+  /// nothing for the sender, the block for the receiver). Errors name the collective and what
+  /// is wrong.
   std::vector<CollectiveResult> run(CollectiveKind kind, int root,
                                     const std::vector<NpyArray>& blocks);
 

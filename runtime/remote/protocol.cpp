@@ -46,6 +46,10 @@ std::string opcodeName(uint16_t opcode) {
     return "Stats";
   case Opcode::Abort:
     return "Abort";
+  case Opcode::Collective:
+    return "Collective";
+  case Opcode::RunCollective:
+    return "RunCollective";
   }
   return "opcode " + std::to_string(opcode);
 }

@@ -81,6 +81,44 @@ TEST_F(DeviceServerCollectives, SumsAndGathersMatchTheHostAndTakeModelledTime) {
   }
 }
 
+TEST_F(DeviceServerCollectives, SendsAreMatchedToReceivesByPairAndTagInOrder) {
+  std::vector<CollectiveResult> got(4);
+  auto errors = ranks(3, "p2p", [&](CollectiveGroup& g) {
+    if (g.rank() == 0) {
+      g.run(CollectiveKind::Send, 2, randomF32Array({3, 4}, 1), 7);
+      g.run(CollectiveKind::Send, 2, randomF32Array({3, 4}, 2), 7);
+      g.run(CollectiveKind::Send, 2, randomF32Array({5}, 3), 8);
+    } else if (g.rank() == 2) {
+      // The tag 8 message first: it waits for the sender's third send, and the tag 7 ones
+      // keep their order.
+      got[2] = g.run(CollectiveKind::Recv, 0, makeNpy(DType::F32, {5}), 8);
+      got[0] = g.run(CollectiveKind::Recv, 0, makeNpy(DType::F32, {3, 4}), 7);
+      got[1] = g.run(CollectiveKind::Recv, 0, makeNpy(DType::F32, {3, 4}), 7);
+    }
+    // Rank 1 takes no part; the group's collectives are not disturbed:
+    g.run(CollectiveKind::Barrier, 0, makeNpy(DType::I32, {0}));
+  });
+  for (const std::string& e : errors) ASSERT_EQ(e, "");
+  EXPECT_EQ(got[0].block.data, randomF32Array({3, 4}, 1).data);
+  EXPECT_EQ(got[1].block.data, randomF32Array({3, 4}, 2).data);
+  EXPECT_EQ(got[2].block.data, randomF32Array({5}, 3).data);
+  EXPECT_GT(got[0].seconds, 0.0);
+
+  errors = ranks(2, "p2p-bad", [&](CollectiveGroup& g) {
+    if (g.rank() == 0) g.run(CollectiveKind::Send, 1, randomF32Array({4}, 1));
+    if (g.rank() == 1) g.run(CollectiveKind::Recv, 0, makeNpy(DType::F32, {5}));
+  });
+  EXPECT_NE(errors[1].find("the receiver's tensor has another shape or type than the sent one"),
+            std::string::npos)
+      << errors[1];
+  errors = ranks(2, "p2p-self", [&](CollectiveGroup& g) {
+    if (g.rank() == 0) g.run(CollectiveKind::Send, 0, randomF32Array({4}, 1));
+  });
+  EXPECT_NE(errors[0].find("tpu_dist send: rank 0 is not another rank of the group of 2"),
+            std::string::npos)
+      << errors[0];
+}
+
 TEST_F(DeviceServerCollectives, AGroupThatDisagreesOrIsIncompleteGetsAClearError) {
   auto errors = ranks(2, "kinds", [](CollectiveGroup& g) {
     g.run(g.rank() == 0 ? CollectiveKind::AllReduce : CollectiveKind::Broadcast, 0,

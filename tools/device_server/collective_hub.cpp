@@ -26,7 +26,8 @@ struct CollectiveHub::Pending {
   uint32_t root = 0;
   uint32_t size = 0;
   uint32_t arrived = 0;
-  std::vector<bool> present;
+  std::vector<bool> present;   ///< by seat: rank (a send: sender, receiver)
+  std::vector<uint32_t> ranks; ///< the rank in each seat
   std::vector<NpyArray> blocks;
   std::vector<std::shared_ptr<net::steady_timer>> waiters;
   bool done = false;
@@ -42,7 +43,7 @@ Message error(const std::string& text) {
 net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
   std::string group;
   uint64_t sequence = 0;
-  uint32_t rank = 0, size = 0, root = 0;
+  uint32_t rank = 0, size = 0, root = 0, tag = 0;
   uint8_t kind = 0;
   NpyArray block;
   try {
@@ -53,18 +54,38 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
     size = r.get<uint32_t>("size");
     kind = r.get<uint8_t>("kind");
     root = r.get<uint32_t>("root");
+    tag = r.get<uint32_t>("tag");
     block = runtime::remote::getArray(r, "block");
     r.expectEnd();
     if (size < 1 || size > 64) r.fail("size", std::to_string(size) + " ranks (1 to 64)");
     if (rank >= size) r.fail("rank", std::to_string(rank) + " is not below the size");
-    if (kind > static_cast<uint8_t>(CollectiveKind::Barrier)) r.fail("kind", "unknown");
+    if (kind > static_cast<uint8_t>(CollectiveKind::Recv)) r.fail("kind", "unknown");
   } catch (const Error& e) {
     co_return error(e.what());
   }
-  const std::string what = std::string("tpu_dist ") +
-                           runtime::remote::collectiveName(static_cast<CollectiveKind>(kind)) +
-                           " #" + std::to_string(sequence) + " of group '" + group + "'";
-  const std::string key = group + "#" + std::to_string(sequence);
+  // Who meets: every rank of the group; for a send, the sender and its receiver, whose two
+  // requests (a Send and a Recv) make one transfer.
+  const auto k = static_cast<CollectiveKind>(kind);
+  const bool pointToPoint = k == CollectiveKind::Send || k == CollectiveKind::Recv;
+  if (pointToPoint && (root >= size || root == rank))
+    co_return error(std::string("tpu_dist ") + runtime::remote::collectiveName(k) + ": rank " +
+                    std::to_string(root) + " is not another rank of the group");
+  const uint32_t from = k == CollectiveKind::Send ? rank : root;
+  const uint32_t to = k == CollectiveKind::Send ? root : rank;
+  const uint32_t parties = pointToPoint ? 2 : size;
+  const uint32_t seat = pointToPoint ? (k == CollectiveKind::Send ? 0 : 1) : rank;
+  const uint8_t meeting = pointToPoint ? static_cast<uint8_t>(CollectiveKind::Send) : kind;
+  const uint32_t meetingRoot = pointToPoint ? 0 : root;
+  const std::string what = pointToPoint
+                               ? "tpu_dist send #" + std::to_string(sequence) + " (tag " +
+                                     std::to_string(tag) + ") from rank " + std::to_string(from) +
+                                     " to rank " + std::to_string(to) + " of group '" + group + "'"
+                               : std::string("tpu_dist ") + runtime::remote::collectiveName(k) +
+                                     " #" + std::to_string(sequence) + " of group '" + group + "'";
+  const std::string key = pointToPoint
+                              ? group + "#p2p#" + std::to_string(from) + ">" + std::to_string(to) +
+                                    "#" + std::to_string(tag) + "#" + std::to_string(sequence)
+                              : group + "#" + std::to_string(sequence);
   std::shared_ptr<Pending> p;
   std::shared_ptr<net::steady_timer> timer;
   bool last = false;
@@ -74,58 +95,68 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
     auto& slot = pending_[key];
     if (!slot) {
       slot = std::make_shared<Pending>();
-      slot->kind = kind;
-      slot->root = root;
+      slot->kind = meeting;
+      slot->root = meetingRoot;
       slot->size = size;
-      slot->present.assign(size, false);
-      slot->blocks.resize(size);
-      slot->waiters.resize(size);
-      slot->replies.resize(size);
+      slot->present.assign(parties, false);
+      slot->ranks = pointToPoint ? std::vector<uint32_t>{from, to} : std::vector<uint32_t>{};
+      for (uint32_t q = 0; !pointToPoint && q < size; ++q) slot->ranks.push_back(q);
+      slot->blocks.resize(parties);
+      slot->waiters.resize(parties);
+      slot->replies.resize(parties);
     }
     p = slot;
-    if (p->kind != kind || p->root != root || p->size != size)
+    if (p->kind != meeting || p->root != meetingRoot || p->size != size)
       co_return error(what + ": rank " + std::to_string(rank) +
                       " called it with another kind, root or size than the ranks before");
-    if (p->present[rank])
+    if (p->present[seat])
       co_return error(what + ": rank " + std::to_string(rank) + " called it twice");
-    p->present[rank] = true;
-    p->blocks[rank] = std::move(block);
-    last = ++p->arrived == size;
+    p->present[seat] = true;
+    p->blocks[seat] = std::move(block);
+    last = ++p->arrived == parties;
     if (last) {
       pending_.erase(key);
+    } else if (pointToPoint && seat == 0) {
+      // A send does not wait for its receive (the server holds the block, as an eager send
+      // buffers it): sends in a ring of ranks that all send first cannot deadlock.
+      WireWriter out;
+      runtime::remote::putArray(out, makeNpy(p->blocks[0].dtype, {0}));
+      out.put<double>(0);
+      out.put<double>(0);
+      co_return Message{Opcode::Reply, out.take()};
     } else {
       timer = std::make_shared<net::steady_timer>(executor);
       timer->expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
           std::chrono::duration<double>(timeoutSeconds_)));
-      p->waiters[rank] = timer;
+      p->waiters[seat] = timer;
     }
   }
   if (!last) {
     boost::system::error_code ec;
     co_await timer->async_wait(net::redirect_error(net::use_awaitable, ec));
     std::lock_guard<std::mutex> lock(mutex_);
-    if (p->done) co_return p->replies[rank];
+    if (p->done) co_return p->replies[seat];
     // The others did not come: the collective is called off for every rank still waiting.
     auto found = pending_.find(key);
     if (found != pending_.end() && found->second == p) pending_.erase(found);
     std::string missing;
-    for (uint32_t r = 0; r < size; ++r)
-      if (!p->present[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    for (uint32_t q = 0; q < parties; ++q)
+      if (!p->present[q]) missing += (missing.empty() ? "" : ", ") + std::to_string(p->ranks[q]);
     co_return error(what + ": rank(s) " + missing + " did not call it within " +
                     std::to_string(static_cast<int>(timeoutSeconds_)) + " s");
   }
 
   // The last rank runs it for all.
   WireWriter w;
-  w.put<uint8_t>(kind);
-  w.put<uint32_t>(root);
-  w.put<uint32_t>(size);
+  w.put<uint8_t>(meeting);
+  w.put<uint32_t>(meetingRoot);
+  w.put<uint32_t>(parties);
   for (const NpyArray& b : p->blocks) runtime::remote::putArray(w, b);
   std::string request = w.take();
   Message ran = co_await net::co_spawn(
       pool_.get_executor(), [&]() -> net::awaitable<Message> { co_return run_(request); },
       net::use_awaitable);
-  std::vector<Message> replies(size);
+  std::vector<Message> replies(parties);
   if (ran.opcode != Opcode::Reply) {
     for (auto& m : replies) m = error(ran.payload);
   } else {
@@ -135,8 +166,8 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
       for (auto& b : results) b = runtime::remote::getArray(r, "result");
       double seconds = r.get<double>("seconds");
       double cycles = r.get<double>("cycles");
-      if (results.size() != size) r.fail("results", "one per rank expected");
-      for (uint32_t q = 0; q < size; ++q) {
+      if (results.size() != parties) r.fail("results", "one per rank expected");
+      for (uint32_t q = 0; q < parties; ++q) {
         WireWriter out;
         runtime::remote::putArray(out, results[q]);
         out.put<double>(seconds);
@@ -156,7 +187,7 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
   }
   for (auto& t : waiters)
     if (t) net::post(t->get_executor(), [t] { t->cancel(); });
-  co_return replies[rank];
+  co_return replies[seat];
 }
 
 } // namespace chipless::server

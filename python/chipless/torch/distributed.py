@@ -12,7 +12,8 @@ from the simulated ring (docs/device-server.md, "tpu_dist"). A tensor goes to th
 through the host (its copies take their modelled host-link time) and comes back to its
 device the same way; the ICI time of each collective is counted in stats().
 
-all_reduce (SUM, AVG), all_gather, reduce_scatter (SUM, AVG), broadcast and barrier are
+all_reduce (SUM, AVG), all_gather, reduce_scatter (SUM, AVG), broadcast, barrier, and send
+and recv (matched in order per pair of ranks and tag; a send waits for its receive) are
 supported; work objects are future-based, as DistributedDataParallel needs.
 """
 import os
@@ -75,8 +76,8 @@ class TpuDistProcessGroup(ProcessGroup):
     def getBackendName(self):  # noqa: N802 (torch's name)
         return BACKEND
 
-    def _run(self, kind, root, block):
-        result, seconds = self._group.run(kind, root, np.ascontiguousarray(block))
+    def _run(self, kind, root, block, tag=0):
+        result, seconds = self._group.run(kind, root, np.ascontiguousarray(block), tag)
         _stats["collectives"] += 1
         _stats["ici_seconds"] += seconds
         _stats["bytes"] += block.nbytes
@@ -121,10 +122,10 @@ class TpuDistProcessGroup(ProcessGroup):
         return _done(output_tensors)
 
     # -- moves --------------------------------------------------------------------------
-    def _moved(self, kind, root, tensor):
+    def _moved(self, kind, root, tensor, tag=0):
         host = tensor.detach().cpu().contiguous()
         raw = host.view(torch.uint8).numpy().view(np.int8) if host.numel() else np.zeros(0, np.int8)
-        out = self._run(kind, root, raw)
+        out = self._run(kind, root, raw, tag)
         return torch.from_numpy(np.array(out))
 
     def allgather(self, output_tensors, input_tensors, opts=None):
@@ -139,6 +140,19 @@ class TpuDistProcessGroup(ProcessGroup):
         for t in tensors:
             t.copy_(self._moved("broadcast", root, t).view(t.dtype).reshape(t.shape))
         return _done(tensors)
+
+    def send(self, tensors, dstRank, tag=0):  # noqa: N803 (torch's names)
+        for t in tensors:
+            self._moved("send", dstRank, t, tag)
+        return _done(tensors)
+
+    def recv(self, tensors, srcRank, tag=0):  # noqa: N803
+        for t in tensors:
+            t.copy_(self._moved("recv", srcRank, t, tag).view(t.dtype).reshape(t.shape))
+        return _done(tensors)
+
+    def recv_anysource(self, tensors, tag=0):
+        raise ChiplessError("tpu_dist recv: a receive names its source rank (src=)")
 
     def barrier(self, opts=None):
         self._run("barrier", 0, np.zeros(0, np.int32))

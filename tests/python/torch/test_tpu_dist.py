@@ -31,6 +31,14 @@ dist.reduce_scatter(rs, [torch.full((3,), float(rank * 10 + i), device=dev)
                          for i in range(size)])
 avg = torch.full((4,), float(rank), device=dev)
 dist.all_reduce(avg, op=dist.ReduceOp.AVG)
+# A ring: each rank passes a tensor to the next (even ranks send first, odd ones receive).
+mine, got = torch.full((3,), 100.0 + rank, device=dev), torch.zeros(3, device=dev)
+if rank % 2 == 0:
+    dist.send(mine, (rank + 1) % size, tag=5)
+    dist.recv(got, (rank - 1) % size, tag=5)
+else:
+    dist.recv(got, (rank - 1) % size, tag=5)
+    dist.send(mine, (rank + 1) % size, tag=5)
 dist.barrier()
 try:
     dist.all_reduce(torch.ones(2, device=dev), op=dist.ReduceOp.MAX)
@@ -55,6 +63,7 @@ for step in range(3):
 params = {f"p{i}": p.detach().cpu().numpy() for i, p in enumerate(model.parameters())}
 np.savez(out, allreduce=x.cpu().numpy(), gather=np.stack([t.cpu().numpy() for t in gathered]),
          bcast=b.cpu().numpy(), rs=rs.cpu().numpy(), avg=avg.cpu().numpy(), refused=refused,
+         ring=got.cpu().numpy(),
          ici=chipless.torch.distributed.stats()["ici_seconds"], **params)
 dist.destroy_process_group()
 """
@@ -110,6 +119,7 @@ def test_collectives_and_ddp_across_processes(tmp_path, server, size):
         np.testing.assert_array_equal(res["rs"], np.full(3, 10 * sum(range(size)) + size * r,
                                                          np.float32))
         np.testing.assert_allclose(res["avg"], np.full(4, sum(range(size)) / size))
+        np.testing.assert_array_equal(res["ring"], np.full(3, 100.0 + (r - 1) % size))
         assert "MAX is not supported" in str(res["refused"])
         assert float(res["ici"]) > 0
     reference = cpu_reference(size)

@@ -90,6 +90,13 @@ TEST(RemoteCodec, FrameHeadersAreCheckedBeforeAnyPayload) {
   EXPECT_TRUE(isRequest(static_cast<uint16_t>(Opcode::Stats)));
   EXPECT_FALSE(isRequest(static_cast<uint16_t>(Opcode::Abort)));
   EXPECT_EQ(opcodeName(4242), "opcode 4242");
+  // Every opcode has its name (the switch has no default, so the compiler warns of one left out).
+  for (uint16_t op = 1; op <= static_cast<uint16_t>(Opcode::RunCollective); ++op) {
+    if (op > 2 && op < 16) continue;
+    EXPECT_EQ(opcodeName(op).find("opcode "), std::string::npos) << op;
+  }
+  EXPECT_TRUE(isRequest(static_cast<uint16_t>(Opcode::Collective)));
+  EXPECT_FALSE(isRequest(static_cast<uint16_t>(Opcode::RunCollective)));
 }
 
 } // namespace
