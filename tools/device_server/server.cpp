@@ -36,10 +36,23 @@ using GenericAcceptor = net::basic_socket_acceptor<net::generic::stream_protocol
 std::string defaultSocketPath() {
   if (const char* run = std::getenv("XDG_RUNTIME_DIR"); run && *run)
     return std::string(run) + "/chipless-device-server.sock";
-  std::string dir = "/tmp/chipless-" + std::to_string(::getuid());
-  ::mkdir(dir.c_str(), 0700);
-  return dir + "/device-server.sock";
+  return "/tmp/chipless-" + std::to_string(::getuid()) + "/device-server.sock";
 }
+
+namespace {
+/// Makes the private directory of the default socket when it is /tmp/chipless-UID: this
+/// user's alone (mode 0700), or an error when someone else's is in the way.
+void makeSocketDirectory(const std::string& socketPath) {
+  std::string dir = socketPath.substr(0, socketPath.rfind('/'));
+  if (dir != "/tmp/chipless-" + std::to_string(::getuid())) return;
+  ::mkdir(dir.c_str(), 0700);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
+      (st.st_mode & 077) != 0)
+    throw Error(dir + ": not a private directory of this user (mode 0700): remove it or give "
+                      "--listen unix:PATH");
+}
+} // namespace
 
 Server::Server(ServerOptions options)
     : options_(std::move(options)),
@@ -297,7 +310,10 @@ void Server::shutdown() {
 
 int Server::run() {
   std::vector<std::string> listen = options_.listen;
-  if (listen.empty()) listen.push_back("unix:" + defaultSocketPath());
+  if (listen.empty()) {
+    makeSocketDirectory(defaultSocketPath());
+    listen.push_back("unix:" + defaultSocketPath());
+  }
   for (const std::string& where : listen) this->listen(where);
   std::string devices;
   for (const auto& slot : slots_) devices += (devices.empty() ? "" : ", ") + slot->name();
