@@ -3,12 +3,14 @@
 ///
 ///   chipless-device-server [--devices spyre:2,tpu-v5e:4] [--listen unix:PATH]
 ///                          [--listen tcp:HOST:PORT] [--token-file FILE] [--threads N]
-///                          [--max-message-bytes N]
+///                          [--max-message-bytes N] [--collective-timeout S]
+///   chipless-device-server --status [--listen ADDRESS]
 ///
 /// Clients reach it with CHIPLESS_DEVICE_SERVER=unix:PATH (or tcp:HOST:PORT): spyre-sim,
 /// tpu-sim, `import chipless` and the PyTorch devices then use its devices unchanged.
 #include "support/error.h"
 #include "tools/device_server/server.h"
+#include "tools/device_server/status.h"
 #include "tools/device_server/worker_process.h"
 
 #include <CLI/CLI.hpp>
@@ -45,7 +47,15 @@ int main(int argc, char** argv) {
   app.add_option("--collective-timeout", options.collectiveTimeout,
                  "seconds a tpu_dist rank waits for the other ranks of its group")
       ->capture_default_str();
+  bool status = false;
+  app.add_flag("--status", status,
+               "print the devices of the server listening at --listen (or the default socket) "
+               "and who has each open, then exit");
   CLI11_PARSE(app, argc, argv);
+  if (status)
+    return chipless::server::printStatus(options.listen.empty()
+                                             ? "unix:" + chipless::server::defaultSocketPath()
+                                             : options.listen.front());
 
   char self[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);

@@ -121,6 +121,14 @@ Connection::Connection(const ServerAddress& address, const std::string& token) :
     std::string reply = call(Opcode::Hello, hello.bytes());
     WireReader r(reply, "device server " + address.text + ": Hello reply");
     serverPid_ = static_cast<int>(r.get<uint32_t>("server pid"));
+    r.getString("server version");
+    for (uint32_t n = r.getCount("devices", 20); n > 0; --n) {
+      ServerDevice d;
+      d.name = r.getString("device");
+      d.arch = r.getString("architecture");
+      d.ownerPid = static_cast<int>(r.get<uint32_t>("owner pid"));
+      devices_.push_back(std::move(d));
+    }
   } catch (...) {
     ::close(fd_); // the destructor does not run for a constructor that throws
     throw;

@@ -38,6 +38,13 @@ std::optional<ServerAddress> serverFromEnvironment();
 /// trailing newline), or "" when it is unset.
 std::string clientToken();
 
+/// A device of a server as its Hello reply lists it.
+struct ServerDevice {
+  std::string name; ///< "tpu:0"
+  std::string arch; ///< as the server's --devices names it ("tpu-v5e")
+  int ownerPid = 0; ///< 0 when nobody has it open
+};
+
 /// One connection to a server, after the Hello exchange: requests and their replies, one
 /// at a time (a mutex orders callers of several threads).
 class Connection {
@@ -58,6 +65,8 @@ public:
             const std::function<void(std::string_view)>& read);
   /// The server's pid, from its Hello reply.
   int serverPid() const { return serverPid_; }
+  /// The server's devices and their owners when the connection was made.
+  const std::vector<ServerDevice>& devices() const { return devices_; }
   const ServerAddress& address() const { return address_; }
 
 private:
@@ -66,6 +75,7 @@ private:
   std::unique_ptr<FrameStream> stream_;
   std::mutex mutex_;
   int serverPid_ = 0;
+  std::vector<ServerDevice> devices_;
 };
 
 class RemoteDevice : public Device {

@@ -131,6 +131,13 @@ TEST_F(DeviceServer, ADeviceHasOneOwnerNamedInTheRefusal) {
   start("tpu:2");
   auto first = openTpu(0);
   EXPECT_EQ(first->name(), "tpu:0");
+  // --status says who holds what.
+  ShellResult status = sh(tool("chipless-device-server") + " --status --listen " + address);
+  EXPECT_EQ(status.status, 0) << status.output;
+  EXPECT_NE(status.output.find("tpu:0      tpu        open by pid " + std::to_string(::getpid())),
+            std::string::npos)
+      << status.output;
+  EXPECT_NE(status.output.find("tpu:1      tpu        free"), std::string::npos) << status.output;
   try {
     openTpu(0);
     FAIL() << "a second owner was let in";
@@ -535,6 +542,9 @@ TEST_F(DeviceServer, BadAddressesAndDeviceListsAreClearErrors) {
       << r.output;
   r = sh(tool("chipless-device-server") + " --devices tpu:0");
   EXPECT_NE(r.output.find("the count must be 1 to 64"), std::string::npos) << r.output;
+  r = sh(tool("chipless-device-server") + " --status --listen unix:" + dir + "/nobody.sock");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("cannot connect"), std::string::npos) << r.output;
   r = sh(tool("chipless-device-server") + " --listen udp:1");
   EXPECT_NE(r.output.find("--listen: 'udp:1': unknown kind of address"), std::string::npos)
       << r.output;
