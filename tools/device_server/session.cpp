@@ -14,7 +14,6 @@ namespace {
 using runtime::remote::kMore;
 using runtime::remote::opcodeName;
 using Socket = net::generic::stream_protocol::socket;
-using WorkerSocket = net::local::stream_protocol::socket;
 
 /// The device's worker failed (its process ended): the device is reset.
 struct WorkerLost : std::runtime_error {
