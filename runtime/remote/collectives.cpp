@@ -109,6 +109,12 @@ CollectiveKind programKind(CollectiveKind kind) {
   return kind;
 }
 
+/// memcpy, but nothing at all for no bytes (an empty tensor's data may be a null pointer,
+/// which memcpy may not be given even for zero bytes).
+void copyBytes(void* to, const void* from, size_t n) {
+  if (n > 0) std::memcpy(to, from, n);
+}
+
 int64_t roundUp(int64_t v, int64_t m) {
   return (v + m - 1) / m * m;
 }
@@ -172,8 +178,8 @@ std::vector<CollectiveResult> CollectiveService::run(CollectiveKind kind, int ro
   if (kind != CollectiveKind::Barrier)
     for (int r = 0; r < n; ++r)
       for (int64_t p = 0; p < parts; ++p)
-        std::memcpy(x.data.data() + (static_cast<uint64_t>(r) * inWords + p * L) * 4,
-                    blocks[r].data.data() + p * partBytes, partBytes);
+        copyBytes(x.data.data() + (static_cast<uint64_t>(r) * inWords + p * L) * 4,
+                  blocks[r].data.data() + p * partBytes, partBytes);
 
   CollectiveResult base;
   std::vector<CollectiveResult> out(n);
@@ -208,8 +214,8 @@ std::vector<CollectiveResult> CollectiveService::run(CollectiveKind kind, int ro
       shape.insert(shape.end(), first.shape.begin(), first.shape.end());
       res.block = makeNpy(first.dtype, shape);
       for (int q = 0; q < n; ++q)
-        std::memcpy(res.block.data.data() + q * partBytes, row + static_cast<uint64_t>(q) * L * 4,
-                    partBytes);
+        copyBytes(res.block.data.data() + q * partBytes, row + static_cast<uint64_t>(q) * L * 4,
+                  partBytes);
       continue;
     }
     std::vector<int64_t> shape = first.shape;
@@ -217,7 +223,7 @@ std::vector<CollectiveResult> CollectiveService::run(CollectiveKind kind, int ro
     res.block = makeNpy(first.dtype, shape);
     const uint8_t* from =
         kind == CollectiveKind::Broadcast ? row + static_cast<uint64_t>(root) * L * 4 : row;
-    std::memcpy(res.block.data.data(), from, partBytes);
+    copyBytes(res.block.data.data(), from, partBytes);
   }
   return out;
 }

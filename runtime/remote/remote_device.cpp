@@ -262,7 +262,7 @@ void RemoteDevice::copyOut(uint64_t address, void* data, uint64_t bytes, int chi
       WireReader r(reply, "CopyOut reply");
       std::string_view got = r.getBytes("bytes");
       if (got.size() != n) r.fail("bytes", "wrong length");
-      std::memcpy(p + done, got.data(), n);
+      if (n > 0) std::memcpy(p + done, got.data(), n);
     });
     done += n;
   } while (done < bytes);

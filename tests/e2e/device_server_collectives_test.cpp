@@ -54,6 +54,11 @@ TEST_F(DeviceServerCollectives, SumsAndGathersMatchTheHostAndTakeModelledTime) {
     reduced[g.rank()] = g.run(CollectiveKind::AllReduce, 0, x);
     gathered[g.rank()] = g.run(CollectiveKind::AllGather, 0, x);
     big[g.rank()] = g.run(CollectiveKind::AllReduce, 0, randomF32Array({256, 256}, g.rank()));
+    // Empty tensors cross too (their data is no bytes at all).
+    EXPECT_EQ(g.run(CollectiveKind::AllGather, 0, makeNpy(DType::F32, {0, 3})).block.shape,
+              (std::vector<int64_t>{size, 0, 3}));
+    EXPECT_EQ(g.run(CollectiveKind::AllReduce, 0, makeNpy(DType::F32, {0})).block.shape,
+              (std::vector<int64_t>{0}));
   });
   for (const std::string& e : errors) ASSERT_EQ(e, "");
   std::vector<float> want(35, 0.0f);
