@@ -21,7 +21,8 @@ class DeviceServerCollectives : public ::testing::Test {
 protected:
   void SetUp() override {
     dir = testDirectory();
-    address = "unix:" + dir + "/s.sock";
+    sockets = socketDirectory();
+    address = "unix:" + sockets + "/s.sock";
     server = std::make_unique<ServerProcess>(
         "--devices tpu:1 --collective-timeout 2 --listen " + address, address, dir + "/server.log");
   }
@@ -42,7 +43,7 @@ protected:
     for (auto& t : threads) t.join();
     return errors;
   }
-  std::string dir, address;
+  std::string dir, sockets, address;
   std::unique_ptr<ServerProcess> server;
 };
 

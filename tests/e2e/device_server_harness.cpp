@@ -36,6 +36,13 @@ std::string testDirectory() {
   return dir.string();
 }
 
+std::string socketDirectory() {
+  char pattern[] = "/tmp/chipless-test-XXXXXX";
+  const char* made = ::mkdtemp(pattern);
+  if (!made) throw std::runtime_error("cannot make a directory under /tmp");
+  return made;
+}
+
 namespace {
 /// Tries a connection to `address` (no Hello: the server may want a token); true when it
 /// was accepted.

@@ -55,5 +55,8 @@ private:
 
 /// A fresh directory for one test: build/test-tmp/<suite>.<test>.
 std::string testDirectory();
+/// A fresh short directory under /tmp for a test's Unix socket (a socket path is at most
+/// 107 bytes, which a build directory's test path can pass).
+std::string socketDirectory();
 
 } // namespace chipless::test

@@ -36,7 +36,8 @@ class DeviceServer : public ::testing::Test {
 protected:
   void SetUp() override {
     dir = testDirectory();
-    address = "unix:" + dir + "/s.sock";
+    sockets = socketDirectory();
+    address = "unix:" + sockets + "/s.sock";
   }
   /// Starts a server with `devices`.
   void start(const std::string& devices = "spyre:1,tpu:2") {
@@ -53,7 +54,7 @@ protected:
   /// The environment prefix that sends a tool to the server.
   std::string remote() const { return "CHIPLESS_DEVICE_SERVER=" + address + " "; }
 
-  std::string dir, address;
+  std::string dir, sockets, address;
   std::unique_ptr<ServerProcess> server;
 };
 
@@ -485,7 +486,7 @@ TEST_F(DeviceServer, StoppingTheServerEndsEveryClientsCallsWithAClearError) {
         << e.what();
   }
   (void)x;
-  EXPECT_FALSE(fs::exists(dir + "/s.sock"));
+  EXPECT_FALSE(fs::exists(sockets + "/s.sock"));
 }
 
 /// A TCP port nothing listens on now.
@@ -542,22 +543,22 @@ TEST_F(DeviceServer, BadAddressesAndDeviceListsAreClearErrors) {
       << r.output;
   r = sh(tool("chipless-device-server") + " --devices tpu:0");
   EXPECT_NE(r.output.find("the count must be 1 to 64"), std::string::npos) << r.output;
-  r = sh(tool("chipless-device-server") + " --status --listen unix:" + dir + "/nobody.sock");
+  r = sh(tool("chipless-device-server") + " --status --listen unix:" + sockets + "/nobody.sock");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("cannot connect"), std::string::npos) << r.output;
   r = sh(tool("chipless-device-server") + " --listen udp:1");
   EXPECT_NE(r.output.find("--listen: 'udp:1': unknown kind of address"), std::string::npos)
       << r.output;
-  r = sh("CHIPLESS_DEVICE_SERVER=unix:" + dir + "/nobody.sock " + tool("tpu-sim") + " run " +
+  r = sh("CHIPLESS_DEVICE_SERVER=unix:" + sockets + "/nobody.sock " + tool("tpu-sim") + " run " +
          std::string(CHIPLESS_SOURCE_DIR) + "/nowhere/job.plan");
   EXPECT_EQ(r.status, 1);
   r = sh(tool("tpu-as") + " " + CHIPLESS_SOURCE_DIR + "/models/tpu-kernels/add.s -o " +
          path("add"));
   ASSERT_EQ(r.status, 0) << r.output;
-  r = sh("CHIPLESS_DEVICE_SERVER=unix:" + dir + "/nobody.sock " + tool("tpu-sim") + " run " +
+  r = sh("CHIPLESS_DEVICE_SERVER=unix:" + sockets + "/nobody.sock " + tool("tpu-sim") + " run " +
          path("add/job.plan") + " --timing-only");
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.output.find("device server unix:" + dir + "/nobody.sock: cannot connect"),
+  EXPECT_NE(r.output.find("device server unix:" + sockets + "/nobody.sock: cannot connect"),
             std::string::npos)
       << r.output;
 }
