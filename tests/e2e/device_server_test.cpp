@@ -228,19 +228,28 @@ std::unique_ptr<RemoteDevice> openWhenFree(const ServerAddress& a, int index) {
   }
 }
 
+/// Opens tpu:0 on `raw` (after its Hello) and allocates `bytes` there, as a client would;
+/// returns the address. Throws when the server refuses either.
+uint64_t openAndAllocate(RawClient& raw, uint64_t bytes) {
+  raw.hello();
+  raw.sendFrame(static_cast<uint16_t>(Opcode::Open), openRequest(0));
+  bool closed = false;
+  if (raw.receive(closed).opcode != Opcode::Reply) throw std::runtime_error("Open refused");
+  WireWriter alloc;
+  alloc.put<uint64_t>(bytes);
+  alloc.putString("raw");
+  raw.sendFrame(static_cast<uint16_t>(Opcode::Allocate), alloc.bytes());
+  runtime::remote::Message m = raw.receive(closed);
+  if (closed || m.opcode != Opcode::Reply) throw std::runtime_error("Allocate refused");
+  WireReader r(m.payload, "Allocate reply");
+  return r.get<uint64_t>("address");
+}
+
 TEST_F(DeviceServer, AClientThatDiesMidCopyLeavesTheDeviceFreeAndClean) {
   start("tpu:1");
   {
     RawClient raw(address);
-    raw.hello();
-    raw.sendFrame(static_cast<uint16_t>(Opcode::Open), openRequest(0));
-    bool closed = false;
-    ASSERT_EQ(raw.receive(closed).opcode, Opcode::Reply);
-    WireWriter alloc;
-    alloc.put<uint64_t>(1 << 20);
-    alloc.putString("victim");
-    raw.sendFrame(static_cast<uint16_t>(Opcode::Allocate), alloc.bytes());
-    ASSERT_EQ(raw.receive(closed).opcode, Opcode::Reply);
+    openAndAllocate(raw, 1 << 20);
     // The first frame of a long copy, then the client is gone.
     WireWriter copy;
     copy.put<uint64_t>(0);
@@ -582,18 +591,7 @@ TEST_F(DeviceServer, ASlowReaderHoldsUpOnlyItselfAndTheServerStaysSmall) {
   start("tpu:2");
   // A raw client asks for 16 MiB back, four times over, and reads none of it.
   RawClient slow(address);
-  slow.hello();
-  slow.sendFrame(static_cast<uint16_t>(Opcode::Open), openRequest(0));
-  bool closed = false;
-  ASSERT_EQ(slow.receive(closed).opcode, Opcode::Reply);
-  WireWriter alloc;
-  alloc.put<uint64_t>(16 << 20);
-  alloc.putString("big");
-  slow.sendFrame(static_cast<uint16_t>(Opcode::Allocate), alloc.bytes());
-  runtime::remote::Message a = slow.receive(closed);
-  ASSERT_EQ(a.opcode, Opcode::Reply);
-  uint64_t address0 = 0;
-  std::memcpy(&address0, a.payload.data(), 8);
+  const uint64_t address0 = openAndAllocate(slow, 16 << 20);
   long before = residentKiB(server->pid());
   for (int i = 0; i < 4; ++i) {
     WireWriter copy;
