@@ -6,6 +6,7 @@
 #include "pybind/device_handle.h"
 #include "pybind/errors.h"
 #include "runtime/device.h"
+#include "runtime/share_option.h"
 #include "support/any_arch.h"
 
 #include <algorithm>
@@ -62,6 +63,7 @@ struct LaunchHandle {
   double cycles = 0;
   double hostSeconds = 0;
   uint64_t issued = 0;
+  uint64_t sharedSteps = 0; ///< device steps run together with other shares' launches
   std::string device;
   uint64_t number = 0;          ///< 1 for the device's first launch
   runtime::LaunchReport report; ///< without its outputs: what Device::stats reads
@@ -94,14 +96,28 @@ void DeviceHandle::keepLatestStats() {
 namespace {
 
 runtime::DeviceOptions deviceOptions(int index, bool timingOnly, int chips, double maxCycles,
-                                     double timeout) {
+                                     double timeout, const std::string& share) {
   runtime::DeviceOptions o;
   o.index = index;
   o.timingOnly = timingOnly;
   o.chips = chips;
   o.maxCycles = maxCycles;
   o.timeoutSeconds = timeout;
+  if (!share.empty()) o.share = runtime::parseDeviceShare(share, "share");
   return o;
+}
+
+/// A share's place in its device as a dict; None for a device with one owner.
+py::object shareInfo(DeviceHandle& d) {
+  std::optional<runtime::ShareInfo> info = d.get().shareInfo();
+  if (!info) return py::none();
+  py::dict out;
+  out["first_core"] = info->firstCore;
+  out["cores"] = info->cores;
+  out["memory_base"] = info->memoryBase;
+  out["memory_bytes"] = info->memoryBytes;
+  out["overrides"] = info->overrides;
+  return out;
 }
 
 std::shared_ptr<DeviceHandle> adopt(std::unique_ptr<runtime::Device> device) {
@@ -174,6 +190,7 @@ std::shared_ptr<LaunchHandle> launch(const std::shared_ptr<DeviceHandle>& shared
   out->cycles = report.cycles;
   out->hostSeconds = report.hostSeconds;
   out->issued = report.issued;
+  out->sharedSteps = report.sharedSteps;
   out->device = d.name;
   for (auto& [name, array] : report.outputs)
     out->outputs[py::str(name)] = numpyFromNpy(std::move(array));
@@ -190,10 +207,11 @@ void bindDevice(py::module_& m) {
       m, "Device", "An emulated Spyre card or TPU system opened by this process.")
       .def(py::init([](const std::string& kind, const std::string& arch,
                        const std::vector<std::string>& sets, int index, bool timingOnly, int chips,
-                       double maxCycles, double timeout) {
+                       double maxCycles, double timeout, const std::string& share) {
              const ChipKind k = parseChipKind(kind, "device kind");
              ArchDescription description = loadArch(k, arch, sets);
-             const auto options = deviceOptions(index, timingOnly, chips, maxCycles, timeout);
+             const auto options =
+                 deviceOptions(index, timingOnly, chips, maxCycles, timeout, share);
              py::gil_scoped_release unlocked;
              const std::lock_guard<std::mutex> simulation(simulationMutex());
              return adopt(runtime::Device::open(k, description, options));
@@ -201,14 +219,14 @@ void bindDevice(py::module_& m) {
            py::arg("kind"), py::kw_only(), py::arg("arch") = "",
            py::arg("sets") = std::vector<std::string>{}, py::arg("index") = -1,
            py::arg("timing_only") = false, py::arg("chips") = 1, py::arg("max_cycles") = 0.0,
-           py::arg("timeout") = 0.0)
+           py::arg("timeout") = 0.0, py::arg("share") = "")
       .def_static(
           "open_for",
           [](const std::string& kind, const std::string& plan, const std::string& arch,
              const std::vector<std::string>& sets, int index, bool timingOnly, int chips,
-             double maxCycles, double timeout) {
+             double maxCycles, double timeout, const std::string& share) {
             const ChipKind k = parseChipKind(kind, "device kind");
-            const auto options = deviceOptions(index, timingOnly, chips, maxCycles, timeout);
+            const auto options = deviceOptions(index, timingOnly, chips, maxCycles, timeout, share);
             py::gil_scoped_release unlocked;
             const std::lock_guard<std::mutex> simulation(simulationMutex());
             return adopt(runtime::Device::openFor(k, plan, arch, sets, options));
@@ -216,7 +234,7 @@ void bindDevice(py::module_& m) {
           py::arg("kind"), py::arg("plan"), py::kw_only(), py::arg("arch") = "",
           py::arg("sets") = std::vector<std::string>{}, py::arg("index") = -1,
           py::arg("timing_only") = false, py::arg("chips") = 1, py::arg("max_cycles") = 0.0,
-          py::arg("timeout") = 0.0,
+          py::arg("timeout") = 0.0, py::arg("share") = "",
           "Opens a device to run the program `plan` (DIR/job.plan) on the architecture it was "
           "compiled for, with `arch` and `sets` applied as spyre-sim / tpu-sim run do.")
       .def_property_readonly("name", [](const DeviceHandle& d) { return d.name; })
@@ -227,6 +245,9 @@ void bindDevice(py::module_& m) {
       .def_property_readonly("chips", [](DeviceHandle& d) { return d.get().chips(); })
       .def_property_readonly("timing_only", [](DeviceHandle& d) { return d.get().timingOnly(); })
       .def_property_readonly("arch_yaml", [](DeviceHandle& d) { return d.get().arch().toYaml(); })
+      .def_property_readonly("share", &shareInfo,
+                             "A share's cores and memory window in its device, and the "
+                             "architecture keys its programs are compiled with; None when whole.")
       .def_property_readonly("arch_fingerprint",
                              [](DeviceHandle& d) { return d.get().arch().fingerprint(); })
       .def("_tensor_memory", &tensorMemoryCapsule,
@@ -292,8 +313,7 @@ void bindDevice(py::module_& m) {
       .def("launch", &launch, py::arg("program"), py::arg("inputs") = py::dict(),
            py::arg("scalars") = std::map<std::string, int64_t>{},
            py::arg("reals") = std::map<std::string, double>{}, py::arg("trace") = nullptr,
-           py::arg("resident") = std::map<std::string, TensorTuple>{},
-           py::arg("statistics") = true,
+           py::arg("resident") = std::map<std::string, TensorTuple>{}, py::arg("statistics") = true,
            "Runs a prepared program once; the outputs, cycles and statistics of the launch. "
            "`resident` binds arguments to device tensors (address, dtype, shape) in place; "
            "statistics=False keeps none (cheaper for a program of several kernels).")
@@ -353,6 +373,7 @@ void bindDevice(py::module_& m) {
       .def_readonly("cycles", &LaunchHandle::cycles)
       .def_readonly("host_seconds", &LaunchHandle::hostSeconds)
       .def_readonly("issued", &LaunchHandle::issued)
+      .def_readonly("shared_steps", &LaunchHandle::sharedSteps)
       .def_readonly("device", &LaunchHandle::device)
       .def_readonly("number", &LaunchHandle::number)
       .def(

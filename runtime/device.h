@@ -22,6 +22,31 @@
 
 namespace chipless::runtime {
 
+/// A share of a device: the device has several owners at once (chipless-device-server
+/// --share), each on its own cores (Spyre) or TensorCores (TPU, the same ones on every chip)
+/// and its own window of device memory, which it sees as the whole device: its programs are
+/// compiled for its cores (Device::arch() says how many) and address its window from 0. The
+/// shares' launches run in one simulation, so the modelled time shows their contention for
+/// the memory and interconnect they share.
+struct DeviceShare {
+  int cores = 0;            ///< 0: not a share; the device has one owner
+  uint64_t memoryBytes = 0; ///< 0: the cores' part of device memory
+  /// How long a share's launch waits for the other shares' launches to run with them, in
+  /// microseconds (the first share to open the device sets it).
+  int64_t windowMicroseconds = 5000;
+};
+
+/// What a share of a device was given (Device::shareInfo): where its cores and its window
+/// of device memory lie in the whole device, and the architecture keys ("key=value") that
+/// make the whole device's description the share's.
+struct ShareInfo {
+  int firstCore = 0;
+  int cores = 0;
+  uint64_t memoryBase = 0;
+  uint64_t memoryBytes = 0;
+  std::vector<std::string> overrides;
+};
+
 /// How to open a device.
 struct DeviceOptions {
   int index = -1;          ///< device number; -1 picks the first free one
@@ -31,6 +56,7 @@ struct DeviceOptions {
   /// that passes one stops with a report of where each engine is.
   double maxCycles = 0;
   double timeoutSeconds = 0;
+  DeviceShare share = {}; ///< a share of the device rather than the whole of it
 };
 
 /// A tensor kept in device memory between launches (a PyTorch device tensor): `bytes` at
@@ -67,6 +93,9 @@ struct LaunchReport {
   double cycles = 0;      ///< simulated cycles, summed over the plan's device steps
   double hostSeconds = 0; ///< wall-clock time of the simulation
   uint64_t issued = 0;    ///< instructions (Spyre) or bundles (TPU) issued by all engines
+  /// Device steps that ran in one simulation with other shares' launches (DeviceShare): their
+  /// cycles include the contention.
+  uint64_t sharedSteps = 0;
   /// The device's statistics of a plan that runs several binaries (a multi-kernel job),
   /// gathered after each and combined (Stats::sequential); absent for one binary, whose
   /// statistics the device still holds.
@@ -106,7 +135,8 @@ public:
   /// alone, on `arch` (read against the chip's schema). A second open of a device, from this
   /// process or another, fails naming the owner. When $CHIPLESS_DEVICE_SERVER names a device
   /// server ("unix:PATH" or "tcp:HOST:PORT"), the device is the server's (a RemoteDevice,
-  /// runtime/remote/remote_device.h); otherwise it is simulated in this process.
+  /// runtime/remote/remote_device.h); otherwise it is simulated in this process. Without a
+  /// share in `options`, $CHIPLESS_DEVICE_SHARE ("cores=1,memory=8G") asks for one.
   static std::unique_ptr<Device> open(ChipKind kind, const ArchDescription& arch,
                                       const DeviceOptions& options = {});
   /// Opens a device simulated in this process, whatever $CHIPLESS_DEVICE_SERVER says (the
@@ -116,7 +146,9 @@ public:
   /// Opens a device to run the program at `planPath` (DIR/job.plan): on the architecture the
   /// program was compiled for, with `archOption` (a bundled name or a file; "" for none) and
   /// `sets` ("key=value") applied, as support/arch_record.h's runArchitecture says — refused,
-  /// listing each key, when a parameter the compiler planned with would differ.
+  /// listing each key, when a parameter the compiler planned with would differ. A share
+  /// (in `options` or $CHIPLESS_DEVICE_SHARE) is of the device `archOption` names (else the
+  /// chip's default), and the program must have been compiled for the share.
   static std::unique_ptr<Device> openFor(ChipKind kind, const std::string& planPath,
                                          const std::string& archOption,
                                          const std::vector<std::string>& sets,
@@ -132,6 +164,8 @@ public:
   virtual bool timingOnly() const = 0;
   /// Chips of the system (TPU); 1 for a Spyre card.
   virtual int chips() const { return 1; }
+  /// A share's place in its device (DeviceShare); nothing for a device with one owner.
+  virtual std::optional<ShareInfo> shareInfo() const { return std::nullopt; }
 
   /// Allocates `bytes` of device memory for tensors (on a TPU system at the same address on
   /// every chip); throws chipless::Error naming `name` when it does not fit.

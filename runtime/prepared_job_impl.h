@@ -366,6 +366,7 @@ LaunchReport PreparedJob<Chip>::launch(const LaunchArgs& args) {
       out.cycles += r.cycles;
       out.hostSeconds += r.hostSeconds;
       out.issued += r.issued;
+      out.sharedSteps += r.sharedSteps;
       // A multi-kernel job: the device's statistics of each binary, combined at the end.
       if (job_.extraBinaries.size() > 0 && args.statistics) {
         kernelStats.push_back(device_.stats(r));

@@ -37,4 +37,10 @@ bool RangeAllocator::holds(uint64_t at, uint64_t size) const {
   return at - it->first <= it->second && size <= it->second - (at - it->first);
 }
 
+std::vector<uint64_t> RangeAllocator::starts() const {
+  std::vector<uint64_t> out;
+  for (const auto& [at, size] : used_) out.push_back(at);
+  return out;
+}
+
 } // namespace chipless::runtime

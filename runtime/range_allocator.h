@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <vector>
 
 namespace chipless::runtime {
 
@@ -20,6 +21,8 @@ public:
   void release(uint64_t at) { used_.erase(at); }
   /// Whether [at, at+size) lies inside one taken range.
   bool holds(uint64_t at, uint64_t size) const;
+  /// Where every taken range starts.
+  std::vector<uint64_t> starts() const;
 
 private:
   bool isFree(uint64_t at, uint64_t size) const;

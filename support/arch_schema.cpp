@@ -372,6 +372,28 @@ std::string oneLine(std::string s) {
   return s;
 }
 
+/// Applies `overrides` ("key.path=value", as `--set` gives them) to `values`.
+void applyOverrides(const SchemaNode& root, const std::vector<std::string>& overrides,
+                    std::map<std::string, ArchDescription::Value>& values) {
+  for (const std::string& arg : overrides) {
+    size_t eq = arg.find('=');
+    auto trim = [](std::string s) {
+      size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+      return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+    };
+    std::string key = eq == std::string::npos ? "" : trim(arg.substr(0, eq));
+    if (key.empty())
+      throw Error("--set " + arg + ": expected key.path=value (e.g. --set chip.cores=16)");
+    const SchemaNode& node = resolveOverrideKey(root, key, arg);
+    ArchDescription::Value val;
+    val.type = node.decl->type;
+    val.overrideArg = arg;
+    std::string err = parseValue(*node.decl, trim(arg.substr(eq + 1)), false, val);
+    if (!err.empty()) throw Error("--set " + arg + ": " + node.path + ": " + err);
+    values[node.path] = val;
+  }
+}
+
 } // namespace
 
 const char* paramSourceName(ParamSource source) {
@@ -429,24 +451,14 @@ ArchDescription ArchDescription::load(const std::string& file, const std::vector
   Walk w{file, *root, a.values_, {}};
   walkSection(doc, *root, w);
   checkComplete(schema, w);
+  applyOverrides(*root, overrides, a.values_);
+  return a;
+}
 
-  for (const std::string& arg : overrides) {
-    size_t eq = arg.find('=');
-    auto trim = [](std::string s) {
-      size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-      return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-    };
-    std::string key = eq == std::string::npos ? "" : trim(arg.substr(0, eq));
-    if (key.empty())
-      throw Error("--set " + arg + ": expected key.path=value (e.g. --set chip.cores=16)");
-    const SchemaNode& node = resolveOverrideKey(*root, key, arg);
-    Value val;
-    val.type = node.decl->type;
-    val.overrideArg = arg;
-    std::string err = parseValue(*node.decl, trim(arg.substr(eq + 1)), false, val);
-    if (!err.empty()) throw Error("--set " + arg + ": " + node.path + ": " + err);
-    a.values_[node.path] = val;
-  }
+ArchDescription ArchDescription::withOverrides(const std::vector<std::string>& overrides) const {
+  ArchDescription a = *this;
+  a.overrides_.insert(a.overrides_.end(), overrides.begin(), overrides.end());
+  applyOverrides(*buildTree(schema_), overrides, a.values_);
   return a;
 }
 

@@ -70,6 +70,10 @@ public:
   static ArchDescription load(const std::string& file, const std::vector<ParamDecl>& schema,
                               const std::vector<std::string>& overrides);
 
+  /// This description with `overrides` applied as load() applies them (a device's share
+  /// describes its part of the chip this way). Throws like load() for a bad override.
+  ArchDescription withOverrides(const std::vector<std::string>& overrides) const;
+
   /// Integer parameter. Unknown path or other type: throws chipless::Error (a bug).
   int64_t getInt(const std::string& path) const;
   /// Float parameter; Int parameters are accepted and converted. Throws like getInt.

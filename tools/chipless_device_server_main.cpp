@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
   app.add_option("--collective-timeout", options.collectiveTimeout,
                  "seconds a tpu_dist rank waits for the other ranks of its group")
       ->capture_default_str();
+  app.add_flag("--share", options.share,
+               "let several clients use one device, each with a share of its cores and memory "
+               "(a client asks with CHIPLESS_DEVICE_SHARE=cores=N[,memory=BYTES]); TPU systems");
   bool status = false;
   app.add_flag("--status", status,
                "print the devices of the server listening at --listen (or the default socket) "

@@ -59,14 +59,16 @@ def Trace(max_events=2_000_000):
 
 class Launch:
     """What one launch did: `outputs` (name -> numpy array), `cycles` (simulated),
-    `issued` (instructions or bundles), `host_seconds`, `number` (the device's launch count)
-    and the device statistics taken right after it."""
+    `issued` (instructions or bundles), `host_seconds`, `number` (the device's launch count),
+    `shared_steps` (on a share: its device steps that ran together with other shares'
+    launches) and the device statistics taken right after it."""
 
     def __init__(self, handle):
         self._handle = handle
         self.outputs = dict(handle.outputs)
         self.cycles = handle.cycles
         self.issued = handle.issued
+        self.shared_steps = handle.shared_steps
         self.host_seconds = handle.host_seconds
         self.device = handle.device
         self.number = handle.number
@@ -141,25 +143,38 @@ class Program:
         return f"<chipless.Program {self.kernel}({args}) on {self.device.name}>"
 
 
+def _share_text(share):
+    """A share as the text the runtime parses: "cores=1,memory=8G" (or a dict of those keys,
+    window_ms for window-ms); "" for none."""
+    if not share:
+        return ""
+    if isinstance(share, dict):
+        return ",".join(f"{str(k).replace('_', '-')}={v}" for k, v in share.items())
+    return str(share)
+
+
 class Device:
     """An emulated Spyre card (`kind="spyre"`) or TPU system (`kind="tpu"`; `chips` chips
     joined by ICI) on the architecture `arch` (a bundled name: spyre, v4, v5e, v5p, v6e; or
     a description file) with `sets` ("key.path=value") applied. `index` picks the device
     number (-1: the first free one); `timing_only` skips the arithmetic; `max_cycles` and
-    `timeout` (seconds) bound every launch, which then stops with an engine report."""
+    `timeout` (seconds) bound every launch, which then stops with an engine report. `share`
+    ("cores=1,memory=8G", or a dict of those keys) opens a share of the device instead of the
+    whole of it (docs/device-server.md); $CHIPLESS_DEVICE_SHARE does when `share` is not
+    given."""
 
     def __init__(self, kind="spyre", *, arch=None, sets=(), index=-1, timing_only=False,
-                 chips=1, max_cycles=DEFAULT_MAX_CYCLES, timeout=0.0, _handle=None):
+                 chips=1, max_cycles=DEFAULT_MAX_CYCLES, timeout=0.0, share=None, _handle=None):
         self._handle = _handle or native.load().Device(
             str(kind), arch=str(arch or ""), sets=[str(s) for s in sets], index=index,
             timing_only=timing_only, chips=chips, max_cycles=float(max_cycles),
-            timeout=float(timeout))
+            timeout=float(timeout), share=_share_text(share))
         #: Modelled seconds of every tensor transfer over the host link so far.
         self.link_seconds = 0.0
 
     @classmethod
     def for_program(cls, program, *, arch=None, sets=(), index=-1, timing_only=False, chips=1,
-                    max_cycles=DEFAULT_MAX_CYCLES, timeout=0.0):
+                    max_cycles=DEFAULT_MAX_CYCLES, timeout=0.0, share=None):
         """A device to run `program` (a program directory or its job.plan) on: the chip and
         architecture it was compiled for, with `arch` and `sets` applied as spyre-sim run
         and tpu-sim run apply them (refused, naming each parameter, when one the compiler
@@ -168,7 +183,7 @@ class Device:
         handle = native.load().Device.open_for(
             _plan_chip(plan), str(plan), arch=str(arch or ""), sets=[str(s) for s in sets],
             index=index, timing_only=timing_only, chips=chips, max_cycles=float(max_cycles),
-            timeout=float(timeout))
+            timeout=float(timeout), share=_share_text(share))
         return cls(_handle=handle)
 
     name = property(lambda self: self._handle.name, doc='"spyre:0", "tpu:1"')
@@ -180,6 +195,10 @@ class Device:
     arch_yaml = property(lambda self: self._handle.arch_yaml,
                          doc="the resolved description the device models (arch.resolved.yaml)")
     arch_fingerprint = property(lambda self: self._handle.arch_fingerprint)
+    share = property(lambda self: self._handle.share,
+                     doc="a share's first_core, cores, memory_base, memory_bytes and the "
+                         "architecture overrides its programs are compiled with; None when "
+                         "the device is whole")
 
     def prepare(self, program):
         """Prepares `program` (a program directory, its job.plan, or what chipless.compile

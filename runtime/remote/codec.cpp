@@ -47,6 +47,46 @@ DeviceTensor getTensor(WireReader& r, const char* field) {
   return t;
 }
 
+void putShare(WireWriter& w, const DeviceShare& share) {
+  w.put<int32_t>(share.cores);
+  w.put<uint64_t>(share.memoryBytes);
+  w.put<int64_t>(share.windowMicroseconds);
+}
+
+DeviceShare getShare(WireReader& r) {
+  DeviceShare share;
+  share.cores = r.get<int32_t>("share cores");
+  if (share.cores < 0) r.fail("share cores", "negative");
+  share.memoryBytes = r.get<uint64_t>("share memory bytes");
+  share.windowMicroseconds = r.get<int64_t>("share window");
+  if (share.windowMicroseconds < 0 || share.windowMicroseconds > 60'000'000)
+    r.fail("share window", "not 0 to 60 seconds");
+  return share;
+}
+
+void putShareInfo(WireWriter& w, const std::optional<ShareInfo>& info) {
+  w.put<uint8_t>(info ? 1 : 0);
+  if (!info) return;
+  w.put<int32_t>(info->firstCore);
+  w.put<int32_t>(info->cores);
+  w.put<uint64_t>(info->memoryBase);
+  w.put<uint64_t>(info->memoryBytes);
+  w.put<uint32_t>(static_cast<uint32_t>(info->overrides.size()));
+  for (const std::string& o : info->overrides) w.putString(o);
+}
+
+std::optional<ShareInfo> getShareInfo(WireReader& r) {
+  if (r.get<uint8_t>("share") == 0) return std::nullopt;
+  ShareInfo info;
+  info.firstCore = r.get<int32_t>("share first core");
+  info.cores = r.get<int32_t>("share cores");
+  info.memoryBase = r.get<uint64_t>("share memory base");
+  info.memoryBytes = r.get<uint64_t>("share memory bytes");
+  for (uint32_t n = r.getCount("share overrides", 8); n > 0; --n)
+    info.overrides.push_back(r.getString("share override"));
+  return info;
+}
+
 void putProgramInfo(WireWriter& w, const ProgramInfo& info) {
   w.putString(info.kernel);
   w.put<uint32_t>(static_cast<uint32_t>(info.arguments.size()));

@@ -17,6 +17,13 @@ DeviceTensor getTensor(WireReader& r, const char* field);
 /// A dtype, checked against the types the runtime knows.
 DType getDType(WireReader& r, const char* field);
 
+/// The share an Open asks for (cores 0: the whole device).
+void putShare(WireWriter& w, const DeviceShare& share);
+DeviceShare getShare(WireReader& r);
+/// What an Open reply says of the share the device is (nothing: the whole device).
+void putShareInfo(WireWriter& w, const std::optional<ShareInfo>& info);
+std::optional<ShareInfo> getShareInfo(WireReader& r);
+
 void putProgramInfo(WireWriter& w, const ProgramInfo& info);
 ProgramInfo getProgramInfo(WireReader& r);
 

@@ -1,5 +1,6 @@
 #include "runtime/remote/device_service.h"
 
+#include "runtime/remote/channel_passing.h"
 #include "runtime/remote/codec.h"
 #include "runtime/remote/program_files.h"
 #include "runtime/remote/worker_loop.h"
@@ -8,9 +9,14 @@
 #include "support/tpu_arch.h"
 #include "support/wire.h"
 
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
+#include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 namespace chipless::runtime::remote {
@@ -149,6 +155,7 @@ std::string DeviceService::open(WireReader& r) {
   options.maxCycles = r.get<double>("max cycles");
   options.timeoutSeconds = r.get<double>("timeout");
   std::string yaml = r.getString("architecture");
+  options.share = getShare(r);
   r.expectEnd();
   if (parseChipKind(kind, "Open request: kind") != kind_)
     throw Error("device worker: asked to open a " + kind + " on " + chipKindName(kind_) + ":" +
@@ -166,6 +173,7 @@ std::string DeviceService::open(WireReader& r) {
   WireWriter w;
   w.put<int32_t>(device_->index());
   w.put<int32_t>(device_->chips());
+  putShareInfo(w, device_->shareInfo());
   return w.take();
 }
 
@@ -241,18 +249,62 @@ std::string DeviceService::launch(WireReader& r) {
   w.put<double>(report.cycles);
   w.put<double>(report.hostSeconds);
   w.put<uint64_t>(report.issued);
+  w.put<uint64_t>(report.sharedSteps);
   w.put<uint8_t>(report.deviceStats ? 1 : 0);
   if (report.deviceStats) w.putBytes(report.deviceStats->encode());
   if (trace) w.putBytes(trace->encode());
   return w.take();
 }
 
-int serveDevice(int fd, ChipKind kind, int index) {
-  std::string name = std::string(chipKindName(kind)) + "-" + std::to_string(index);
+int serveDevice(int control, ChipKind kind, int index) {
+  const std::string name = std::string(chipKindName(kind)) + "-" + std::to_string(index);
   WorkDirectory work("worker-" + name);
-  DeviceService service(kind, index, work.path());
-  return answerUntilClosed(fd, "worker " + name,
-                           [&](const Message& request) { return service.answer(request); });
+  std::mutex mutex;
+  std::condition_variable ended;
+  std::set<int> channels; // the sessions being answered
+  int failed = 0;
+  int running = 0;
+  int status = 0;
+  for (uint64_t session = 1;; ++session) {
+    int fd = -1;
+    try {
+      fd = receiveChannel(control);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "chipless-device-server worker %s: %s\n", name.c_str(), e.what());
+      status = 1;
+    }
+    if (fd < 0) break;
+    std::lock_guard lock(mutex);
+    channels.insert(fd);
+    ++running;
+    // Each session on a thread of its own: the shares of a device meet at its gate.
+    std::thread([&, fd, session] {
+      std::string dir = work.path() + "/session-" + std::to_string(session);
+      std::error_code ignored;
+      fs::create_directories(dir, ignored);
+      int rc;
+      {
+        DeviceService service(kind, index, dir);
+        rc = answerUntilClosed(fd, "worker " + name,
+                               [&](const Message& request) { return service.answer(request); });
+      }
+      fs::remove_all(dir, ignored);
+      {
+        std::lock_guard lock(mutex);
+        channels.erase(fd); // before the number can be given to another channel
+      }
+      ::close(fd);
+      std::lock_guard lock(mutex);
+      failed += rc != 0;
+      --running;
+      ended.notify_all();
+    }).detach();
+  }
+  // The server is gone: end the sessions still answering, then leave.
+  std::unique_lock lock(mutex);
+  for (int fd : channels) ::shutdown(fd, SHUT_RDWR);
+  ended.wait(lock, [&] { return running == 0; });
+  return status != 0 || failed != 0 ? 1 : 0;
 }
 
 } // namespace chipless::runtime::remote

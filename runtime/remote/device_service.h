@@ -41,8 +41,10 @@ private:
   uint32_t nextProgram_ = 1;
 };
 
-/// A worker's loop: answers each message arriving on `fd` until the server closes it.
+/// A worker's loop: takes each session's channel from the server's `control` socket
+/// (channel_passing.h) and answers its requests on a thread of its own, with a DeviceService
+/// of its own (a share, or the device's one owner), until the server closes `control`.
 /// Returns the process's exit status.
-int serveDevice(int fd, ChipKind kind, int index);
+int serveDevice(int control, ChipKind kind, int index);
 
 } // namespace chipless::runtime::remote

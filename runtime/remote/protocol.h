@@ -1,5 +1,5 @@
 #pragma once
-/// The device server's wire protocol (docs/device-protocol.md), version 1: what a client
+/// The device server's wire protocol (docs/device-protocol.md), version 2: what a client
 /// (runtime::RemoteDevice), the server (chipless-device-server) and the server's per-device
 /// worker processes say to each other. A message is one or more frames; a frame is a 16-byte
 /// header and at most kMaxFramePayload bytes. Every request gets exactly one reply message:
@@ -14,7 +14,7 @@ namespace chipless::runtime::remote {
 /// "CLDS" read as a little-endian u32: the first four bytes of every frame.
 constexpr uint32_t kMagic = 0x53444c43;
 /// The protocol version this build speaks; a frame of another version gets an Error.
-constexpr uint16_t kVersion = 1;
+constexpr uint16_t kVersion = 2;
 /// Most payload bytes in one frame; a longer message is split into frames with kMore set.
 constexpr uint32_t kMaxFramePayload = 4u << 20;
 /// Default bound on one message (all its frames): larger ones are refused.
@@ -25,7 +25,7 @@ enum class Opcode : uint16_t {
   Reply = 1,          ///< the result of the request before
   Error = 2,          ///< a string: why the request before failed
   Hello = 16,         ///< token, client pid, client name -> server pid, devices
-  Open = 17,          ///< kind, index, options, architecture -> index
+  Open = 17,          ///< kind, index, options, architecture, share -> index, chips, share
   Close = 18,         ///< -> nothing; the device, its memory and programs are released
   Allocate = 19,      ///< bytes, name -> address
   Release = 20,       ///< address -> nothing

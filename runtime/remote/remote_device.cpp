@@ -127,6 +127,7 @@ Connection::Connection(const ServerAddress& address, const std::string& token) :
       d.name = r.getString("device");
       d.arch = r.getString("architecture");
       d.ownerPid = static_cast<int>(r.get<uint32_t>("owner pid"));
+      d.shares = static_cast<int>(r.get<uint32_t>("shares"));
       devices_.push_back(std::move(d));
     }
   } catch (...) {
@@ -202,12 +203,19 @@ std::unique_ptr<RemoteDevice> RemoteDevice::open(const ServerAddress& address, C
   w.put<double>(options.maxCycles);
   w.put<double>(options.timeoutSeconds);
   w.putString(arch.toYaml());
+  putShare(w, options.share);
   std::string reply = connection->call(Opcode::Open, w.bytes());
   WireReader r(reply, "device server " + address.text + ": Open reply");
-  std::unique_ptr<RemoteDevice> device(new RemoteDevice(connection, kind, arch));
-  device->index_ = r.get<int32_t>("index");
+  int index = r.get<int32_t>("index");
+  int chips = r.get<int32_t>("chips");
+  std::optional<ShareInfo> share = getShareInfo(r);
+  r.expectEnd();
+  std::unique_ptr<RemoteDevice> device(
+      new RemoteDevice(connection, kind, share ? arch.withOverrides(share->overrides) : arch));
+  device->index_ = index;
   device->timingOnly_ = options.timingOnly;
-  device->chips_ = r.get<int32_t>("chips");
+  device->chips_ = chips;
+  device->share_ = std::move(share);
   return device;
 }
 
@@ -357,6 +365,7 @@ LaunchReport RemoteDevice::launch(Program& program, const LaunchArgs& args) {
   report.cycles = r.get<double>("cycles");
   report.hostSeconds = r.get<double>("host seconds");
   report.issued = r.get<uint64_t>("issued");
+  report.sharedSteps = r.get<uint64_t>("shared steps");
   if (r.get<uint8_t>("device statistics"))
     report.deviceStats = Stats::decode(r.getBytes("device statistics"), "Launch reply statistics");
   if (args.trace) {

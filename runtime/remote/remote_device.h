@@ -42,7 +42,8 @@ std::string clientToken();
 struct ServerDevice {
   std::string name; ///< "tpu:0"
   std::string arch; ///< as the server's --devices names it ("tpu-v5e")
-  int ownerPid = 0; ///< 0 when nobody has it open
+  int ownerPid = 0; ///< 0 when nobody has it open; the first sharer's when it has shares
+  int shares = 0;   ///< clients with a share of it (chipless-device-server --share)
 };
 
 /// One connection to a server, after the Hello exchange: requests and their replies, one
@@ -81,7 +82,9 @@ private:
 class RemoteDevice : public Device {
 public:
   /// Opens device `options.index` of `kind` (the first free one of the server's when -1) on
-  /// the server at `address`, for this process, with `arch` as its description.
+  /// the server at `address`, for this process, with `arch` as its description — or a share
+  /// of it (`options.share`, which the server must serve with --share), whose description is
+  /// `arch` with the share's cores and memory.
   static std::unique_ptr<RemoteDevice> open(const ServerAddress& address, ChipKind kind,
                                             const ArchDescription& arch,
                                             const DeviceOptions& options);
@@ -92,6 +95,7 @@ public:
   const ArchDescription& arch() const override { return arch_; }
   bool timingOnly() const override { return timingOnly_; }
   int chips() const override { return chips_; }
+  std::optional<ShareInfo> shareInfo() const override { return share_; }
 
   uint64_t allocate(uint64_t bytes, const std::string& name) override;
   void release(uint64_t address) override;
@@ -120,6 +124,7 @@ private:
   int index_ = 0;
   bool timingOnly_ = false;
   int chips_ = 1;
+  std::optional<ShareInfo> share_;
   /// tensorBytes answers, which depend only on the architecture.
   mutable std::map<std::pair<DType, std::vector<int64_t>>, uint64_t> tensorBytes_;
 };

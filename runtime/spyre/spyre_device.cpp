@@ -10,6 +10,9 @@ std::unique_ptr<SpyreDevice> SpyreDevice::open(const SpyreArch& arch,
   if (options.chips != 1)
     throw Error("a Spyre card is one chip; --chips " + std::to_string(options.chips) +
                 " applies to TPU systems");
+  if (options.share.cores != 0)
+    throw Error("spyre: a Spyre card cannot be shared yet (shares are of TPU systems); open "
+                "it whole, without a share");
   DeviceLock lock = options.index >= 0 ? DeviceLock::acquire("spyre", options.index)
                                        : DeviceLock::acquireAny("spyre");
   return std::unique_ptr<SpyreDevice>(new SpyreDevice(arch, options, std::move(lock)));

@@ -1,7 +1,6 @@
 #include "runtime/tpu/tpu_device.h"
 
 #include "runtime/tpu/tpu_job.h"
-#include "sim/common/sim_context.h"
 #include "support/error.h"
 #include "support/tpuprog/plan.h"
 
@@ -15,36 +14,54 @@ std::unique_ptr<TpuDevice> TpuDevice::open(const TpuArch& arch, const DeviceOpti
   if (options.chips < 1 || options.chips > kMaxChips)
     throw Error("--chips " + std::to_string(options.chips) + ": a TPU system has 1.." +
                 std::to_string(kMaxChips) + " chips");
-  DeviceLock lock = options.index >= 0 ? DeviceLock::acquire("tpu", options.index)
-                                       : DeviceLock::acquireAny("tpu");
-  return std::unique_ptr<TpuDevice>(new TpuDevice(arch, options, std::move(lock)));
+  if (options.share.cores == 0) {
+    DeviceLock lock = options.index >= 0 ? DeviceLock::acquire("tpu", options.index)
+                                         : DeviceLock::acquireAny("tpu");
+    auto machine = std::make_shared<TpuMachine>(arch, options, std::move(lock), false);
+    return std::unique_ptr<TpuDevice>(new TpuDevice(std::move(machine), arch, {}, std::nullopt));
+  }
+  auto machine = TpuMachine::openShared(arch, options);
+  sim::Partition p = machine->claimShare(options.share.cores, options.share.memoryBytes);
+  try {
+    ShareInfo info{p.coreFirst,
+                   p.cores,
+                   p.memoryBase,
+                   p.memoryBytes,
+                   {"chip.tensorcores=" + std::to_string(p.cores),
+                    "hbm.capacity_bytes=" + std::to_string(p.memoryBytes)}};
+    TpuArch view = TpuArch::fromDescription(arch.description.withOverrides(info.overrides));
+    return std::unique_ptr<TpuDevice>(new TpuDevice(std::move(machine), view, p, info));
+  } catch (...) {
+    machine->releaseShare(p);
+    throw;
+  }
 }
 
-TpuDevice::TpuDevice(const TpuArch& arch, const DeviceOptions& options, DeviceLock lock)
-    : arch_(arch), options_(options), lock_(std::move(lock)) {
-  std::vector<sim::DeviceMemory*> raw;
-  for (int c = 0; c < options.chips; ++c) {
-    memories_.push_back(std::make_unique<sim::DeviceMemory>(!options.timingOnly));
-    raw.push_back(memories_.back().get());
-  }
-  context_ = std::make_unique<sim::SimContext>();
-  system_ = std::make_unique<sim::tpu::System>(arch_, raw, options.timingOnly);
-  system_->setLimits(options.maxCycles, options.timeoutSeconds);
+TpuDevice::TpuDevice(std::shared_ptr<TpuMachine> machine, const TpuArch& arch,
+                     sim::Partition partition, std::optional<ShareInfo> share)
+    : machine_(std::move(machine)), arch_(arch), partition_(partition),
+      shareInfo_(std::move(share)) {
+  if (machine_->shared()) machine_->gate().attach();
 }
 
 TpuDevice::~TpuDevice() {
-  if (context_) context_->enter(); // the model's modules are destroyed in their own context
-  system_.reset();
-  context_.reset();
+  if (!machine_->shared()) return;
+  {
+    // What the share allocated goes back with it.
+    std::lock_guard lock(machine_->mutex());
+    for (uint64_t at : ranges_.starts())
+      for (int c = 0; c < chips(); ++c) machine_->memory(c).release(deviceAddress(at));
+  }
+  machine_->gate().detach();
+  machine_->releaseShare(partition_);
 }
 
 uint64_t TpuDevice::placeRange(uint64_t preferred, uint64_t size) const {
-  const uint64_t end = static_cast<uint64_t>(arch_.hbm.capacity_bytes);
-  auto at =
-      ranges_.place(0, end, preferred, size, static_cast<uint64_t>(arch_.hbm.alignment_bytes));
+  auto at = ranges_.place(0, capacity(), preferred, size,
+                          static_cast<uint64_t>(arch_.hbm.alignment_bytes));
   if (!at)
-    throw Error("HBM: no room for " + std::to_string(size) + " bytes (" + std::to_string(end) +
-                " bytes per chip, hbm.capacity_bytes)");
+    throw Error("HBM: no room for " + std::to_string(size) + " bytes (" +
+                std::to_string(capacity()) + " bytes per chip, hbm.capacity_bytes)");
   return *at;
 }
 
@@ -54,7 +71,7 @@ uint64_t TpuDevice::allocate(uint64_t size, const std::string& name) {
     at = placeRange(0, size);
   } catch (const Error&) {
     throw Error("HBM: no room for '" + name + "' (" + std::to_string(size) + " bytes; " +
-                std::to_string(arch_.hbm.capacity_bytes) + " bytes per chip, hbm.capacity_bytes)");
+                std::to_string(capacity()) + " bytes per chip, hbm.capacity_bytes)");
   }
   allocateAt(at, std::max<uint64_t>(size, 1), name);
   return at;
@@ -64,17 +81,17 @@ void TpuDevice::allocateAt(uint64_t address, uint64_t size, const std::string& n
   if (address % static_cast<uint64_t>(arch_.hbm.alignment_bytes) != 0)
     throw Error("HBM: '" + name + "' at " + tpuprog::formatDevPtr(address) + " is not aligned to " +
                 std::to_string(arch_.hbm.alignment_bytes) + " bytes (hbm.alignment_bytes)");
-  const uint64_t end = static_cast<uint64_t>(arch_.hbm.capacity_bytes);
-  if (address + size > end || address + size < address)
+  if (address + size > capacity() || address + size < address)
     throw Error("HBM: '" + name + "' at " + tpuprog::formatDevPtr(address) + " (" +
-                std::to_string(size) + " bytes) ends beyond the " + std::to_string(end) +
+                std::to_string(size) + " bytes) ends beyond the " + std::to_string(capacity()) +
                 " bytes of a chip (hbm.capacity_bytes)");
   size = std::max<uint64_t>(size, 1);
-  for (size_t c = 0; c < memories_.size(); ++c) {
+  std::lock_guard lock(machine_->mutex());
+  for (int c = 0; c < chips(); ++c) {
     try {
-      memories_[c]->allocate(address, size, name);
+      machine_->memory(c).allocate(deviceAddress(address), size, name);
     } catch (...) {
-      for (size_t k = 0; k < c; ++k) memories_[k]->release(address);
+      for (int k = 0; k < c; ++k) machine_->memory(k).release(deviceAddress(address));
       throw;
     }
   }
@@ -82,35 +99,73 @@ void TpuDevice::allocateAt(uint64_t address, uint64_t size, const std::string& n
 }
 
 void TpuDevice::release(uint64_t address) {
-  for (auto& m : memories_) m->release(address);
+  std::lock_guard lock(machine_->mutex());
+  if (machine_->shared() && !ranges_.holds(address, 1))
+    throw Error(name() + ": nothing allocated at " + tpuprog::formatDevPtr(address));
+  for (int c = 0; c < chips(); ++c) machine_->memory(c).release(deviceAddress(address));
   ranges_.release(address);
 }
 
 void TpuDevice::checkChip(int chip, bool allowAll) const {
-  if ((chip == -1 && allowAll) || (chip >= 0 && chip < options_.chips)) return;
+  if ((chip == -1 && allowAll) || (chip >= 0 && chip < chips())) return;
   throw Error(name() + ": no chip " + std::to_string(chip) + " (the system has " +
-              std::to_string(options_.chips) + ")");
+              std::to_string(chips()) + ")");
 }
 
 void TpuDevice::copyIn(uint64_t address, const void* data, uint64_t bytes, int chip) {
   checkChip(chip, true);
-  for (int c = 0; c < options_.chips; ++c)
-    if (chip < 0 || c == chip) memories_[static_cast<size_t>(c)]->write(address, data, bytes);
+  if (address + bytes > capacity() || address + bytes < address)
+    throw Error(name() + ": " + std::to_string(bytes) + " bytes at " +
+                tpuprog::formatDevPtr(address) + " end beyond its HBM (" +
+                std::to_string(capacity()) + " bytes)");
+  std::lock_guard lock(machine_->mutex());
+  for (int c = 0; c < chips(); ++c)
+    if (chip < 0 || c == chip) machine_->memory(c).write(deviceAddress(address), data, bytes);
 }
 
 void TpuDevice::copyOut(uint64_t address, void* data, uint64_t bytes, int chip) const {
   checkChip(chip, false);
-  memories_[static_cast<size_t>(chip)]->read(address, data, bytes);
+  if (address + bytes > capacity() || address + bytes < address)
+    throw Error(name() + ": " + std::to_string(bytes) + " bytes at " +
+                tpuprog::formatDevPtr(address) + " end beyond its HBM (" +
+                std::to_string(capacity()) + " bytes)");
+  std::lock_guard lock(machine_->mutex());
+  machine_->memory(chip).read(deviceAddress(address), data, bytes);
+}
+
+uint8_t* TpuDevice::span(int chip, uint64_t address, uint64_t bytes) {
+  if (address + bytes > capacity() || address + bytes < address) return nullptr;
+  std::lock_guard lock(machine_->mutex());
+  return machine_->memory(chip).span(deviceAddress(address), bytes);
+}
+
+sim::tpu::LaunchResult TpuDevice::run(const tpuprog::JobBinary& binary,
+                                      const std::vector<int64_t>& symbols, TraceWriter* trace) {
+  if (!machine_->shared()) {
+    std::lock_guard lock(machine_->mutex());
+    machine_->enterContext();
+    return machine_->system().launch(binary, symbols, trace);
+  }
+  TpuShareLaunch launch{&binary, &symbols, trace, partition_, {}, {}};
+  CoLaunchGate::Arrival arrival;
+  arrival.share = partition_.coreFirst;
+  arrival.launch = &launch;
+  machine_->gate().run(arrival);
+  lastRunShared_ = launch.together > 1;
+  shareStats_ = std::move(launch.stats);
+  return launch.result;
 }
 
 Stats TpuDevice::stats(const LaunchReport& last) const {
   if (last.deviceStats) return *last.deviceStats;
+  if (shareStats_) return *shareStats_;
   Stats s;
   sim::tpu::LaunchResult r;
   r.cycles = last.cycles;
   r.hostSeconds = last.hostSeconds;
   r.bundles = last.issued;
-  system_->collectStats(s, r);
+  std::lock_guard lock(machine_->mutex());
+  machine_->system().collectStats(s, r);
   return s;
 }
 

@@ -55,12 +55,12 @@ std::string TpuChip::layoutText(const TiledLayout& l) {
 void TpuChip::store(Device& device, uint64_t addr, const TiledLayout& l, const NpyArray& host,
                     const std::string& what) {
   for (int c = 0; c < device.chips(); ++c)
-    toTiled(host, 0, l, device.memory(c).span(addr, l.deviceBytes()), what);
+    toTiled(host, 0, l, device.span(c, addr, l.deviceBytes()), what);
 }
 
 NpyArray TpuChip::load(Device& device, uint64_t addr, const TiledLayout& l) {
   NpyArray out = makeNpy(hostTypeOf(l.dtype), l.shape.empty() ? std::vector<int64_t>{1} : l.shape);
-  fromTiled(device.memory(0).span(addr, l.deviceBytes()), l, out, 0);
+  fromTiled(device.span(0, addr, l.deviceBytes()), l, out, 0);
   return out;
 }
 
@@ -81,7 +81,7 @@ void TpuChip::toDevice(Device& device, const Arg& a, uint64_t addr, const TiledL
                        const NpyArray& host, const std::string& what) {
   for (int c = 0; c < device.chips(); ++c) {
     int64_t first = a.placement == Placement::Split ? c * l.elements() : 0;
-    toTiled(host, first, l, device.memory(c).span(addr, l.deviceBytes()), what);
+    toTiled(host, first, l, device.span(c, addr, l.deviceBytes()), what);
   }
 }
 
@@ -89,7 +89,7 @@ NpyArray TpuChip::fromDevice(Device& device, const Arg& a, uint64_t addr, const 
   NpyArray out = makeNpy(hostTypeOf(l.dtype), hostShape(device, a, l));
   const int parts = a.placement == Placement::Split ? device.chips() : 1;
   for (int c = 0; c < parts; ++c)
-    fromTiled(device.memory(c).span(addr, l.deviceBytes()), l, out, c * l.elements());
+    fromTiled(device.span(c, addr, l.deviceBytes()), l, out, c * l.elements());
   return out;
 }
 
@@ -97,7 +97,7 @@ LaunchReport TpuChip::run(Device& device, const Job& job, const JobBinary& binar
                           const std::vector<int64_t>& symbols, TraceWriter* trace) {
   sim::tpu::LaunchResult r;
   try {
-    r = device.system().launch(binary, symbols, trace);
+    r = device.run(binary, symbols, trace);
   } catch (const ProgramTrap& trap) {
     throw Error(explainTrap(job, binary, trap, symbols));
   }
@@ -105,6 +105,7 @@ LaunchReport TpuChip::run(Device& device, const Job& job, const JobBinary& binar
   out.cycles = r.cycles;
   out.hostSeconds = r.hostSeconds;
   out.issued = r.bundles;
+  out.sharedSteps = device.lastRunShared() ? 1 : 0;
   return out;
 }
 

@@ -52,7 +52,10 @@ public:
   /// The value of a float operand: its constant, or the real scalar its symbol is bound to
   /// (both hold the bits of an IEEE double).
   double floatOperand(int64_t imm, int32_t sym) const {
-    const int64_t bits = sym >= 0 ? symbolValue(sym) : imm;
+    return floatBits(sym >= 0 ? symbolValue(sym) : imm);
+  }
+  /// The IEEE double whose bits `bits` holds (a real scalar's symbol value).
+  static double floatBits(int64_t bits) {
     double v;
     std::memcpy(&v, &bits, sizeof v);
     return v;

@@ -12,8 +12,8 @@ namespace chipless::sim::tpu {
 using namespace tpuprog;
 
 System::System(const TpuArch& arch, const std::vector<DeviceMemory*>& memories, bool timingOnly)
-    : LaunchHost(arch.chip.clock_ghz, timingOnly, "tpu-sim"), arch_(arch),
-      memories_(memories), ici_(arch, static_cast<int>(memories.size())) {
+    : LaunchHost(arch.chip.clock_ghz, timingOnly, "tpu-sim"), arch_(arch), memories_(memories),
+      ici_(arch, static_cast<int>(memories.size())) {
   if (memories.empty()) throw Error("a TPU system needs at least one chip");
   for (int c = 0; c < static_cast<int>(memories.size()); ++c) {
     auto chip = std::make_unique<ChipModel>(arch_, c);
@@ -59,56 +59,109 @@ void System::checkProgram(const Program& p, size_t index) const {
   }
 }
 
-void System::assignPrograms(const JobBinary& binary) {
+void System::assignPrograms(const std::vector<TpuLaunchPart>& parts) {
   const int nchips = chips(), ncores = arch_.chip.tensorcores;
   std::vector<long> owner(static_cast<size_t>(nchips) * ncores, -1);
+  std::vector<int> partOf(static_cast<size_t>(ncores), -1);
   for (auto& c : chips_) {
-    for (TensorCore* k : c->cores) k->arm(nullptr, launchStart());
+    for (TensorCore* k : c->cores) k->arm(nullptr, launchStart(), {}, nullptr);
     c->ici->arm(launchStart());
   }
-  for (size_t pi = 0; pi < binary.programs.size(); ++pi) {
-    const Program& p = binary.programs[pi];
-    std::string what = "program " + std::to_string(pi);
-    int lastChip = p.chipLast == kAll ? nchips - 1 : p.chipLast;
-    int lastCore = p.coreLast == kAll ? ncores - 1 : p.coreLast;
-    if (p.chipFirst >= nchips || lastChip >= nchips)
-      throw Error(what + " is for chips " + std::to_string(p.chipFirst) + "-" +
-                  std::to_string(lastChip) + " but the system has " + std::to_string(nchips) +
-                  " chip(s) (--chips)");
-    if (p.coreFirst >= ncores || lastCore >= ncores)
-      throw Error(what + " is for cores " + std::to_string(p.coreFirst) + "-" +
-                  std::to_string(lastCore) + " but a chip has " + std::to_string(ncores) +
+  for (size_t part = 0; part < parts.size(); ++part) {
+    const TpuLaunchPart& lp = parts[part];
+    const Partition& where = lp.partition;
+    const int first = where.coreFirst, count = where.cores > 0 ? where.cores : ncores;
+    // Which part's programs these are, in errors of a launch of several.
+    const std::string of = parts.size() > 1 ? " of part " + std::to_string(part) : "";
+    if (first < 0 || first + count > ncores)
+      throw Error("part " + std::to_string(part) + " runs on " + where.describe() +
+                  " but a chip has " + std::to_string(ncores) +
                   " TensorCore(s) (chip.tensorcores)");
-    checkProgram(p, pi);
-    for (int c = p.chipFirst; c <= lastChip; ++c)
-      for (int k = p.coreFirst; k <= lastCore; ++k) {
-        long& o = owner[static_cast<size_t>(c) * ncores + k];
-        if (o >= 0)
-          throw Error(what + " and program " + std::to_string(o) + " both target " +
-                      chips_[c]->cores[k]->label());
-        o = static_cast<long>(pi);
-        chips_[c]->cores[k]->arm(&p, launchStart());
-      }
+    for (int k = first; k < first + count; ++k) {
+      if (partOf[k] >= 0)
+        throw Error("parts " + std::to_string(partOf[k]) + " and " + std::to_string(part) +
+                    " both run on chip core " + std::to_string(k));
+      partOf[k] = static_cast<int>(part);
+    }
+    const JobBinary& binary = *lp.binary;
+    for (size_t pi = 0; pi < binary.programs.size(); ++pi) {
+      const Program& p = binary.programs[pi];
+      std::string what = "program " + std::to_string(pi) + of;
+      int lastChip = p.chipLast == kAll ? nchips - 1 : p.chipLast;
+      int lastCore = p.coreLast == kAll ? count - 1 : p.coreLast;
+      if (p.chipFirst >= nchips || lastChip >= nchips)
+        throw Error(what + " is for chips " + std::to_string(p.chipFirst) + "-" +
+                    std::to_string(lastChip) + " but the system has " + std::to_string(nchips) +
+                    " chip(s) (--chips)");
+      if (p.coreFirst >= count || lastCore >= count)
+        throw Error(what + " is for cores " + std::to_string(p.coreFirst) + "-" +
+                    std::to_string(lastCore) + " but " +
+                    (where.cores > 0 ? "its share has " + std::to_string(count) + " TensorCore(s)"
+                                     : "a chip has " + std::to_string(ncores) +
+                                           " TensorCore(s) (chip.tensorcores)"));
+      checkProgram(p, pi);
+      for (int c = p.chipFirst; c <= lastChip; ++c)
+        for (int k = first + p.coreFirst; k <= first + lastCore; ++k) {
+          long& o = owner[static_cast<size_t>(c) * ncores + k];
+          if (o >= 0)
+            throw Error(what + " and program " + std::to_string(o) + " both target " +
+                        chips_[c]->cores[k]->label());
+          o = static_cast<long>(pi);
+          chips_[c]->cores[k]->arm(&p, launchStart(), where, lp.symbols);
+        }
+    }
   }
 }
 
 LaunchResult System::launch(const JobBinary& binary, const std::vector<int64_t>& symbolValues,
                             TraceWriter* trace) {
-  LaunchTimes times = runLaunch(binary.symbols.size(), symbolValues, trace, [&] {
-    // Every reservation of the previous launch is over when this one starts.
-    const Cycles past = std::numeric_limits<Cycles>::infinity();
-    for (auto& c : chips_) {
-      c->hbm.resetCounters();
-      for (int h = 0; h < c->hbm.channels(); ++h) c->hbm.channel(h).retire(past);
-    }
-    ici_.resetCounters();
-    for (auto& l : ici_.links()) l.retire(past);
-    assignPrograms(binary);
+  return launch({TpuLaunchPart{&binary, &symbolValues, {}}}, trace).front();
+}
+
+std::vector<LaunchResult> System::launch(const std::vector<TpuLaunchPart>& parts,
+                                         TraceWriter* trace) {
+  if (parts.empty()) throw Error("launch: no program to run");
+  for (size_t part = 0; part < parts.size(); ++part)
+    if (parts[part].symbols->size() != parts[part].binary->symbols.size())
+      throw Error(
+          "launch: " + std::string(parts.size() > 1 ? "part " + std::to_string(part) + ": " : "") +
+          std::to_string(parts[part].symbols->size()) + " symbol values for " +
+          std::to_string(parts[part].binary->symbols.size()) + " symbols");
+  // The parts' symbols reach their cores (TensorCore::arm); the host's own table is the first
+  // part's, for what still reads it there.
+  const std::vector<int64_t>& first = *parts.front().symbols;
+  LaunchTimes times = runLaunch(first.size(), first, trace, [&] {
+    resetShared();
+    assignPrograms(parts);
   });
-  LaunchResult result{times, 0};
-  for (auto& c : chips_)
-    for (TensorCore* k : c->cores) result.bundles += k->counters().bundles;
-  return result;
+  const int ncores = arch_.chip.tensorcores;
+  std::vector<LaunchResult> results;
+  for (const TpuLaunchPart& lp : parts) {
+    LaunchResult r{times, 0};
+    const int first = lp.partition.coreFirst;
+    const int count = lp.partition.cores > 0 ? lp.partition.cores : ncores;
+    Cycles finished = launchStart();
+    for (auto& c : chips_)
+      for (int k = first; k < first + count; ++k) {
+        r.bundles += c->cores[k]->counters().bundles;
+        finished = std::max(finished, c->cores[k]->finishedAt());
+      }
+    // One part on the whole system keeps the launch's own end (the ICI engines' work too).
+    if (parts.size() > 1 || !lp.partition.whole()) r.cycles = finished - launchStart();
+    results.push_back(r);
+  }
+  return results;
+}
+
+void System::resetShared() {
+  // Every reservation of the previous launch is over when this one starts.
+  const Cycles past = std::numeric_limits<Cycles>::infinity();
+  for (auto& c : chips_) {
+    c->hbm.resetCounters();
+    for (int h = 0; h < c->hbm.channels(); ++h) c->hbm.channel(h).retire(past);
+  }
+  ici_.resetCounters();
+  for (auto& l : ici_.links()) l.retire(past);
 }
 
 // ---- tracing ------------------------------------------------------------------------------

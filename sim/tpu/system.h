@@ -7,6 +7,7 @@
 /// hierarchy per kernel context, so construct each System right after `freshSimContext()`.
 #include "sim/common/device_memory.h"
 #include "sim/common/launch_host.h"
+#include "sim/common/partition.h"
 #include "sim/tpu/hbm.h"
 #include "sim/tpu/ici.h"
 #include "sim/tpu/ici_engine.h"
@@ -29,6 +30,9 @@ struct LaunchResult : LaunchTimes {
   uint64_t bundles = 0; ///< issued by all TensorCores
 };
 
+/// A program's part of a launch that runs several programs at once (runLaunchParts).
+using TpuLaunchPart = LaunchPart<tpuprog::JobBinary>;
+
 /// The launch prelude, abort path, faults and traps, symbols, progress and trace helpers come
 /// from LaunchHost (sim/common/launch_host.h); the System adds the chips (TensorCores, HBM, ICI
 /// engine) and ICI links, the assignment and checking of programs, the trace layout and the
@@ -47,6 +51,12 @@ public:
   /// null.
   LaunchResult launch(const tpuprog::JobBinary& binary, const std::vector<int64_t>& symbolValues,
                       TraceWriter* trace);
+  /// Runs several binaries in one simulation, each on its partition (disjoint TensorCores,
+  /// HBM windows), so that they contend for HBM channels and ICI links as programs running
+  /// side by side on the chip do. Returns each part's result: cycles until its own cores and
+  /// transfers finished, and the bundles they issued. A fault in any part ends the whole
+  /// launch (the error names the core). `trace` (optional) shows every part.
+  std::vector<LaunchResult> launch(const std::vector<TpuLaunchPart>& parts, TraceWriter* trace);
 
   /// Adds the statistics of the last launch to `stats` (root: cycles, utilization.*,
   /// chip[c].core[k].*, chip[c].hbm.*, ici.*). Host wall-clock time is left out so that two
@@ -84,8 +94,12 @@ private:
     IciEngine* ici = nullptr;
     explicit ChipModel(const TpuArch& arch, int chip) : hbm(arch, chip) {}
   };
-  void assignPrograms(const tpuprog::JobBinary& binary);
+  /// Gives every TensorCore its part's program (relocated onto the part's partition), or
+  /// nothing; throws for a program that does not fit its partition or for parts that overlap.
+  void assignPrograms(const std::vector<TpuLaunchPart>& parts);
   void checkProgram(const tpuprog::Program& p, size_t index) const;
+  /// Clears the HBM channels' and ICI links' counters and reservations (before a launch).
+  void resetShared();
   void nameTraceTracks(TraceWriter& trace) override;
 
   TpuArch arch_;

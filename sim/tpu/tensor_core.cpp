@@ -45,17 +45,20 @@ TensorCore::TensorCore(sc_core::sc_module_name name, System& system, int chip, i
   SC_THREAD(serveLaunches);
 }
 
-void TensorCore::arm(const Program* program, Cycles start) {
+void TensorCore::arm(const Program* program, Cycles start, const Partition& partition,
+                     const std::vector<int64_t>* symbols) {
   const TpuArch& a = system_.arch();
   armThread(program != nullptr, start);
   program_ = program;
+  symbols_ = symbols;
+  partition_ = partition;
   pc_ = 0;
   current_ = nullptr;
   counters_ = {};
   control_.reset();
   for (auto& r : regs_) r = 0;
-  regs_[kRegCore] = core_;
-  regs_[kRegNCores] = a.chip.tensorcores;
+  regs_[kRegCore] = core_ - partition.coreFirst;
+  regs_[kRegNCores] = partition.cores > 0 ? partition.cores : a.chip.tensorcores;
   regs_[kRegChip] = chip_;
   regs_[kRegNChips] = system_.chips();
   regs_[kRegNMxu] = a.mxu.count;
@@ -169,7 +172,7 @@ int64_t TensorCore::arg(const Op& op, size_t index) {
     }
     v += regs_[o.reg];
   }
-  if (o.sym >= 0) v += system_.symbolValue(o.sym);
+  if (o.sym >= 0) v += (*symbols_)[static_cast<size_t>(o.sym)];
   return v;
 }
 

@@ -12,6 +12,7 @@
 /// waits for them); MXU folds, DMAs and collectives report completion on semaphores.
 /// Conflicting VMEM accesses of the asynchronous units that the program did not order with
 /// a semaphore are reported as races.
+#include "sim/common/partition.h"
 #include "sim/common/scalar_control.h"
 #include "sim/common/token_bank.h"
 #include "sim/tpu/unit.h"
@@ -34,8 +35,13 @@ public:
 
   int chip() const { return chip_; }
   int core() const { return core_; }
-  /// Gives the core its program for the next launch (nullptr: nothing to do).
-  void arm(const tpuprog::Program* program, Cycles start);
+  /// Gives the core its program for the next launch (nullptr: nothing to do), the values of
+  /// its symbols and the partition it runs in (its core number and HBM addresses are the
+  /// partition's).
+  void arm(const tpuprog::Program* program, Cycles start, const Partition& partition,
+           const std::vector<int64_t>* symbols);
+  /// When the core's program and everything it started had finished (after a launch).
+  Cycles finishedAt() const { return std::max(local_, lastAsyncDone_); }
   /// The bundle being issued (or where the core stopped).
   size_t pc() const { return pc_; }
   /// "chip 0 core 1 pc 7" (the label is "chip 0 core 1").
@@ -107,6 +113,13 @@ private:
                    const char* what);
   void noteAccess(const StridedBlock& block, Cycles start, Cycles end, bool write, int unit,
                   const char* what);
+  /// Checks that HBM bytes [lo, hi) of a transfer lie in the partition's window; faults naming
+  /// `what` otherwise.
+  void checkWindow(const char* what, __int128 lo, __int128 hi) const;
+  /// The device address of the partition's HBM address `address`.
+  uint64_t deviceAddress(int64_t address) const {
+    return partition_.memoryBase + static_cast<uint64_t>(address);
+  }
   /// Checks the block lies in VMEM; faults naming `what` otherwise.
   void checkVmem(const char* what, const StridedBlock& block);
   /// Stops the launch with an error naming this core, the slot, pc and operation.
@@ -120,6 +133,8 @@ private:
 
   int chip_, core_;
   const tpuprog::Program* program_ = nullptr;
+  const std::vector<int64_t>* symbols_ = nullptr; ///< the values of the program's symbols
+  Partition partition_;
   size_t pc_ = 0;
   const tpuprog::Op* current_ = nullptr;
   Counters counters_;

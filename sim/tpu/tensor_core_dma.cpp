@@ -14,6 +14,15 @@ using namespace tpuprog;
 
 // ---- DMA and ICI ----------------------------------------------------------------------------
 
+void TensorCore::checkWindow(const char* what, __int128 lo, __int128 hi) const {
+  if (partition_.memoryBytes == 0) return;
+  if (lo >= 0 && hi <= static_cast<__int128>(partition_.memoryBytes)) return;
+  fault(std::string(what) + ": HBM bytes " + hex(static_cast<int64_t>(lo)) + ".." +
+        hex(static_cast<int64_t>(hi)) +
+        " are outside this share of the device (its addresses are 0.." +
+        hex(static_cast<int64_t>(partition_.memoryBytes)) + ")");
+}
+
 void TensorCore::dma(const Op& op, bool in) {
   const TpuArch& arch = system_.arch();
   const int64_t dst = arg(op, 0), src = arg(op, 1), bytes = arg(op, 2), rows = arg(op, 3);
@@ -49,8 +58,9 @@ void TensorCore::dma(const Op& op, bool in) {
   // before the block arithmetic below could wrap around.
   const __int128 localSpan = static_cast<__int128>(rows - 1) * localStride;
   if (localSpan > INT64_MAX / 4 || localSpan < INT64_MIN / 4)
-    fault(std::string(smem ? "SMEM" : "VMEM") + " footprint of the transfer does not fit 64 bits (rows = " +
-          std::to_string(rows) + ", stride " + std::to_string(localStride) + ")");
+    fault(std::string(smem ? "SMEM" : "VMEM") +
+          " footprint of the transfer does not fit 64 bits (rows = " + std::to_string(rows) +
+          ", stride " + std::to_string(localStride) + ")");
   const StridedBlock localB{local, bytes, localStride, rows};
   if (smem) {
     if (localB.lo() < 0 || localB.hi() > arch.smem.bytes)
@@ -65,6 +75,8 @@ void TensorCore::dma(const Op& op, bool in) {
   if (hbmAddr + hbmSpan < 0 || hbmAddr + hbmSpan + bytes > static_cast<__int128>(INT64_MAX))
     fault("HBM footprint of the transfer is outside the address space (rows = " +
           std::to_string(rows) + ", HBM stride " + std::to_string(hbmStride) + ")");
+  checkWindow(what, hbmAddr + std::min<__int128>(hbmSpan, 0),
+              hbmAddr + std::max<__int128>(hbmSpan, 0) + bytes);
   const double minCycles = static_cast<double>(rows) * static_cast<double>(bytes) /
                            static_cast<double>(arch.dma.bytes_per_cycle);
   if (system_.maxCycles() > 0 && minCycles + local_ - system_.launchStart() > system_.maxCycles()) {
@@ -83,12 +95,12 @@ void TensorCore::dma(const Op& op, bool in) {
   uint8_t* base = smem ? smem_.data() : vmem_.get();
   for (int64_t j = 0; j < rows; ++j) {
     if ((j & 255) == 255) checkLimits(); // --timeout reaches into a long transfer
-    const uint64_t h = static_cast<uint64_t>(hbmAddr + j * hbmStride);
+    const int64_t at = hbmAddr + j * hbmStride;
+    const uint64_t h = deviceAddress(at);
     uint8_t* p = memory.span(h, static_cast<uint64_t>(bytes));
     if (!p)
-      fault("HBM address " + hex(static_cast<int64_t>(h)) + " (" + std::to_string(bytes) +
-            " bytes, row " + std::to_string(j) +
-            ") is outside every allocation: " + memory.describe(h));
+      fault("HBM address " + hex(at) + " (" + std::to_string(bytes) + " bytes, row " +
+            std::to_string(j) + ") is outside every allocation: " + memory.describe(h));
     if (fn) {
       uint8_t* l = base + local + j * localStride;
       if (in)
@@ -150,18 +162,20 @@ void TensorCore::iciSend(const Op& op) {
     fault("misaligned ICI transfer: source " + hex(src) + ", destination " + hex(dst) + ", " +
           std::to_string(bytes) + " bytes must be multiples of " + std::to_string(align) +
           " (dma.alignment_bytes)");
+  checkWindow("ici.send source", src, static_cast<__int128>(src) + bytes);
+  checkWindow("ici.send destination", dst, static_cast<__int128>(dst) + bytes);
   DeviceMemory& here = system_.memory(chip_);
   DeviceMemory& there = system_.memory(static_cast<int>(to));
-  uint8_t* from = here.span(static_cast<uint64_t>(src), static_cast<uint64_t>(bytes));
+  uint8_t* from = here.span(deviceAddress(src), static_cast<uint64_t>(bytes));
   if (!from)
     fault("HBM address " + hex(src) + " (" + std::to_string(bytes) +
           " bytes) is outside every allocation of chip " + std::to_string(chip_) + ": " +
-          here.describe(static_cast<uint64_t>(src)));
-  uint8_t* into = there.span(static_cast<uint64_t>(dst), static_cast<uint64_t>(bytes));
+          here.describe(deviceAddress(src)));
+  uint8_t* into = there.span(deviceAddress(dst), static_cast<uint64_t>(bytes));
   if (!into)
     fault("HBM address " + hex(dst) + " (" + std::to_string(bytes) +
           " bytes) is outside every allocation of chip " + std::to_string(to) + ": " +
-          there.describe(static_cast<uint64_t>(dst)));
+          there.describe(deviceAddress(dst)));
   if (!system_.timingOnly() && bytes > 0) std::memmove(into, from, static_cast<size_t>(bytes));
 
   const size_t e =
@@ -206,6 +220,9 @@ void TensorCore::collective(const Op& op) {
   r.issuer = this;
   r.issued = local_;
   r.pc = pc_;
+  if (!partition_.whole())
+    fault("collectives need the whole system, and this program runs on a share of the device (" +
+          partition_.describe() + ")");
   const int64_t esize = op.dtype ? static_cast<int64_t>(dtypeSize(*op.dtype)) : 1;
   if (r.bytes <= 0 || r.bytes % esize != 0)
     fault("bytes = " + std::to_string(r.bytes) +

@@ -111,7 +111,9 @@ void TensorCore::vectorAlu(const Op& op) {
     if (info.operands[k].kind == OperandKind::VReg) src[nsrc++] = vregIndex(op, k, n);
   double scalar = 0;
   if (op.op == Opcode::VSplat)
-    scalar = system_.floatOperand(op.operands[1].imm, op.operands[1].sym);
+    scalar = LaunchHost::floatBits(op.operands[1].sym >= 0
+                                       ? (*symbols_)[static_cast<size_t>(op.operands[1].sym)]
+                                       : op.operands[1].imm);
   else if (op.op == Opcode::VBcast)
     scalar = static_cast<double>(arg(op, 1));
 

@@ -21,8 +21,8 @@ protected:
   /// Assembles `text` into DIR/prog; returns the plan.
   std::string assemble(const std::string& text) const {
     writeFileAtomically((dir / "k.s").string(), text);
-    ShellResult r = sh(tool("spyre-as") + " " + (dir / "k.s").string() + " -o " +
-                       (dir / "prog").string());
+    ShellResult r =
+        sh(tool("spyre-as") + " " + (dir / "k.s").string() + " -o " + (dir / "prog").string());
     EXPECT_EQ(r.status, 0) << r.output;
     return (dir / "prog" / "job.plan").string();
   }
@@ -41,11 +41,13 @@ protected:
   fs::path dir;
 };
 
-constexpr const char* kMatmulScalars = " --timing-only --scalar K=256 --scalar M=256 --scalar N=256";
+constexpr const char* kMatmulScalars =
+    " --timing-only --scalar K=256 --scalar M=256 --scalar N=256";
 
 TEST_F(BoundedRun, AnAbsurdDmaCountIsAnErrorAtOnce) {
   // The loop count issue 14 found in a mutated init.bin: 193,273,528,321 runs.
-  std::string plan = assemble(matmulWith("bytes=r15, done=2", "bytes=r15, n3=193273528321, done=2"));
+  std::string plan =
+      assemble(matmulWith("bytes=r15, done=2", "bytes=r15, n3=193273528321, done=2"));
   ShellResult r = sh(tool("spyre-sim") + " run " + plan + kMatmulScalars);
   expectMentions(r, {"dma_in pc 21 (dma.load): n3 = 193273528321", "runs of 32768 bytes",
                      "past --max-cycles 100000000000"});
@@ -65,14 +67,15 @@ TEST_F(BoundedRun, AbsurdCountsOfStreamsRingsAndDmaStridesAreErrorsAtOnce) {
       ".kernel absurd\n.program load cores=0 corelet=0\n"
       "    ld.stream n0=1000000, fifo=in0, addr=0, s0=0, s1=0, s2=0, n1=1000, n2=1000\n.end\n");
   ShellResult r = sh(tool("spyre-sim") + " run " + plan + " --timing-only");
-  expectMentions(r, {"core 0 load0 pc 0 (ld.stream)", "a stream of 1000000000000 items",
-                     "past --max-cycles"});
+  expectMentions(
+      r, {"core 0 load0 pc 0 (ld.stream)", "a stream of 1000000000000 items", "past --max-cycles"});
   plan = assemble(".kernel absurd\n.program dma_in cores=0\n"
                   "    dma.load sp=0, mem=0, bytes=128, n1=4611686018427387904, ss1=128\n.end\n");
   r = sh(tool("spyre-sim") + " run " + plan + " --timing-only");
   expectMentions(r, {"core 0 dma_in pc 0 (dma.load): scratchpad range 0..(beyond 64 bits)"});
-  plan = assemble(".kernel absurd\n.program ring cores=0\n"
-                  "    ring.send core=1, src=9223372036854775680, dst=0, bytes=256, dir=cw\n.end\n");
+  plan =
+      assemble(".kernel absurd\n.program ring cores=0\n"
+               "    ring.send core=1, src=9223372036854775680, dst=0, bytes=256, dir=cw\n.end\n");
   r = sh(tool("spyre-sim") + " run " + plan + " --timing-only");
   expectMentions(r, {"core 0 ring pc 0", "src range", "outside the scratchpad"});
 }
@@ -82,8 +85,8 @@ TEST_F(BoundedRun, ALoopThatNeverEndsStopsAtMaxCycles) {
                               ".program dma_out cores=3\n  nop 10\n.end\n");
   ShellResult r = sh(tool("spyre-sim") + " run " + plan + " --max-cycles 100000");
   expectMentions(r, {"the run passed --max-cycles 100000 without finishing",
-                     "core 0 dma_in pc 1 reached cycle 100001", "engines still running:",
-                     "core 0 dma_in pc"});
+                     "core 0 dma_in pc 1 reached cycle 100001",
+                     "engines still running:", "core 0 dma_in pc"});
   // Every engine that has not finished is in the report, where it is (a thread that only
   // computes runs ahead of the others, which may not have started).
   EXPECT_NE(r.output.find("core 3 dma_out pc 0: at cycle"), std::string::npos) << r.output;
@@ -98,10 +101,11 @@ TEST_F(BoundedRun, ALoopThatNeverEndsStopsAtTheTimeout) {
 TEST_F(BoundedRun, ATpuLoopThatNeverEndsStopsAtMaxCycles) {
   writeFileAtomically((dir / "t.s").string(),
                       ".kernel spin\n.program cores=0\ntop:\n    nop\n    jmp top\n.end\n");
-  ShellResult a = sh(tool("tpu-as") + " " + (dir / "t.s").string() + " -o " + (dir / "tp").string());
+  ShellResult a =
+      sh(tool("tpu-as") + " " + (dir / "t.s").string() + " -o " + (dir / "tp").string());
   ASSERT_EQ(a.status, 0) << a.output;
-  ShellResult r = sh(tool("tpu-sim") + " run " + (dir / "tp" / "job.plan").string() +
-                     " --max-cycles 5000");
+  ShellResult r =
+      sh(tool("tpu-sim") + " run " + (dir / "tp" / "job.plan").string() + " --max-cycles 5000");
   expectMentions(r, {"the run passed --max-cycles 5000 without finishing",
                      "chip 0 core 0 pc 0 reached cycle 5001", "engines still running:"});
 }
@@ -112,7 +116,8 @@ TEST_F(BoundedRun, ATpuTransferOfAbsurdRowsIsAnErrorAtOnceOrStopsAtTheTimeout) {
                         std::string(".kernel big\n.input A f32 [8, 128]\n.program cores=0\n"
                                     "    dma.in dst=0, src=@A, bytes=512, rows=") +
                             rows + ", src_stride=0, dst_stride=0, sem=0\n    sem.wait 0\n.end\n");
-    ShellResult a = sh(tool("tpu-as") + " " + (dir / "d.s").string() + " -o " + (dir / "dp").string());
+    ShellResult a =
+        sh(tool("tpu-as") + " " + (dir / "d.s").string() + " -o " + (dir / "dp").string());
     EXPECT_EQ(a.status, 0) << a.output;
     return tool("tpu-sim") + " run " + (dir / "dp" / "job.plan").string() + " --timing-only";
   };

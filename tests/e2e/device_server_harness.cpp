@@ -168,6 +168,7 @@ int RawClient::ownerOf(const std::string& name) {
     std::string device = r.getString("device");
     r.getString("arch");
     int owner = static_cast<int>(r.get<uint32_t>("owner"));
+    r.get<uint32_t>("shares");
     if (device == name) return owner;
   }
   throw std::runtime_error("the server has no " + name);

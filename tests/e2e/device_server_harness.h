@@ -41,7 +41,8 @@ public:
                  uint16_t version = runtime::remote::kVersion);
   /// A Hello with `token`; returns the server's reply.
   std::string hello(const std::string& token = "");
-  /// Says Hello and returns the pid owning device `name` ("tpu:0"), 0 when it is free.
+  /// Says Hello and returns the pid owning device `name` ("tpu:0") or its first sharer's, 0
+  /// when it is free.
   int ownerOf(const std::string& name);
   /// Receives one message; `closed` is set when the server closed the connection instead.
   runtime::remote::Message receive(bool& closed);

@@ -3,6 +3,7 @@
 // the in-process message; clients that die, misbehave or outlive the server never take it
 // down or get another client's data. Every server is started here, on a Unix socket in the
 // test's directory or on the loopback address.
+#include "runtime/remote/codec.h"
 #include "runtime/remote/remote_device.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
@@ -210,6 +211,7 @@ std::string openRequest(int index) {
   w.put<double>(0);
   w.put<double>(0);
   w.putString(tpuArchWith().description.toYaml());
+  runtime::remote::putShare(w, {});
   return w.take();
 }
 
@@ -275,11 +277,7 @@ TEST_F(DeviceServer, AProcessKilledMidLaunchLeavesTheDeviceToTheNextOwner) {
   std::string run = remote() + "exec " + tool("tpu-sim") + " run " + path("gemm/job.plan") +
                     " --input A=" + path("a.npy") + " --input B=" + path("b.npy") +
                     " --scalar MB=200 --launches 100000 >" + path("run.log") + " 2>&1";
-  pid_t pid = fork();
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", run.c_str(), nullptr);
-    _exit(127);
-  }
+  pid_t pid = startShell(run);
   // Wait until the run owns the device (the server's Hello names the owner), then kill it.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (RawClient(address).ownerOf("tpu:0") != pid) {
@@ -368,7 +366,8 @@ TEST_F(DeviceServer, MalformedFramesGetAnErrorAndAClosedConnection) {
   expectRefused(address, false, frame(16, "", 0, 0x12345678), "bad magic");
   expectRefused(address, false, frame(16, "", 0, runtime::remote::kMagic, 9),
                 "protocol version 9 is not supported");
-  expectRefused(address, false, frame(16, "", 0, runtime::remote::kMagic, 1, 1u << 30),
+  expectRefused(address, false,
+                frame(16, "", 0, runtime::remote::kMagic, runtime::remote::kVersion, 1u << 30),
                 "over the limit");
   expectRefused(address, false, frame(open, openRequest(0)), "the first message must be Hello");
   expectRefused(address, true, frame(999, ""), "opcode 999 is not a request");
@@ -393,7 +392,8 @@ TEST_F(DeviceServer, MalformedFramesGetAnErrorAndAClosedConnection) {
     // A truncated frame, then the client is gone.
     RawClient raw(address);
     raw.hello();
-    raw.sendBytes(frame(open, "", 0, runtime::remote::kMagic, 1, 100) + "0123456789");
+    raw.sendBytes(frame(open, "", 0, runtime::remote::kMagic, runtime::remote::kVersion, 100) +
+                  "0123456789");
   }
   // Malformed requests inside well-formed frames are errors of the request alone.
   auto device = openWhenFree(where(), 0);

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace chipless::test {
 
@@ -16,6 +17,15 @@ ShellResult sh(const std::string& command) {
   int raw = pclose(p);
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return r;
+}
+
+pid_t startShell(const std::string& command) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), nullptr);
+    _exit(127);
+  }
+  return pid;
 }
 
 std::string tool(const char* name) {

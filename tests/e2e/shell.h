@@ -2,6 +2,7 @@
 /// Running the project's command-line tools from the end-to-end tests: one helper instead
 /// of a popen loop in every test file.
 #include <string>
+#include <sys/types.h>
 
 namespace chipless::test {
 
@@ -14,6 +15,10 @@ struct ShellResult {
 
 /// Runs `command` through /bin/sh with stderr joined to stdout.
 ShellResult sh(const std::string& command);
+
+/// Starts `command` through /bin/sh in a child process and returns its pid at once (a run
+/// the test kills or waits for).
+pid_t startShell(const std::string& command);
 
 /// The path of a tool built into this build tree's bin/ ("spyre-sim", "tpu-compile", ...).
 std::string tool(const char* name);

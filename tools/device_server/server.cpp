@@ -1,5 +1,6 @@
 #include "tools/device_server/server.h"
 
+#include "runtime/remote/channel_passing.h"
 #include "runtime/remote/protocol.h"
 #include "runtime/remote/remote_device.h"
 #include "support/atomic_file.h"
@@ -16,9 +17,11 @@
 #include <boost/asio/socket_base.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <sys/socket.h>
@@ -114,19 +117,42 @@ void Server::parseDevices(const std::string& text) {
 void Server::startWorker(DeviceSlot& slot) {
   WorkerProcess w = spawnWorker(options_.self, slot.kind, slot.index);
   slot.workerPid = w.pid;
-  slot.worker = std::make_unique<net::local::stream_protocol::socket>(context_);
-  slot.worker->assign(net::local::stream_protocol(), w.fd);
+  slot.control = w.fd;
+  ++slot.generation;
 }
 
-std::string Server::replaceWorker(DeviceSlot& slot) {
-  boost::system::error_code ignored;
-  slot.worker->close(ignored);
+WorkerChannel Server::connectWorker(DeviceSlot& slot) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw Error(slot.name() +
+                ": cannot make a channel to the device's worker: " + std::strerror(errno));
+  try {
+    runtime::remote::sendChannel(slot.control, fds[1]);
+  } catch (const Error& e) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw Error(slot.name() + ": the device's worker process is gone (" + e.what() + ")");
+  }
+  ::close(fds[1]);
+  WorkerChannel channel;
+  channel.socket = std::make_unique<net::local::stream_protocol::socket>(context_);
+  channel.socket->assign(net::local::stream_protocol(), fds[0]);
+  channel.generation = slot.generation;
+  return channel;
+}
+
+std::string Server::replaceWorker(DeviceSlot& slot, uint64_t generation) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (slot.generation != generation) return slot.lastEnd; // another session replaced it
+  if (stopping_) return "was stopped with the server";
+  ::close(slot.control);
   ::kill(slot.workerPid, SIGKILL);
-  std::string how = reapWorker(slot.workerPid);
+  slot.lastEnd = reapWorker(slot.workerPid);
   std::fprintf(stderr, "chipless-device-server: %s: the worker process %s; starting a new one\n",
-               slot.name().c_str(), how.c_str());
+               slot.name().c_str(), slot.lastEnd.c_str());
   startWorker(slot);
-  return how;
+  return slot.lastEnd;
 }
 
 runtime::remote::Message Server::runCollective(const std::string& payload) {
@@ -159,49 +185,62 @@ runtime::remote::Message Server::runCollective(const std::string& payload) {
   }
 }
 
-DeviceSlot& Server::claim(ChipKind kind, int index, uint64_t session, int pid,
-                          const std::string& client) {
+std::string DeviceUser::describe() const {
+  return "pid " + std::to_string(pid) + (name.empty() ? "" : " (" + name + ")");
+}
+
+DeviceSlot& Server::claim(ChipKind kind, int index, const DeviceUser& user, bool share) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto ownerText = [](const DeviceSlot& s) {
-    return "pid " + std::to_string(s.ownerPid) +
-           (s.ownerName.empty() ? "" : " (" + s.ownerName + ")");
+  std::string kindName = chipKindName(kind);
+  if (share && !options_.share)
+    throw Error("device server: it does not serve shares of its devices (start it with "
+                "--share)");
+  // Why each device of the kind cannot be had.
+  auto busy = [&](const DeviceSlot& slot) -> std::string {
+    if (slot.owner) return slot.owner->describe() + " (one owner per device)";
+    if (slot.sharers.empty() || share) return "";
+    std::string pids;
+    for (const DeviceUser& u : slot.sharers) pids += (pids.empty() ? "" : ", ") + u.describe();
+    return "shares of it by " + pids + " (--share: open a share of it too)";
   };
-  std::string busy;
+  std::string reasons;
   int count = 0;
   for (auto& slot : slots_) {
     if (slot->kind != kind) continue;
     ++count;
     if (index >= 0 && slot->index != index) continue;
-    if (slot->owner != 0) {
-      busy += (busy.empty() ? "" : ", ") + slot->name() + " by " + ownerText(*slot);
+    std::string why = busy(*slot);
+    if (!why.empty()) {
+      reasons += (reasons.empty() ? "" : ", ") + slot->name() + " by " + why;
       continue;
     }
-    slot->owner = session;
-    slot->ownerPid = pid;
-    slot->ownerName = client;
+    if (share)
+      slot->sharers.push_back(user);
+    else
+      slot->owner = user;
     return *slot;
   }
-  std::string kindName = chipKindName(kind);
   if (count == 0) throw Error("device server: it has no " + kindName + " device (see --devices)");
   if (index >= count)
     throw Error(kindName + ":" + std::to_string(index) + ": no such device: the server has " +
                 kindName + ":0 to " + kindName + ":" + std::to_string(count - 1));
   if (index >= 0)
     throw Error(kindName + ":" + std::to_string(index) + " is in use by " +
-                busy.substr(busy.find(" by ") + 4) + " (one owner per device)");
-  throw Error("device server: every " + kindName + " device is in use (" + busy + ")");
+                reasons.substr(reasons.find(" by ") + 4));
+  throw Error("device server: every " + kindName + " device is in use (" + reasons + ")");
 }
 
-int Server::ownerPid(const DeviceSlot& slot) {
+std::pair<int, int> Server::users(const DeviceSlot& slot) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return slot.owner ? slot.ownerPid : 0;
+  if (slot.owner) return {slot.owner->pid, 0};
+  int first = slot.sharers.empty() ? 0 : slot.sharers.front().pid;
+  return {first, static_cast<int>(slot.sharers.size())};
 }
 
-void Server::release(DeviceSlot& slot) {
+void Server::release(DeviceSlot& slot, uint64_t session) {
   std::lock_guard<std::mutex> lock(mutex_);
-  slot.owner = 0;
-  slot.ownerPid = 0;
-  slot.ownerName.clear();
+  if (slot.owner && slot.owner->session == session) slot.owner.reset();
+  std::erase_if(slot.sharers, [&](const DeviceUser& u) { return u.session == session; });
 }
 
 bool Server::tokenAccepted(const std::string& token, bool tcp) const {
@@ -324,11 +363,8 @@ int Server::run() {
   signals.async_wait([this](const boost::system::error_code& ec, int) {
     if (ec) return;
     shutdown();
-    // Let the sessions see their sockets end and close their devices, then stop.
-    for (auto& slot : slots_) {
-      boost::system::error_code ignored;
-      slot->worker->close(ignored);
-    }
+    // The workers end with their control sockets; the sessions' channels end with them.
+    for (auto& slot : slots_) ::shutdown(slot->control, SHUT_RDWR);
     context_.stop();
   });
   std::vector<std::thread> threads;
@@ -336,6 +372,7 @@ int Server::run() {
   context_.run();
   for (auto& t : threads) t.join();
   for (auto& slot : slots_) {
+    ::close(slot->control);
     ::kill(slot->workerPid, SIGTERM);
     reapWorker(slot->workerPid);
   }

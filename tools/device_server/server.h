@@ -3,9 +3,10 @@
 /// owns N devices, each simulated by a worker process of its own (worker_process.h), and
 /// serves clients on a Unix-domain socket and optionally on TCP, speaking the protocol of
 /// docs/device-protocol.md. A device has one owner at a time, as on the real chip: the
-/// session that opened it; the server relays that session's requests to the device's worker
-/// in order and its replies back, frame by frame, so its memory stays bounded by one frame
-/// per connection whatever the size of a tensor.
+/// session that opened it — or, with --share, several clients each with a share of it. The
+/// server relays each session's requests to the device's worker, on a channel of the
+/// session's own, in order and its replies back, frame by frame, so its memory stays bounded
+/// by one frame per connection whatever the size of a tensor.
 #include "runtime/remote/protocol.h"
 #include "support/arch_files.h"
 #include "tools/device_server/collective_hub.h"
@@ -17,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,6 +39,8 @@ struct ServerOptions {
   uint64_t maxMessage = 0; ///< bytes one message may carry (0: the protocol's default)
   /// Seconds a tpu_dist rank waits for the other ranks of its group.
   double collectiveTimeout = 600;
+  /// Whether clients may open shares of a device (DeviceShare), several at once.
+  bool share = false;
   std::string self; ///< this executable, started again as each device's worker
 };
 
@@ -44,17 +48,34 @@ struct ServerOptions {
 /// /tmp/chipless-UID/device-server.sock.
 std::string defaultSocketPath();
 
+/// A client that has a device open: its session, pid and name.
+struct DeviceUser {
+  uint64_t session = 0;
+  int pid = 0;
+  std::string name;
+  std::string describe() const;
+};
+
 /// One device of the server and its worker.
 struct DeviceSlot {
   ChipKind kind = ChipKind::Spyre;
   int index = 0;
   std::string arch; ///< as named in --devices ("tpu-v5e"), for Hello
   pid_t workerPid = -1;
-  std::unique_ptr<boost::asio::local::stream_protocol::socket> worker;
-  uint64_t owner = 0; ///< the owning session, 0 when free
-  int ownerPid = 0;
-  std::string ownerName;
+  /// The server's end of the worker's control socket, over which each session that opens
+  /// the device passes the worker a channel of its own (runtime/remote/channel_passing.h).
+  int control = -1;
+  uint64_t generation = 0;         ///< counts the workers started, so a lost one is replaced once
+  std::string lastEnd;             ///< how the previous worker ended
+  std::optional<DeviceUser> owner; ///< the one owner of the whole device
+  std::vector<DeviceUser> sharers; ///< the clients that have shares of it (--share)
   std::string name() const { return std::string(chipKindName(kind)) + ":" + std::to_string(index); }
+};
+
+/// A session's channel to its device's worker.
+struct WorkerChannel {
+  std::unique_ptr<boost::asio::local::stream_protocol::socket> socket;
+  uint64_t generation = 0; ///< of the worker it reaches
 };
 
 class Server {
@@ -66,15 +87,19 @@ public:
   int run();
 
   // For the sessions (session.cpp).
-  /// Claims device `index` of `kind` (-1: the first free one) for session `session`; errors
-  /// name the device and its owner's pid.
-  DeviceSlot& claim(ChipKind kind, int index, uint64_t session, int pid, const std::string& client);
-  /// The pid of `slot`'s owner, 0 when it is free.
-  int ownerPid(const DeviceSlot& slot);
-  /// Gives a claimed device back (its worker has closed the device).
-  void release(DeviceSlot& slot);
-  /// Replaces the worker of `slot` after it ended; returns how it ended.
-  std::string replaceWorker(DeviceSlot& slot);
+  /// Claims device `index` of `kind` (-1: the first free one) for `user`, whole or (`share`)
+  /// a share of it beside the other shares; errors name the device and its users' pids.
+  DeviceSlot& claim(ChipKind kind, int index, const DeviceUser& user, bool share);
+  /// The pid of `slot`'s owner or of its first sharer, 0 when it is free; and how many
+  /// clients have shares of it.
+  std::pair<int, int> users(const DeviceSlot& slot);
+  /// Gives session `session`'s claim on a device back (its worker has closed the device).
+  void release(DeviceSlot& slot, uint64_t session);
+  /// A new channel to `slot`'s worker for one session.
+  WorkerChannel connectWorker(DeviceSlot& slot);
+  /// Replaces the worker of `slot` after it ended — unless the worker `generation` was
+  /// replaced already; returns how it ended.
+  std::string replaceWorker(DeviceSlot& slot, uint64_t generation);
   /// Whether `token` is the one a TCP client must present ("" when none is required).
   bool tokenAccepted(const std::string& token, bool tcp) const;
   uint64_t maxMessage() const { return maxMessage_; }
@@ -90,6 +115,7 @@ public:
 
 private:
   void parseDevices(const std::string& text);
+  /// Starts `slot`'s worker (with mutex_ held, or before serving).
   void startWorker(DeviceSlot& slot);
   void listen(const std::string& where);
   void shutdown();

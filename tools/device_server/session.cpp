@@ -1,5 +1,6 @@
 #include "tools/device_server/session.h"
 
+#include "runtime/remote/codec.h"
 #include "support/error.h"
 #include "support/wire.h"
 #include "tools/device_server/frame_io.h"
@@ -44,6 +45,7 @@ struct SessionState {
   std::string name;
   bool hello = false;
   DeviceSlot* slot = nullptr;
+  WorkerChannel worker; ///< to the device's worker, while a device is open
   /// Frames of a request went to the worker but not its last one.
   bool workerMidMessage = false;
 };
@@ -53,9 +55,9 @@ net::awaitable<void> sendError(Socket& client, const std::string& message) {
 }
 
 /// Writes a frame to the worker; a failure means the worker is gone.
-net::awaitable<void> toWorker(DeviceSlot& slot, const FrameHeader& h, std::string_view payload) {
+net::awaitable<void> toWorker(SessionState& s, const FrameHeader& h, std::string_view payload) {
   try {
-    co_await writeFrame(*slot.worker, h, payload);
+    co_await writeFrame(*s.worker.socket, h, payload);
   } catch (const boost::system::system_error& e) {
     throw WorkerLost(e.what());
   }
@@ -71,7 +73,7 @@ net::awaitable<bool> relayReply(SessionState& s) {
   bool ok = false;
   do {
     try {
-      co_await readFrame(*s.slot->worker, h, payload, false);
+      co_await readFrame(*s.worker.socket, h, payload, false);
     } catch (const boost::system::system_error& e) {
       throw WorkerLost(e.what());
     }
@@ -87,29 +89,37 @@ net::awaitable<bool> relayReply(SessionState& s) {
   co_return ok;
 }
 
+/// Gives the session's device back: its channel to the worker is closed and its claim
+/// released.
+void endDevice(SessionState& s) {
+  boost::system::error_code ignored;
+  if (s.worker.socket) s.worker.socket->close(ignored);
+  s.worker = {};
+  s.server.release(*s.slot, s.id);
+  s.slot = nullptr;
+}
+
 /// Closes the device of a session that ended: drops a partly sent request, sends Close and
 /// waits for it, then gives the device back (with a new worker if the old one failed).
 net::awaitable<void> closeDevice(SessionState& s) {
-  DeviceSlot& slot = *s.slot;
   try {
     if (s.workerMidMessage) {
       FrameHeader abort;
       abort.opcode = static_cast<uint16_t>(Opcode::Abort);
-      co_await toWorker(slot, abort, "");
+      co_await toWorker(s, abort, "");
     }
     FrameHeader close;
     close.opcode = static_cast<uint16_t>(Opcode::Close);
-    co_await toWorker(slot, close, "");
+    co_await toWorker(s, close, "");
     try {
-      co_await readMessage(*slot.worker, s.server.maxMessage());
+      co_await readMessage(*s.worker.socket, s.server.maxMessage());
     } catch (const std::exception& e) {
       throw WorkerLost(e.what());
     }
   } catch (const WorkerLost&) {
-    s.server.replaceWorker(slot);
+    s.server.replaceWorker(*s.slot, s.worker.generation);
   }
-  s.server.release(slot);
-  s.slot = nullptr;
+  endDevice(s);
 }
 
 net::awaitable<void> hello(SessionState& s, const FrameHeader& h, const std::string& payload) {
@@ -134,9 +144,11 @@ net::awaitable<void> hello(SessionState& s, const FrameHeader& h, const std::str
   w.putString("chipless-device-server protocol " + std::to_string(runtime::remote::kVersion));
   w.put<uint32_t>(static_cast<uint32_t>(s.server.slots().size()));
   for (const auto& slot : s.server.slots()) {
+    auto [pid, shares] = s.server.users(*slot);
     w.putString(slot->name());
     w.putString(slot->arch);
-    w.put<uint32_t>(static_cast<uint32_t>(s.server.ownerPid(*slot)));
+    w.put<uint32_t>(static_cast<uint32_t>(pid));
+    w.put<uint32_t>(static_cast<uint32_t>(shares));
   }
   co_await writeMessage(s.client, Opcode::Reply, w.bytes());
 }
@@ -152,7 +164,21 @@ net::awaitable<void> open(SessionState& s, const FrameHeader& h, const std::stri
     WireReader r(payload, "Open request");
     ChipKind kind = parseChipKind(r.getString("kind"), "Open request: kind");
     int index = r.get<int32_t>("index");
-    s.slot = &s.server.claim(kind, index, s.id, s.pid, s.name);
+    // The share's fields follow the options and the architecture (the worker reads them all).
+    r.get<uint8_t>("timing only");
+    r.get<int32_t>("chips");
+    r.get<double>("max cycles");
+    r.get<double>("timeout");
+    r.getBytes("architecture");
+    bool share = runtime::remote::getShare(r).cores > 0;
+    s.slot = &s.server.claim(kind, index, DeviceUser{s.id, s.pid, s.name}, share);
+    try {
+      s.worker = s.server.connectWorker(*s.slot);
+    } catch (const Error&) {
+      s.server.release(*s.slot, s.id);
+      s.slot = nullptr;
+      throw;
+    }
   } catch (const Error& e) {
     refusal = e.what();
   }
@@ -160,11 +186,8 @@ net::awaitable<void> open(SessionState& s, const FrameHeader& h, const std::stri
     co_await sendError(s.client, refusal);
     co_return;
   }
-  co_await toWorker(*s.slot, h, payload);
-  if (!co_await relayReply(s)) {
-    s.server.release(*s.slot);
-    s.slot = nullptr;
-  }
+  co_await toWorker(s, h, payload);
+  if (!co_await relayReply(s)) endDevice(s);
 }
 
 /// Relays a device request (its first frame `h` read already) to the worker, then the reply.
@@ -184,7 +207,7 @@ net::awaitable<void> relay(SessionState& s, FrameHeader h, std::string& payload)
   }
   uint64_t total = h.length;
   s.workerMidMessage = (h.flags & kMore) != 0;
-  co_await toWorker(*s.slot, h, payload);
+  co_await toWorker(s, h, payload);
   while (h.flags & kMore) {
     co_await readFrame(s.client, h, payload, false);
     if (h.opcode != opcode)
@@ -194,14 +217,11 @@ net::awaitable<void> relay(SessionState& s, FrameHeader h, std::string& payload)
     if (total > s.server.maxMessage())
       throw ProtocolViolation("message over the limit of " + std::to_string(s.server.maxMessage()) +
                               " bytes");
-    co_await toWorker(*s.slot, h, payload);
+    co_await toWorker(s, h, payload);
     s.workerMidMessage = (h.flags & kMore) != 0;
   }
   bool ok = co_await relayReply(s);
-  if (static_cast<Opcode>(opcode) == Opcode::Close && ok) {
-    s.server.release(*s.slot);
-    s.slot = nullptr;
-  }
+  if (static_cast<Opcode>(opcode) == Opcode::Close && ok) endDevice(s);
 }
 
 /// A rank's Collective request (its first frame `h` read already): read whole, joined with
@@ -254,10 +274,9 @@ net::awaitable<void> serveClient(Server& server, Socket client, bool tcp, uint64
         std::string("device server: protocol error: ") + v.what() + "; closing the connection";
   } catch (const WorkerLost&) {
     if (s.slot) {
-      std::string how = server.replaceWorker(*s.slot);
+      std::string how = server.replaceWorker(*s.slot, s.worker.generation);
       farewell = s.slot->name() + ": the device's worker process " + how + "; the device was reset";
-      server.release(*s.slot);
-      s.slot = nullptr;
+      endDevice(s);
     }
   } catch (const std::exception&) {
     // The client's connection failed or it went away: its device is closed below.

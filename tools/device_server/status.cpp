@@ -12,7 +12,10 @@ int printStatus(const std::string& address) {
                                   runtime::remote::clientToken());
     std::printf("chipless-device-server at %s (pid %d)\n", address.c_str(), c.serverPid());
     for (const auto& d : c.devices()) {
-      std::string owner = d.ownerPid ? "open by pid " + std::to_string(d.ownerPid) : "free";
+      std::string owner = d.shares > 0 ? std::to_string(d.shares) + " share(s), the first by pid " +
+                                             std::to_string(d.ownerPid)
+                          : d.ownerPid ? "open by pid " + std::to_string(d.ownerPid)
+                                       : "free";
       std::printf("  %-10s %-10s %s\n", d.name.c_str(), d.arch.c_str(), owner.c_str());
     }
     return 0;

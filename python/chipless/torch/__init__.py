@@ -94,7 +94,8 @@ def fallback_counts():
 
 def stats(name="tpu"):
     """What a device did since the last reset_stats(): programs launched, their simulated
-    cycles and seconds, host-link transfers, compiles and cache hits, views re-laid out, ops
+    cycles and seconds (on a share: how many of them ran together with other shares' launches,
+    and their cycles), host-link transfers, compiles and cache hits, views re-laid out, ops
     the compiler refused (with its reason). Waits for the queued ops first (what
     DeferAndFuse has recorded stays recorded)."""
     execution.wait()
@@ -103,6 +104,7 @@ def stats(name="tpu"):
     link = native.load("_torch").link(dev.slot)
     clock_ghz = chip_clock_ghz(dev)
     return {"device": dev.name, "launches": s.launches, "cycles": s.cycles,
+            "shared_launches": s.shared_launches, "shared_cycles": s.shared_cycles,
             "device_seconds": s.cycles / (clock_ghz * 1e9), "link_seconds": link["seconds"],
             "simulator_seconds": s.sim_seconds,
             "link_bytes_in": link["bytes_in"], "link_bytes_out": link["bytes_out"],

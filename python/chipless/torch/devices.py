@@ -71,6 +71,10 @@ def get(kind, index=0):
         sets = config.get("sets", ())
         device = chipless.Device(kind, arch=arch, sets=sets, index=index,
                                  timing_only=config.get("timing_only", False))
+        if device.share:
+            # A share ($CHIPLESS_DEVICE_SHARE) runs programs compiled for its own cores and
+            # memory.
+            sets = tuple(sets) + tuple(device.share["overrides"])
         slot = len(_by_slot)
         native.load("_torch").attach(slot, device._handle._tensor_memory())
         found = EmulatedDevice(kind, index, slot, device, arch, sets)

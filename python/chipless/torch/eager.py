@@ -45,6 +45,8 @@ class Stats:
     def reset(self):
         self.launches = 0          # programs launched
         self.cycles = 0.0          # simulated cycles of those launches
+        self.shared_launches = 0   # of those, run together with other shares' (a share)
+        self.shared_cycles = 0.0   # their cycles
         self.sim_seconds = 0.0     # host time the simulator took for them
         self.compiles = 0          # programs compiled (a new op or graph signature)
         self.hits = 0              # launches of a program already prepared
@@ -228,6 +230,9 @@ def launch(dev, prepared, bound, arrays=None):
     s = stats_of(dev)
     s.launches += 1
     s.cycles += launched.cycles
+    if launched.shared_steps:
+        s.shared_launches += 1
+        s.shared_cycles += launched.cycles
     s.sim_seconds += launched.host_seconds
     return launched
 

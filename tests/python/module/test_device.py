@@ -217,6 +217,31 @@ def test_device_memory(tmp_path):
         device.release(address)
 
 
+def test_shares_of_a_device(tmp_path):
+    """Two shares of one tpu-v4 in this process: each a device of one TensorCore and its own
+    HBM window from address 0; a Spyre card and a bad share text are clear errors."""
+    with chipless.Device("tpu", arch="v4", index=5, share="cores=1") as a, \
+            chipless.Device("tpu", arch="v4", index=5, share={"cores": 1, "memory": "8G"}) as b:
+        assert a.name == b.name == "tpu:5"
+        assert (a.share["first_core"], b.share["first_core"]) == (0, 1)
+        assert b.share["memory_bytes"] == 8 << 30
+        assert "chip.tensorcores=1" in a.share["overrides"]
+        assert "tensorcores: 1" in a.arch_yaml
+        assert a.allocate(64, "x") == b.allocate(64, "y") == 0
+        a.copy_in(0, np.full(16, 1, np.int32))
+        b.copy_in(0, np.full(16, 2, np.int32))
+        assert a.copy_out(0, 64).view(np.int32).tolist() == [1] * 16
+        assert b.copy_out(0, 64).view(np.int32).tolist() == [2] * 16
+        with pytest.raises(chipless.ChiplessError, match="no 1 free TensorCore"):
+            chipless.Device("tpu", arch="v4", index=5, share="cores=1")
+    with chipless.Device("tpu", arch="v4", index=5) as whole:
+        assert whole.share is None
+    with pytest.raises(chipless.ChiplessError, match="a Spyre card cannot be shared yet"):
+        chipless.Device("spyre", share="cores=4")
+    with pytest.raises(chipless.ChiplessError, match="share: cores: 'two' is not a whole number"):
+        chipless.Device("tpu", share="cores=two")
+
+
 def test_two_devices_from_two_threads(vadd, softmax):
     x = np.random.default_rng(5).standard_normal((100, 300)).astype(np.float32)
     a, b = halves(65536, 1), halves(65536, 2)

@@ -9,10 +9,10 @@ import sys
 import time
 
 import pytest
+from server_process import device_server
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 PYTHON_DIR = ROOT / "python"
-SERVER = pathlib.Path(os.environ["CHIPLESS_BIN"]) / "chipless-device-server"
 
 PROGRAM = """
 import hashlib, torch, chipless.torch
@@ -45,19 +45,10 @@ def run(program, locks, server=None, timeout=600):
 @pytest.fixture
 def server(tmp_path):
     """A server of one Spyre card and one TPU on a Unix socket in tmp_path."""
-    sock = tmp_path / "s.sock"
     locks = tmp_path / "server-locks"
     locks.mkdir()
-    proc = subprocess.Popen([str(SERVER), "--devices", "spyre:1,tpu:1", "--listen",
-                             f"unix:{sock}"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env=dict(os.environ, CHIPLESS_LOCK_DIR=str(locks)))
-    line = ""
-    while "serving" not in line:
-        line = proc.stdout.readline()
-        assert line, "the device server did not start"
-    yield f"unix:{sock}"
-    proc.terminate()
-    assert proc.wait(timeout=60) == 0
+    with device_server(tmp_path, "--devices", "spyre:1,tpu:1", locks=locks) as address:
+        yield address
 
 
 def test_models_on_a_server_match_in_process_bit_for_bit(tmp_path, server):

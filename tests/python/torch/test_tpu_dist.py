@@ -10,10 +10,10 @@ import sys
 import numpy as np
 import pytest
 import torch
+from server_process import device_server
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 PYTHON_DIR = ROOT / "python"
-SERVER = pathlib.Path(os.environ["CHIPLESS_BIN"]) / "chipless-device-server"
 
 WORKER = r"""
 import sys, numpy as np, torch, torch.distributed as dist, chipless.torch
@@ -72,15 +72,8 @@ dist.destroy_process_group()
 @pytest.fixture
 def server(tmp_path):
     """A server of four TPUs on a Unix socket in tmp_path."""
-    sock = tmp_path / "s.sock"
-    proc = subprocess.Popen([str(SERVER), "--devices", "tpu:4", "--listen", f"unix:{sock}"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=dict(os.environ, CHIPLESS_LOCK_DIR=str(tmp_path)))
-    while "serving" not in (line := proc.stdout.readline()):
-        assert line, "the device server did not start"
-    yield f"unix:{sock}"
-    proc.terminate()
-    assert proc.wait(timeout=60) == 0
+    with device_server(tmp_path, "--devices", "tpu:4") as address:
+        yield address
 
 
 def cpu_reference(size):

@@ -119,7 +119,8 @@ TEST(StickLayout, PaddedStickColumns) {
       ASSERT_EQ(u16(&dev[static_cast<size_t>(((c / 64) * 128 + r) * 128 + (c % 64) * 2)]),
                 u16(&host.data[static_cast<size_t>(r * 200 + c) * 2]));
   for (int64_t s = 0; s < 4; ++s)
-    for (size_t b = static_cast<size_t>((s * 128 + 100) * 128); b < static_cast<size_t>((s + 1) * 128 * 128); ++b)
+    for (size_t b = static_cast<size_t>((s * 128 + 100) * 128);
+         b < static_cast<size_t>((s + 1) * 128 * 128); ++b)
       ASSERT_EQ(dev[b], 0) << "stick column " << s << " byte " << b;
   EXPECT_EQ(fromDevice(dev.data(), l, Fp16Format::Ieee).data, host.data);
 }
