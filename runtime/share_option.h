@@ -1,6 +1,6 @@
 #pragma once
 /// How a client asks for a share of a device (DeviceShare) in text: the value of
-/// $CHIPLESS_DEVICE_SHARE, of tpu-sim/spyre-sim's `--share`, of Python's `share=`.
+/// $CHIPLESS_DEVICE_SHARE and of Python's `share=`.
 #include "runtime/device.h"
 
 #include <optional>

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--share", options.share,
                "let several clients use one device, each with a share of its cores and memory "
-               "(a client asks with CHIPLESS_DEVICE_SHARE=cores=N[,memory=BYTES]); TPU systems");
+               "(a client asks with CHIPLESS_DEVICE_SHARE=cores=N[,memory=BYTES])");
   bool status = false;
   app.add_flag("--status", status,
                "print the devices of the server listening at --listen (or the default socket) "

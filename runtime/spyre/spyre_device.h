@@ -1,19 +1,22 @@
 #pragma once
-/// An emulated Spyre card opened by one owner (the Spyre implementation of runtime::Device):
-/// its architecture, device memory, the elaborated chip model, and an allocator over the
-/// job address space (memory.segments segments; memory.program_segment holds SpyreCode).
+/// An emulated Spyre card opened by one owner, or a share of one (the Spyre implementation of
+/// runtime::Device): its architecture, its view of device memory, and an allocator over the
+/// job address space (memory.segments segments; memory.program_segment holds SpyreCode). The
+/// card itself (memory, chip model, lock) is a SpyreMachine; a share sees its cores as cores
+/// 0.. and its window of device memory as a job address space of its own, from 0.
 #include "runtime/chip_device.h"
 #include "runtime/device.h"
-#include "runtime/device_lock.h"
 #include "runtime/range_allocator.h"
-#include "sim/common/device_memory.h"
-#include "sim/common/sim_context.h"
+#include "runtime/spyre/spyre_machine.h"
+#include "sim/common/partition.h"
 #include "sim/spyre/chip.h"
 #include "support/spyre_arch.h"
 #include "support/spyrecode/assembler.h"
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace chipless::runtime {
 
@@ -23,7 +26,8 @@ using SpyreJob = PreparedJob<SpyreChip>;
 
 class SpyreDevice final : public ChipDevice<SpyreChip, spyrecode::Job> {
 public:
-  /// Opens a card for exclusive use (a lock file per device number: "spyre:N").
+  /// Opens a card for exclusive use (a lock file per device number: "spyre:N"), or, with
+  /// `options.share`, a share of it (DeviceShare).
   static std::unique_ptr<SpyreDevice> open(const SpyreArch& arch,
                                            const DeviceOptions& options = {});
   ~SpyreDevice() override;
@@ -32,9 +36,12 @@ public:
 
   // ---- runtime::Device ----------------------------------------------------------------
   ChipKind kind() const override { return ChipKind::Spyre; }
-  int index() const override { return lock_.index(); }
+  int index() const override { return machine_->index(); }
+  /// A share's description says its own cores and segments (chip.cores,
+  /// memory.segment_bytes): what its programs are compiled for.
   const ArchDescription& arch() const override { return arch_.description; }
-  bool timingOnly() const override { return options_.timingOnly; }
+  bool timingOnly() const override { return machine_->options().timingOnly; }
+  std::optional<ShareInfo> shareInfo() const override { return shareInfo_; }
   /// Tensors go to segment 0.
   uint64_t allocate(uint64_t bytes, const std::string& name) override;
   void release(uint64_t address) override;
@@ -43,14 +50,27 @@ public:
   Stats stats(const LaunchReport& last) const override;
 
   // ---- for the Spyre runtime and its tests --------------------------------------------
+  /// The architecture of this device (a share's: its cores and segments).
   const SpyreArch& spyreArch() const { return arch_; }
-  sim::DeviceMemory& memory() { return memory_; }
-  sim::spyre::Chip& chip() { return *chip_; }
+  /// The card's device memory, all of it (a share's window starts at
+  /// partition().memoryBase).
+  sim::DeviceMemory& memory() { return machine_->memory(0); }
+  /// The bytes [address, address+bytes) of one allocation of this device, or nullptr.
+  uint8_t* span(uint64_t address, uint64_t bytes);
+  /// Runs `binary` on this device's cores (a share's together with the other shares'
+  /// launches that meet it, SharedMachine); throws for a fault or a deadlock.
+  sim::spyre::LaunchResult run(const spyrecode::JobBinary& binary,
+                               const std::vector<int64_t>& symbols, TraceWriter* trace);
+  /// Whether the latest run() ran in one simulation with other shares' launches.
+  bool lastRunShared() const { return lastRunShared_; }
   /// Makes this device's SystemC context current: each device of a process elaborates its
   /// model in its own context, and a launch must run in the one its model lives in.
-  void enterContext() { context_->enter(); }
-  /// What is allocated in device memory.
+  void enterContext() { machine_->enterContext(); }
+  /// What is allocated in this device's job address space.
   const RangeAllocator& ranges() const { return ranges_; }
+  /// The cores and window of device memory this device runs on (the whole card unless a
+  /// share).
+  const sim::Partition& partition() const { return partition_; }
 
   /// Allocates `size` bytes in `segment` (first fit, memory.alignment_bytes aligned).
   uint64_t allocate(int segment, uint64_t size, const std::string& name);
@@ -65,14 +85,19 @@ public:
   }
 
 private:
-  SpyreDevice(const SpyreArch& arch, const DeviceOptions& options, DeviceLock lock);
+  SpyreDevice(std::shared_ptr<SpyreMachine> machine, SpyreMachine::View view);
+  /// The device address of this device's address `address`.
+  uint64_t deviceAddress(uint64_t address) const { return partition_.deviceAddress(address); }
+  /// Fails unless [address, address+bytes) lies in this device's job address space.
+  void checkRange(uint64_t address, uint64_t bytes) const;
+
+  std::shared_ptr<SpyreMachine> machine_;
   SpyreArch arch_;
-  DeviceOptions options_;
-  DeviceLock lock_; ///< held until the device is closed
-  sim::DeviceMemory memory_;
-  std::unique_ptr<sim::SimContext> context_; ///< outlives the chip elaborated in it
-  std::unique_ptr<sim::spyre::Chip> chip_;
+  sim::Partition partition_;
   RangeAllocator ranges_; ///< what is allocated in the job address space
+  std::optional<ShareInfo> shareInfo_;
+  std::optional<Stats> shareStats_; ///< a share's statistics of its latest launch
+  bool lastRunShared_ = false;
 };
 
 } // namespace chipless::runtime

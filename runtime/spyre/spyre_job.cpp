@@ -73,11 +73,11 @@ std::string SpyreChip::layoutText(const StickLayout& l) {
 void SpyreChip::store(Device& device, uint64_t addr, const StickLayout& l, const NpyArray& host,
                       const std::string& what) {
   runtime::toDevice(host, l, *parseFp16Format(device.spyreArch().numerics.fp16_format),
-                    device.memory().span(addr, l.deviceBytes()), what);
+                    device.span(addr, l.deviceBytes()), what);
 }
 
 NpyArray SpyreChip::load(Device& device, uint64_t addr, const StickLayout& l) {
-  return runtime::fromDevice(device.memory().span(addr, l.deviceBytes()), l,
+  return runtime::fromDevice(device.span(addr, l.deviceBytes()), l,
                              *parseFp16Format(device.spyreArch().numerics.fp16_format));
 }
 
@@ -92,11 +92,12 @@ NpyArray SpyreChip::fromDevice(Device& device, const Arg&, uint64_t addr, const 
 
 LaunchReport SpyreChip::run(Device& device, const Job&, const JobBinary& binary,
                             const std::vector<int64_t>& symbols, TraceWriter* trace) {
-  sim::spyre::LaunchResult r = device.chip().launch(binary, symbols, trace);
+  sim::spyre::LaunchResult r = device.run(binary, symbols, trace);
   LaunchReport out;
   out.cycles = r.cycles;
   out.hostSeconds = r.hostSeconds;
   out.issued = r.instructions;
+  out.sharedSteps = device.lastRunShared() ? 1 : 0;
   return out;
 }
 

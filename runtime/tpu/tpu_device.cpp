@@ -14,33 +14,13 @@ std::unique_ptr<TpuDevice> TpuDevice::open(const TpuArch& arch, const DeviceOpti
   if (options.chips < 1 || options.chips > kMaxChips)
     throw Error("--chips " + std::to_string(options.chips) + ": a TPU system has 1.." +
                 std::to_string(kMaxChips) + " chips");
-  if (options.share.cores == 0) {
-    DeviceLock lock = options.index >= 0 ? DeviceLock::acquire("tpu", options.index)
-                                         : DeviceLock::acquireAny("tpu");
-    auto machine = std::make_shared<TpuMachine>(arch, options, std::move(lock), false);
-    return std::unique_ptr<TpuDevice>(new TpuDevice(std::move(machine), arch, {}, std::nullopt));
-  }
-  auto machine = TpuMachine::openShared(arch, options);
-  sim::Partition p = machine->claimShare(options.share.cores, options.share.memoryBytes);
-  try {
-    ShareInfo info{p.coreFirst,
-                   p.cores,
-                   p.memoryBase,
-                   p.memoryBytes,
-                   {"chip.tensorcores=" + std::to_string(p.cores),
-                    "hbm.capacity_bytes=" + std::to_string(p.memoryBytes)}};
-    TpuArch view = TpuArch::fromDescription(arch.description.withOverrides(info.overrides));
-    return std::unique_ptr<TpuDevice>(new TpuDevice(std::move(machine), view, p, info));
-  } catch (...) {
-    machine->releaseShare(p);
-    throw;
-  }
+  auto machine = TpuMachine::open(arch, options);
+  return std::unique_ptr<TpuDevice>(new TpuDevice(machine, machine->view(arch, options)));
 }
 
-TpuDevice::TpuDevice(std::shared_ptr<TpuMachine> machine, const TpuArch& arch,
-                     sim::Partition partition, std::optional<ShareInfo> share)
-    : machine_(std::move(machine)), arch_(arch), partition_(partition),
-      shareInfo_(std::move(share)) {
+TpuDevice::TpuDevice(std::shared_ptr<TpuMachine> machine, TpuMachine::View view)
+    : machine_(std::move(machine)), arch_(std::move(view.arch)), partition_(view.partition),
+      shareInfo_(std::move(view.share)) {
   if (machine_->shared()) machine_->gate().attach();
 }
 
@@ -141,19 +121,10 @@ uint8_t* TpuDevice::span(int chip, uint64_t address, uint64_t bytes) {
 
 sim::tpu::LaunchResult TpuDevice::run(const tpuprog::JobBinary& binary,
                                       const std::vector<int64_t>& symbols, TraceWriter* trace) {
-  if (!machine_->shared()) {
-    std::lock_guard lock(machine_->mutex());
-    machine_->enterContext();
-    return machine_->system().launch(binary, symbols, trace);
-  }
-  TpuShareLaunch launch{&binary, &symbols, trace, partition_, {}, {}};
-  CoLaunchGate::Arrival arrival;
-  arrival.share = partition_.coreFirst;
-  arrival.launch = &launch;
-  machine_->gate().run(arrival);
-  lastRunShared_ = launch.together > 1;
-  shareStats_ = std::move(launch.stats);
-  return launch.result;
+  TpuMachine::ShareRun run = machine_->run(partition_, binary, symbols, trace);
+  lastRunShared_ = run.together;
+  if (machine_->shared()) shareStats_ = std::move(run.stats);
+  return run.result;
 }
 
 Stats TpuDevice::stats(const LaunchReport& last) const {
@@ -165,7 +136,7 @@ Stats TpuDevice::stats(const LaunchReport& last) const {
   r.hostSeconds = last.hostSeconds;
   r.bundles = last.issued;
   std::lock_guard lock(machine_->mutex());
-  machine_->system().collectStats(s, r);
+  machine_->model().collectStats(s, r);
   return s;
 }
 

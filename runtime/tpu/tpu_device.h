@@ -74,8 +74,7 @@ public:
   const sim::Partition& partition() const { return partition_; }
 
 private:
-  TpuDevice(std::shared_ptr<TpuMachine> machine, const TpuArch& arch, sim::Partition partition,
-            std::optional<ShareInfo> share);
+  TpuDevice(std::shared_ptr<TpuMachine> machine, TpuMachine::View view);
   /// Fails unless `chip` is -1 (for copyIn: every chip) or a chip of the system.
   void checkChip(int chip, bool allowAll) const;
   /// The device address of this device's HBM address `address`.

@@ -1,5 +1,7 @@
 #include "sim/common/partition.h"
 
+#include "support/progformat/plan.h"
+
 #include <cstdio>
 
 namespace chipless::sim {
@@ -15,6 +17,13 @@ std::string Partition::describe() const {
                 static_cast<unsigned long long>(memoryBase),
                 static_cast<unsigned long long>(memoryBase + memoryBytes));
   return text + window;
+}
+
+std::string Partition::outsideWindow(const char* memory, __int128 lo, __int128 hi) const {
+  if (memoryBytes == 0 || (lo >= 0 && hi <= static_cast<__int128>(memoryBytes))) return "";
+  auto hex = [](__int128 v) { return progformat::formatDevPtr(static_cast<uint64_t>(v)); };
+  return std::string(memory) + " bytes " + hex(lo) + ".." + hex(hi) +
+         " are outside this share of the device (its addresses are 0.." + hex(memoryBytes) + ")";
 }
 
 } // namespace chipless::sim

@@ -23,59 +23,104 @@ Cycles Chip::ringLatency(int fromCore, int toCore) const {
   return static_cast<Cycles>(h) * arch_.ring.hop_latency_cycles;
 }
 
-void Chip::assignPrograms(const JobBinary& binary) {
+void Chip::assignPrograms(const std::vector<SpyreLaunchPart>& parts) {
   const int cores = arch_.chip.cores, corelets = arch_.chip.corelets_per_core;
   std::vector<const Program*> assigned(static_cast<size_t>(cores) * (3 + 3 * corelets), nullptr);
   std::vector<size_t> owner(assigned.size(), 0);
+  std::vector<int> partOf(static_cast<size_t>(cores), -1);
   for (auto& c : cores_)
-    for (Engine* e : c->engines()) e->arm(nullptr, launchStart());
-  for (size_t pi = 0; pi < binary.programs.size(); ++pi) {
-    const Program& p = binary.programs[pi];
-    std::string what = "program " + std::to_string(pi) + " (" + unitName(p.unit) + ")";
-    int last = p.coreLast == kAllCores ? cores - 1 : p.coreLast;
-    if (p.coreFirst >= cores || last >= cores)
-      throw Error(what + " is for cores " + std::to_string(p.coreFirst) + "-" +
-                  std::to_string(last) + " but the chip has " + std::to_string(cores) +
-                  " cores (chip.cores)");
-    if (p.corelet >= corelets)
-      throw Error(what + " is for corelet " + std::to_string(p.corelet) + " but a core has " +
-                  std::to_string(corelets) + " (chip.corelets_per_core)");
-    for (int c = p.coreFirst; c <= last; ++c) {
-      int lo = isCoreletUnit(p.unit) ? (p.corelet < 0 ? 0 : p.corelet) : 0;
-      int hi = isCoreletUnit(p.unit) ? (p.corelet < 0 ? corelets - 1 : p.corelet) : 0;
-      for (int l = lo; l <= hi; ++l) {
-        Engine& e = cores_[c]->engine(p.unit, l);
-        size_t slot =
-            static_cast<size_t>(c) * (3 + 3 * corelets) + static_cast<size_t>(e.traceTrack());
-        if (assigned[slot])
-          throw Error(what + " and program " + std::to_string(owner[slot]) + " both target " +
-                      e.label());
-        assigned[slot] = &p;
-        owner[slot] = pi;
-        e.arm(&p, launchStart());
+    for (Engine* e : c->engines()) e->arm(nullptr, launchStart(), {}, nullptr);
+  for (size_t part = 0; part < parts.size(); ++part) {
+    const SpyreLaunchPart& lp = parts[part];
+    const Partition& where = lp.partition;
+    const int first = where.coreFirst, count = where.coreCount(cores);
+    // Which part's programs these are, in errors of a launch of several.
+    const std::string of = parts.size() > 1 ? " of part " + std::to_string(part) : "";
+    if (first < 0 || first + count > cores)
+      throw Error("part " + std::to_string(part) + " runs on " + where.describe() +
+                  " but the chip has " + std::to_string(cores) + " cores (chip.cores)");
+    for (int k = first; k < first + count; ++k) {
+      if (partOf[k] >= 0)
+        throw Error("parts " + std::to_string(partOf[k]) + " and " + std::to_string(part) +
+                    " both run on core " + std::to_string(k));
+      partOf[k] = static_cast<int>(part);
+    }
+    const JobBinary& binary = *lp.binary;
+    for (size_t pi = 0; pi < binary.programs.size(); ++pi) {
+      const Program& p = binary.programs[pi];
+      std::string what = "program " + std::to_string(pi) + of + " (" + unitName(p.unit) + ")";
+      int last = p.coreLast == kAllCores ? count - 1 : p.coreLast;
+      if (p.coreFirst >= count || last >= count)
+        throw Error(what + " is for cores " + std::to_string(p.coreFirst) + "-" +
+                    std::to_string(last) + " but " +
+                    (where.cores > 0
+                         ? "its share has " + std::to_string(count) + " cores"
+                         : "the chip has " + std::to_string(cores) + " cores (chip.cores)"));
+      if (p.corelet >= corelets)
+        throw Error(what + " is for corelet " + std::to_string(p.corelet) + " but a core has " +
+                    std::to_string(corelets) + " (chip.corelets_per_core)");
+      for (int c = first + p.coreFirst; c <= first + last; ++c) {
+        int lo = isCoreletUnit(p.unit) ? (p.corelet < 0 ? 0 : p.corelet) : 0;
+        int hi = isCoreletUnit(p.unit) ? (p.corelet < 0 ? corelets - 1 : p.corelet) : 0;
+        for (int l = lo; l <= hi; ++l) {
+          Engine& e = cores_[c]->engine(p.unit, l);
+          size_t slot =
+              static_cast<size_t>(c) * (3 + 3 * corelets) + static_cast<size_t>(e.traceTrack());
+          if (assigned[slot])
+            throw Error(what + " and program " + std::to_string(owner[slot]) + " both target " +
+                        e.label());
+          assigned[slot] = &p;
+          owner[slot] = pi;
+          e.arm(&p, launchStart(), where, lp.symbols);
+        }
       }
     }
   }
 }
 
+void Chip::resetShared() {
+  // Every launch starts at time 0, and every reservation of the previous one is over: a
+  // launch's times (and their rounding) do not depend on what ran before it.
+  ring_.resetCounters();
+  dram_.resetCounters();
+  const Cycles past = std::numeric_limits<Cycles>::infinity();
+  for (int s = 0; s < ring_.stops(); ++s)
+    for (RingDir d : {RingDir::Cw, RingDir::Ccw}) ring_.link(s, d).retire(past);
+  for (int c = 0; c < dram_.channels(); ++c) dram_.channel(c).retire(past);
+  for (auto& c : cores_) c->resetForLaunch();
+}
+
 LaunchResult Chip::launch(const JobBinary& binary, const std::vector<int64_t>& symbolValues,
                           TraceWriter* trace) {
-  LaunchTimes times = runLaunch(binary.symbols.size(), symbolValues, trace, [&] {
-    // Every launch starts at time 0, and every reservation of the previous one is over: a
-    // launch's times (and their rounding) do not depend on what ran before it.
-    ring_.resetCounters();
-    dram_.resetCounters();
-    const Cycles past = std::numeric_limits<Cycles>::infinity();
-    for (int s = 0; s < ring_.stops(); ++s)
-      for (RingDir d : {RingDir::Cw, RingDir::Ccw}) ring_.link(s, d).retire(past);
-    for (int c = 0; c < dram_.channels(); ++c) dram_.channel(c).retire(past);
-    for (auto& c : cores_) c->resetForLaunch();
-    assignPrograms(binary);
+  return launch({SpyreLaunchPart{&binary, &symbolValues, {}}}, trace).front();
+}
+
+std::vector<LaunchResult> Chip::launch(const std::vector<SpyreLaunchPart>& parts,
+                                       TraceWriter* trace) {
+  checkLaunchParts(parts);
+  // The parts' symbols reach their engines (Engine::arm); the host's own table is the first
+  // part's.
+  const std::vector<int64_t>& firstSymbols = *parts.front().symbols;
+  LaunchTimes times = runLaunch(firstSymbols.size(), firstSymbols, trace, [&] {
+    resetShared();
+    assignPrograms(parts);
   });
-  LaunchResult result{times, 0};
-  for (auto& c : cores_)
-    for (const Engine* e : c->engines()) result.instructions += e->counters().instructions;
-  return result;
+  const int cores = arch_.chip.cores;
+  std::vector<LaunchResult> results;
+  for (const SpyreLaunchPart& lp : parts) {
+    LaunchResult r{times, 0};
+    const int first = lp.partition.coreFirst, count = lp.partition.coreCount(cores);
+    Cycles finished = launchStart();
+    for (int c = first; c < first + count; ++c)
+      for (const Engine* e : cores_[c]->engines()) {
+        r.instructions += e->counters().instructions;
+        finished = std::max(finished, e->finishedAt());
+      }
+    // One part on the whole chip keeps the launch's own end.
+    if (parts.size() > 1 || !lp.partition.whole()) r.cycles = finished - launchStart();
+    results.push_back(r);
+  }
+  return results;
 }
 
 void Chip::nameTraceTracks(TraceWriter& trace) {

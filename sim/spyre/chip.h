@@ -6,6 +6,7 @@
 /// hierarchy per kernel context, so construct each Chip right after `freshSimContext()`.
 #include "sim/common/device_memory.h"
 #include "sim/common/launch_host.h"
+#include "sim/common/partition.h"
 #include "sim/common/sim_context.h"
 #include "sim/spyre/core.h"
 #include "sim/spyre/dram.h"
@@ -31,6 +32,10 @@ struct LaunchResult : LaunchTimes {
   uint64_t instructions = 0; ///< executed by all engines
 };
 
+/// One binary's part of a launch of several (the shares of a card, runtime/device.h): its
+/// programs run on the partition's cores and address its window of device memory.
+using SpyreLaunchPart = LaunchPart<spyrecode::JobBinary>;
+
 /// The launch prelude, abort path, faults, symbols, progress and trace helpers come from
 /// LaunchHost (sim/common/launch_host.h); the Chip adds the cores, ring and DRAM, the
 /// assignment of programs to engines, the trace layout and the statistics. Every launch
@@ -48,6 +53,11 @@ public:
   /// null.
   LaunchResult launch(const spyrecode::JobBinary& binary, const std::vector<int64_t>& symbolValues,
                       TraceWriter* trace);
+  /// Runs several binaries at once, each on its partition (disjoint cores), in one
+  /// simulation: they contend for the ring and the DRAM channels. Returns each part's result:
+  /// its cycles until its own engines and transfers finished. A fault in any part stops
+  /// them all.
+  std::vector<LaunchResult> launch(const std::vector<SpyreLaunchPart>& parts, TraceWriter* trace);
 
   /// Adds the statistics of the last launch under "chip." to `stats`. Host wall-clock time
   /// is left out so that two runs give byte-identical statistics.
@@ -68,7 +78,9 @@ public:
   int dramTracePid() const { return arch_.chip.cores + 1; }
 
 private:
-  void assignPrograms(const spyrecode::JobBinary& binary);
+  void assignPrograms(const std::vector<SpyreLaunchPart>& parts);
+  /// Every launch starts at time 0 with the ring and DRAM free and their counters at zero.
+  void resetShared();
   void nameTraceTracks(TraceWriter& trace) override;
 
   SpyreArch arch_;

@@ -71,7 +71,7 @@ void ComputeUnit::laneMask(const Instruction& ins) {
 
 void ComputeUnit::splat(const Instruction& ins) {
   uint32_t* r = reg(ins.operands[0].imm);
-  const double v = chip_.floatOperand(ins.operands[1].imm, ins.operands[1].sym);
+  const double v = floatOperand(ins.operands[1].imm, ins.operands[1].sym);
   uint32_t bits;
   if (*ins.dtype == DType::I32) {
     bits = static_cast<uint32_t>(static_cast<int32_t>(v));

@@ -42,8 +42,8 @@ void DmaEngine::checkFootprint(uint64_t mem, int64_t bytes, const int64_t n[3],
   const Cycles limit = chip_.maxCycles();
   if (limit <= 0 || runs == 0) return;
   // At least its bytes at the DMA rate.
-  const double cycles = runs * static_cast<double>(bytes) /
-                        static_cast<double>(chip_.arch().dma.bytes_per_cycle);
+  const double cycles =
+      runs * static_cast<double>(bytes) / static_cast<double>(chip_.arch().dma.bytes_per_cycle);
   if (cycles + local_ - chip_.launchStart() > limit) {
     char text[160];
     std::snprintf(text, sizeof text,
@@ -61,7 +61,7 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
   const bool bytewise = ins.op == Opcode::DmaLoadB || ins.op == Opcode::DmaStoreB;
   const int64_t stick = arch.chip.stick_bytes;
   const int64_t sp = arg(ins, 0);
-  const uint64_t mem = static_cast<uint64_t>(arg(ins, 1));
+  const uint64_t programMem = static_cast<uint64_t>(arg(ins, 1));
   const int64_t bytes = arg(ins, 2);
   int64_t n[3], ms[3], ss[3];
   for (int d = 0; d < 3; ++d) {
@@ -77,10 +77,10 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
     if (bytes <= 0 || bytes % stick != 0)
       fault("bytes = " + std::to_string(bytes) + " is not a positive whole number of sticks (" +
             std::to_string(stick) + " bytes)");
-    if (sp % stick != 0 || mem % static_cast<uint64_t>(stick) != 0)
+    if (sp % stick != 0 || programMem % static_cast<uint64_t>(stick) != 0)
       fault("misaligned transfer: scratchpad address " + std::to_string(sp) + ", device address " +
-            spyrecode::formatDevPtr(mem) + " (both must be multiples of " + std::to_string(stick) +
-            ")");
+            spyrecode::formatDevPtr(programMem) + " (both must be multiples of " +
+            std::to_string(stick) + ")");
     for (int d = 0; d < 3; ++d)
       if (n[d] > 1 && (ss[d] % stick != 0 || ms[d] % stick != 0))
         fault("stride of dimension " + std::to_string(d + 1) + " is not a multiple of the stick");
@@ -99,10 +99,21 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
       return v > INT64_MAX || v < INT64_MIN ? std::string("(beyond 64 bits)")
                                             : std::to_string(static_cast<int64_t>(v));
     };
-    fault("scratchpad range " + text(lo) + ".." + text(hi + bytes) + " outside the scratchpad (0.." +
-          std::to_string(arch.scratchpad.bytes) + ")");
+    fault("scratchpad range " + text(lo) + ".." + text(hi + bytes) +
+          " outside the scratchpad (0.." + std::to_string(arch.scratchpad.bytes) + ")");
   }
-  checkFootprint(mem, bytes, n, ms);
+  checkFootprint(programMem, bytes, n, ms);
+  // A share's program addresses its window from 0: its footprint must lie there.
+  if (partition().memoryBytes) {
+    __int128 lo = static_cast<__int128>(programMem), hi = lo + bytes;
+    for (int d = 0; d < 3; ++d) {
+      const __int128 span = static_cast<__int128>(n[d] > 0 ? n[d] - 1 : 0) * ms[d];
+      (span < 0 ? lo : hi) += span;
+    }
+    if (std::string problem = partition().outsideWindow("device memory", lo, hi); !problem.empty())
+      fault(problem);
+  }
+  const uint64_t mem = partition().deviceAddress(programMem);
 
   perChannel_.assign(static_cast<size_t>(chip_.dram().channels()), 0.0);
   DeviceMemory& memory = chip_.memory();
@@ -186,7 +197,7 @@ void DmaEngine::executeUnitOp(const Instruction& ins) {
   local_ = t + issue;
   bytes_ += static_cast<double>(total);
   ++transfers_;
-  chip_.noteActivity(finish);
+  noteAsyncDone(finish);
   if (done >= 0) core_.tokens().send(static_cast<int>(done), finish);
 }
 

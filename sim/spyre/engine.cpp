@@ -33,17 +33,34 @@ Engine::Engine(sc_core::sc_module_name name, Chip& chip, Core& core, Unit unit, 
   SC_THREAD(serveLaunches);
 }
 
-void Engine::arm(const Program* program, Cycles start) {
+void Engine::arm(const Program* program, Cycles start, const Partition& partition,
+                 const std::vector<int64_t>* symbols) {
   armThread(program != nullptr, start);
   program_ = program;
+  partition_ = partition;
+  symbols_ = symbols;
+  lastAsyncDone_ = start;
   pc_ = 0;
   counters_ = {};
   control_.reset();
   for (auto& r : regs_) r = 0;
-  regs_[kRegCore] = core_.index();
+  regs_[kRegCore] = core_.index() - partition.coreFirst;
   regs_[kRegCorelet] = corelet_ < 0 ? 0 : corelet_;
-  regs_[kRegNumCores] = chip_.arch().chip.cores;
+  regs_[kRegNumCores] = partition.coreCount(chip_.arch().chip.cores);
   resetUnit();
+}
+
+int Engine::physicalCore(int64_t core, const std::string& what) const {
+  const int cores = partition_.coreCount(chip_.arch().chip.cores);
+  if (core < 0 || core >= cores)
+    fault(what + " " + std::to_string(core) + " does not exist (0.." + std::to_string(cores - 1) +
+          ")");
+  return partition_.coreFirst + static_cast<int>(core);
+}
+
+void Engine::noteAsyncDone(Cycles t) {
+  lastAsyncDone_ = std::max(lastAsyncDone_, t);
+  chip_.noteActivity(t);
 }
 
 std::string Engine::where() const {
@@ -73,7 +90,7 @@ int64_t Engine::arg(const Instruction& ins, size_t index) const {
   const Operand& o = ins.operands[index];
   int64_t v = o.imm;
   if (o.reg >= 0) v += regs_[o.reg];
-  if (o.sym >= 0) v += chip_.symbolValue(o.sym);
+  if (o.sym >= 0) v += (*symbols_)[static_cast<size_t>(o.sym)];
   return v;
 }
 
@@ -132,12 +149,13 @@ bool Engine::scalarOp(const Instruction& ins) {
     int64_t token = arg(ins, 0), core = arg(ins, 1);
     TokenBank* bank = &core_.tokens();
     Cycles at = local_ + chip_.arch().sync.token_latency_cycles;
-    if (core >= 0 && core != core_.index()) {
-      if (core >= chip_.arch().chip.cores)
-        fault("tsend to core " + std::to_string(core) + " of " +
-              std::to_string(chip_.arch().chip.cores));
-      bank = &chip_.core(static_cast<int>(core)).tokens();
-      at += chip_.ringLatency(core_.index(), static_cast<int>(core));
+    if (core >= 0 && core != regs_[kRegCore]) {
+      const int cores = partition_.coreCount(chip_.arch().chip.cores);
+      if (core >= cores)
+        fault("tsend to core " + std::to_string(core) + " of " + std::to_string(cores));
+      const int target = partition_.coreFirst + static_cast<int>(core);
+      bank = &chip_.core(target).tokens();
+      at += chip_.ringLatency(core_.index(), target);
     }
     if (token < 0 || token >= bank->size())
       fault("token " + std::to_string(token) + " out of range (0.." +

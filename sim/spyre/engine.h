@@ -9,12 +9,15 @@
 /// latency of a whole operation; the SystemC kernel only advances when an engine must
 /// touch a shared resource (ring links, DRAM channels) in time order, or waits for
 /// another engine. Nothing ticks every cycle.
+#include "sim/common/launch_host.h"
 #include "sim/common/launch_thread.h"
+#include "sim/common/partition.h"
 #include "sim/common/scalar_control.h"
 #include "sim/common/timeline.h"
 #include "support/spyrecode/program.h"
 #include "support/stats.h"
 
+#include <algorithm>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -30,8 +33,13 @@ public:
   /// Labelled "core 3 load0", "core 0 dma_in" in errors and reports.
   Engine(sc_core::sc_module_name name, Chip& chip, Core& core, spyrecode::Unit unit, int corelet);
 
-  /// Gives the engine its program for the next launch (nullptr: nothing to do).
-  void arm(const spyrecode::Program* program, Cycles start);
+  /// Gives the engine its program for the next launch (nullptr: nothing to do), run in
+  /// `partition` (its cores numbered from 0, its addresses in its window) with `symbols`
+  /// bound (one per symbol of its binary).
+  void arm(const spyrecode::Program* program, Cycles start, const Partition& partition,
+           const std::vector<int64_t>* symbols);
+  /// When this engine's last instruction, or the last transfer it started, finished.
+  Cycles finishedAt() const { return std::max(local_, lastAsyncDone_); }
   spyrecode::Unit unit() const { return unit_; }
   int corelet() const { return corelet_; }
   size_t pc() const { return pc_; }
@@ -58,6 +66,18 @@ protected:
 
   /// Value of operand `index` of `ins`: constant + register + launch-bound symbol.
   int64_t arg(const spyrecode::Instruction& ins, size_t index) const;
+  /// The value of a float operand: its constant, or the real scalar its symbol is bound to.
+  double floatOperand(int64_t imm, int32_t sym) const {
+    return LaunchHost::floatBits(sym >= 0 ? (*symbols_)[static_cast<size_t>(sym)] : imm);
+  }
+  /// The partition of the launch: the cores and window of device memory this engine's
+  /// program may use.
+  const Partition& partition() const { return partition_; }
+  /// The core that core `core` of the program is (the partition's cores are 0..); faults
+  /// naming `what` when the partition has no such core.
+  int physicalCore(int64_t core, const std::string& what) const;
+  /// Notes that work this engine started ends at `t` (a transfer landing).
+  void noteAsyncDone(Cycles t);
   /// Stops the launch with an error naming this engine, its pc and the instruction.
   [[noreturn]] void fault(const std::string& message) const;
   /// Moves local_ forward to `t` (if later), counting the gap as a stall.
@@ -82,6 +102,9 @@ private:
   const spyrecode::Program* program_ = nullptr;
   size_t pc_ = 0;
   int64_t regs_[spyrecode::kNumRegs] = {};
+  Partition partition_;
+  const std::vector<int64_t>* symbols_ = nullptr;
+  Cycles lastAsyncDone_ = 0;
   ScalarControl control_; ///< jumps, branches and the loop stack
 };
 

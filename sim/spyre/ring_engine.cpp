@@ -25,9 +25,7 @@ void RingEngine::executeUnitOp(const Instruction& ins) {
   const int64_t dstCore = arg(ins, 0), src = arg(ins, 1), dst = arg(ins, 2), bytes = arg(ins, 3);
   const int64_t dir = ins.operands[4].imm, op = ins.operands[5].imm;
   const int64_t token = arg(ins, 6), done = arg(ins, 7);
-  if (dstCore < 0 || dstCore >= arch.chip.cores)
-    fault("destination core " + std::to_string(dstCore) + " does not exist (0.." +
-          std::to_string(arch.chip.cores - 1) + ")");
+  const int target = physicalCore(dstCore, "destination core");
   if (bytes <= 0 || bytes % stick != 0)
     fault("bytes = " + std::to_string(bytes) + " is not a positive whole number of sticks");
   if (src % stick != 0 || dst % stick != 0)
@@ -38,7 +36,7 @@ void RingEngine::executeUnitOp(const Instruction& ins) {
       fault(std::string(name) + " range " + std::to_string(addr) + ".." +
             wideText(static_cast<__int128>(addr) + bytes) + " outside the scratchpad (0.." +
             std::to_string(arch.scratchpad.bytes) + ")");
-  Core& target = chip_.core(static_cast<int>(dstCore));
+  Core& to = chip_.core(target);
   for (int64_t t : {token, done})
     if (t < -1 || t >= core_.tokens().size()) // -1: no token
       fault("token " + std::to_string(t) + " out of range (0.." +
@@ -46,11 +44,11 @@ void RingEngine::executeUnitOp(const Instruction& ins) {
 
   if (!chip_.timingOnly()) {
     const uint8_t* from = core_.scratchpad() + src;
-    uint8_t* to = target.scratchpad() + dst;
+    uint8_t* into = to.scratchpad() + dst;
     if (op == 0)
-      std::memmove(to, from, static_cast<size_t>(bytes));
+      std::memmove(into, from, static_cast<size_t>(bytes));
     else
-      combineSticks(static_cast<RingOp>(op), *ins.dtype, chip_.fp16Format(), from, to,
+      combineSticks(static_cast<RingOp>(op), *ins.dtype, chip_.fp16Format(), from, into,
                     static_cast<size_t>(bytes / stick), static_cast<size_t>(stick));
   }
 
@@ -60,7 +58,7 @@ void RingEngine::executeUnitOp(const Instruction& ins) {
   reserveShared([&] {
     t = local_;
     Ring& ring = chip_.ring();
-    const int a = ring.coreStop(core_.index()), b = ring.coreStop(static_cast<int>(dstCore));
+    const int a = ring.coreStop(core_.index()), b = ring.coreStop(target);
     const RingDir d = dir == 0 ? ring.shortest(a, b) : dir == 1 ? RingDir::Cw : RingDir::Ccw;
     path_.clear();
     ring.appendPath(a, b, d, path_);
@@ -75,8 +73,8 @@ void RingEngine::executeUnitOp(const Instruction& ins) {
   local_ = t + sendTime;
   bytes_ += static_cast<double>(bytes);
   ++messages_;
-  chip_.noteActivity(arrival);
-  if (token >= 0) target.tokens().send(static_cast<int>(token), arrival);
+  noteAsyncDone(arrival);
+  if (token >= 0) to.tokens().send(static_cast<int>(token), arrival);
   if (done >= 0) core_.tokens().send(static_cast<int>(done), local_);
 }
 

@@ -120,13 +120,7 @@ LaunchResult System::launch(const JobBinary& binary, const std::vector<int64_t>&
 
 std::vector<LaunchResult> System::launch(const std::vector<TpuLaunchPart>& parts,
                                          TraceWriter* trace) {
-  if (parts.empty()) throw Error("launch: no program to run");
-  for (size_t part = 0; part < parts.size(); ++part)
-    if (parts[part].symbols->size() != parts[part].binary->symbols.size())
-      throw Error(
-          "launch: " + std::string(parts.size() > 1 ? "part " + std::to_string(part) + ": " : "") +
-          std::to_string(parts[part].symbols->size()) + " symbol values for " +
-          std::to_string(parts[part].binary->symbols.size()) + " symbols");
+  checkLaunchParts(parts);
   // The parts' symbols reach their cores (TensorCore::arm); the host's own table is the first
   // part's, for what still reads it there.
   const std::vector<int64_t>& first = *parts.front().symbols;

@@ -15,12 +15,8 @@ using namespace tpuprog;
 // ---- DMA and ICI ----------------------------------------------------------------------------
 
 void TensorCore::checkWindow(const char* what, __int128 lo, __int128 hi) const {
-  if (partition_.memoryBytes == 0) return;
-  if (lo >= 0 && hi <= static_cast<__int128>(partition_.memoryBytes)) return;
-  fault(std::string(what) + ": HBM bytes " + hex(static_cast<int64_t>(lo)) + ".." +
-        hex(static_cast<int64_t>(hi)) +
-        " are outside this share of the device (its addresses are 0.." +
-        hex(static_cast<int64_t>(partition_.memoryBytes)) + ")");
+  if (std::string problem = partition_.outsideWindow("HBM", lo, hi); !problem.empty())
+    fault(std::string(what) + ": " + problem);
 }
 
 void TensorCore::dma(const Op& op, bool in) {

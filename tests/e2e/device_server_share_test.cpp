@@ -275,5 +275,43 @@ TEST_F(DeviceServerShare, AKilledSharerGivesItsCoresBackAndSparesTheOther) {
   EXPECT_TRUE(server->running());
 }
 
+TEST_F(DeviceServerShare, HalvesOfASpyreCardRunTogetherFromTheTools) {
+  start("--devices spyre:1 --share");
+  // The bundled add over 16 cores and half of the job address space (segments of 8 GiB).
+  const std::string sets = " --set chip.cores=16 --set memory.segment_bytes=8589934592";
+  ShellResult as = sh(tool("spyre-as") + " " + CHIPLESS_SOURCE_DIR + "/models/kernels/add.s" +
+                      sets + " -o " + path("add"));
+  ASSERT_EQ(as.status, 0) << as.output;
+  writeNpy(path("a.npy"), randomArray(DType::F16, {32, 4096}, 1));
+  writeNpy(path("b.npy"), randomArray(DType::F16, {32, 4096}, 2));
+  const std::string run = tool("spyre-sim") + " run " + path("add/job.plan") +
+                          " --input A=" + path("a.npy") + " --input B=" + path("b.npy");
+  ShellResult local = sh(run + sets + " --output C=" + path("local.npy"));
+  ASSERT_EQ(local.status, 0) << local.output;
+  // Two processes, each on half of the server's card, launching at the same time.
+  const std::string env =
+      "CHIPLESS_DEVICE_SERVER=" + address + " CHIPLESS_DEVICE_SHARE=cores=16,window-ms=2000 ";
+  std::string both;
+  for (const char* who : {"x", "y"})
+    both += env + run + " --launches 4 --output C=" + path(std::string(who) + ".npy") +
+            " --stats " + path(std::string(who) + ".json") + " > " +
+            path(std::string(who) + ".log") + " 2>&1 & ";
+  ShellResult pair = sh(both + "wait");
+  for (const char* who : {"x", "y"}) {
+    const std::string name = who;
+    ASSERT_TRUE(std::filesystem::exists(path(name + ".npy"))) << readFile(path(name + ".log"));
+    EXPECT_EQ(readFile(path(name + ".npy")), readFile(path("local.npy"))) << name;
+    auto stats = nlohmann::json::parse(readFile(path(name + ".json")));
+    EXPECT_EQ(stats["share"]["cores"]["value"], 16) << stats.dump();
+  }
+  // One of them took the first half of the card, the other the second.
+  auto first = [&](const char* who) {
+    return nlohmann::json::parse(
+               readFile(path(std::string(who) + ".json")))["share"]["first_core"]["value"]
+        .get<int>();
+  };
+  EXPECT_EQ(first("x") + first("y"), 16);
+}
+
 } // namespace
 } // namespace chipless::test

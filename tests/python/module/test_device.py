@@ -219,7 +219,8 @@ def test_device_memory(tmp_path):
 
 def test_shares_of_a_device(tmp_path):
     """Two shares of one tpu-v4 in this process: each a device of one TensorCore and its own
-    HBM window from address 0; a Spyre card and a bad share text are clear errors."""
+    HBM window from address 0; a share of a Spyre card; a share that does not fit and a bad
+    share text are clear errors."""
     with chipless.Device("tpu", arch="v4", index=5, share="cores=1") as a, \
             chipless.Device("tpu", arch="v4", index=5, share={"cores": 1, "memory": "8G"}) as b:
         assert a.name == b.name == "tpu:5"
@@ -236,8 +237,10 @@ def test_shares_of_a_device(tmp_path):
             chipless.Device("tpu", arch="v4", index=5, share="cores=1")
     with chipless.Device("tpu", arch="v4", index=5) as whole:
         assert whole.share is None
-    with pytest.raises(chipless.ChiplessError, match="a Spyre card cannot be shared yet"):
-        chipless.Device("spyre", share="cores=4")
+    with chipless.Device("spyre", index=6, share="cores=4") as quarter:
+        assert quarter.share["cores"] == 4 and "cores: 4" in quarter.arch_yaml
+        with pytest.raises(chipless.ChiplessError, match="no 32 free core"):
+            chipless.Device("spyre", index=6, share="cores=32")
     with pytest.raises(chipless.ChiplessError, match="share: cores: 'two' is not a whole number"):
         chipless.Device("tpu", share="cores=two")
 
