@@ -24,6 +24,7 @@ void printSpyreSummary(std::FILE* out, const std::string& kernel, const SpyreArc
                humanUnits(sumStats(stats, ".ring.bytes"), "B").c_str());
   std::fprintf(out, "  PT MACs               %s\n",
                humanUnits(sumStats(stats, ".pt_macs"), "MAC").c_str());
+  printShare(out, stats);
   printHostSpeed(out, c, host);
 }
 

@@ -36,6 +36,20 @@ void printLaunches(std::FILE* out, const std::vector<double>& cycles) {
                same ? "every launch took the same cycles" : "cycles differ between launches");
 }
 
+void printShare(std::FILE* out, const Stats& stats) {
+  if (!stats.has("share.cores")) return;
+  const int first = static_cast<int>(stats.get("share.first_core"));
+  const int cores = static_cast<int>(stats.get("share.cores"));
+  const double together = stats.get("share.launches_together");
+  std::fprintf(out, "  share                 cores %d-%d, %s window; ", first, first + cores - 1,
+               humanUnits(stats.get("share.memory_bytes"), "B").c_str());
+  if (together > 1)
+    std::fprintf(out, "ran with %.0f other share launch(es), %.0f cycles in all\n", together - 1,
+                 stats.get("share.simulation_cycles"));
+  else
+    std::fprintf(out, "ran alone\n");
+}
+
 void printHostSpeed(std::FILE* out, double simulatedCycles, double hostSeconds) {
   std::fprintf(out, "  host seconds          %.3f\n", hostSeconds);
   std::fprintf(out, "  simulated cycles/s    %s\n",

@@ -18,6 +18,9 @@ std::string humanUnits(double v, const char* unit);
 /// The summary lines every simulator prints after its header and first cycles line: the
 /// launches line (when there was more than one) ...
 void printLaunches(std::FILE* out, const std::vector<double>& cycles);
+/// ... the share's line, on a share of a device (its cores, its window, and with how many
+/// launches its last one ran in one simulation) ...
+void printShare(std::FILE* out, const Stats& stats);
 /// ... and, last, host seconds and simulated cycles per host second.
 void printHostSpeed(std::FILE* out, double simulatedCycles, double hostSeconds);
 

@@ -29,6 +29,7 @@ void printTpuSummary(std::FILE* out, const std::string& kernel, const TpuArch& a
                humanUnits(stats.get("ici.bytes"), "B").c_str());
   std::fprintf(out, "  MXU work              %s in %.0f folds\n",
                humanUnits(stats.get("mxu_flops"), "FLOP").c_str(), sumStats(stats, ".folds"));
+  printShare(out, stats);
   printHostSpeed(out, c, host);
 }
 

@@ -213,6 +213,10 @@ TEST_F(DeviceServerShare, ToolsTakeTheirShareFromTheEnvironment) {
          " --output C=" + path("shared.npy") + " --stats " + path("stats.json"));
   ASSERT_EQ(shared.status, 0) << shared.output;
   EXPECT_EQ(readFile(path("local.npy")), readFile(path("shared.npy")));
+  // The summary says where the share lies and that its launch ran alone.
+  EXPECT_NE(shared.output.find("  share                 cores 0-0, 17.18 GB window; ran alone"),
+            std::string::npos)
+      << shared.output;
   auto stats = nlohmann::json::parse(readFile(path("stats.json")));
   EXPECT_EQ(stats["share"]["cores"]["value"], 1) << stats.dump();
   // A program compiled for the whole chip does not fit a share: a clear error before it runs.
