@@ -1,4 +1,5 @@
-/// chipless._native.CollectiveGroup: one rank of a `tpu_dist` group on a device server
+/// chipless._native.CollectiveGroup: one rank of a `tpu_dist` or `spyre_dist` group on a
+/// device server
 /// (runtime/remote/collective_group.h), for the torch.distributed backend
 /// (python/chipless/torch/distributed.py).
 #include "pybind/arrays.h"
@@ -19,7 +20,7 @@ runtime::remote::CollectiveKind kindNamed(const std::string& name) {
   for (K k :
        {K::AllReduce, K::AllGather, K::ReduceScatter, K::Broadcast, K::Barrier, K::Send, K::Recv})
     if (name == runtime::remote::collectiveName(k)) return k;
-  throw Error("tpu_dist: unknown collective '" + name + "'");
+  throw Error("unknown collective '" + name + "'");
 }
 
 } // namespace
@@ -27,17 +28,23 @@ runtime::remote::CollectiveKind kindNamed(const std::string& name) {
 void bindCollectives(py::module_& m) {
   py::class_<runtime::remote::CollectiveGroup, std::shared_ptr<runtime::remote::CollectiveGroup>>(
       m, "CollectiveGroup", "One rank of a collective group on a chipless-device-server.")
-      .def(py::init([](const std::string& server, const std::string& group, int rank, int size) {
+      .def(py::init([](const std::string& server, const std::string& group, int rank, int size,
+                       const std::string& network) {
+             using N = runtime::remote::CollectiveNetwork;
+             if (network != "ici" && network != "ring")
+               throw Error("CollectiveGroup: network '" + network + "' is not 'ici' or 'ring'");
              auto address = runtime::remote::parseServerAddress(server, "device server");
              py::gil_scoped_release unlocked;
-             return std::make_shared<runtime::remote::CollectiveGroup>(address, group, rank, size);
+             return std::make_shared<runtime::remote::CollectiveGroup>(
+                 address, group, rank, size, network == "ring" ? N::Ring : N::Ici);
            }),
-           py::arg("server"), py::arg("group"), py::arg("rank"), py::arg("size"))
+           py::arg("server"), py::arg("group"), py::arg("rank"), py::arg("size"),
+           py::arg("network") = "ici")
       .def(
           "run",
           [](runtime::remote::CollectiveGroup& g, const std::string& kind, int root,
              const py::array& block, uint32_t tag) {
-            NpyArray in = npyFromNumpy(block, "tpu_dist block");
+            NpyArray in = npyFromNumpy(block, "collective block");
             runtime::remote::CollectiveResult r;
             {
               py::gil_scoped_release unlocked;

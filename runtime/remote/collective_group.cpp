@@ -6,11 +6,12 @@
 namespace chipless::runtime::remote {
 
 CollectiveGroup::CollectiveGroup(const ServerAddress& address, std::string group, int rank,
-                                 int size)
-    : connection_(address, clientToken()), group_(std::move(group)), rank_(rank), size_(size) {
+                                 int size, CollectiveNetwork network)
+    : connection_(address, clientToken()), group_(std::move(group)), rank_(rank), size_(size),
+      network_(network) {
   if (size < 1 || rank < 0 || rank >= size)
-    throw Error("tpu_dist: rank " + std::to_string(rank) + " of " + std::to_string(size) +
-                " is not a rank of the group");
+    throw Error(std::string(networkBackend(network)) + ": rank " + std::to_string(rank) + " of " +
+                std::to_string(size) + " is not a rank of the group");
 }
 
 CollectiveResult CollectiveGroup::run(CollectiveKind kind, int root, const NpyArray& block,
@@ -18,7 +19,7 @@ CollectiveResult CollectiveGroup::run(CollectiveKind kind, int root, const NpyAr
   uint64_t sequence = 0;
   if (kind == CollectiveKind::Send || kind == CollectiveKind::Recv) {
     if (root < 0 || root >= size_ || root == rank_)
-      throw Error(std::string("tpu_dist ") + collectiveName(kind) + ": rank " +
+      throw Error(std::string(networkBackend(network_)) + " " + collectiveName(kind) + ": rank " +
                   std::to_string(root) + " is not another rank of the group of " +
                   std::to_string(size_));
     int from = kind == CollectiveKind::Send ? rank_ : root;
@@ -32,6 +33,7 @@ CollectiveResult CollectiveGroup::run(CollectiveKind kind, int root, const NpyAr
   w.put<uint64_t>(sequence);
   w.put<uint32_t>(static_cast<uint32_t>(rank_));
   w.put<uint32_t>(static_cast<uint32_t>(size_));
+  w.put<uint8_t>(static_cast<uint8_t>(network_));
   w.put<uint8_t>(static_cast<uint8_t>(kind));
   w.put<uint32_t>(static_cast<uint32_t>(root));
   w.put<uint32_t>(tag);

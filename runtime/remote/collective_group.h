@@ -1,8 +1,8 @@
 #pragma once
-/// One rank's side of a collective group on a device server (`tpu_dist`'s transport): every
-/// rank of the group names the same group and makes the same calls in the same order; a call
-/// returns when every rank has made it and the server has run it on the emulated ICI
-/// (runtime/remote/collectives.h).
+/// One rank's side of a collective group on a device server (the transport of `tpu_dist` and
+/// `spyre_dist`): every rank of the group names the same group and network and makes the same
+/// calls in the same order; a call returns when every rank has made it and the server has run
+/// it on the emulated network (runtime/remote/collectives.h).
 #include "runtime/remote/collectives.h"
 #include "runtime/remote/remote_device.h"
 
@@ -14,8 +14,10 @@ namespace chipless::runtime::remote {
 
 class CollectiveGroup {
 public:
-  /// Rank `rank` of the `size` ranks of group `group` (a name every rank agrees on).
-  CollectiveGroup(const ServerAddress& address, std::string group, int rank, int size);
+  /// Rank `rank` of the `size` ranks of group `group` (a name every rank agrees on), whose
+  /// collectives run on `network`.
+  CollectiveGroup(const ServerAddress& address, std::string group, int rank, int size,
+                  CollectiveNetwork network = CollectiveNetwork::Ici);
   /// Runs the group's next collective with this rank's `block`. For Send and Recv, `root` is
   /// the other rank and `tag` tells messages between the same two ranks apart; sends and
   /// receives are matched in the order they are made, per pair of ranks and tag.
@@ -28,6 +30,7 @@ private:
   std::string group_;
   int rank_;
   int size_;
+  CollectiveNetwork network_;
   uint64_t sequence_ = 0; ///< collectives of the whole group made so far
   /// Sends and receives made so far, by sender, receiver and tag.
   std::map<std::tuple<int, int, uint32_t>, uint64_t> pointToPoint_;

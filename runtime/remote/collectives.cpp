@@ -4,14 +4,8 @@
 #include "runtime/remote/protocol.h"
 #include "runtime/remote/worker_loop.h"
 #include "support/error.h"
-#include "support/tpu_arch.h"
-#include "support/tpuprog/assembler.h"
-#include "support/tpuprog/directory.h"
 
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <unistd.h>
 
 namespace chipless::runtime::remote {
 
@@ -35,79 +29,13 @@ const char* collectiveName(CollectiveKind kind) {
   return "collective";
 }
 
-struct CollectiveService::System {
-  std::unique_ptr<Device> device;
-  std::map<std::pair<int, DType>, std::unique_ptr<Program>> programs;
-};
-
-CollectiveService::CollectiveService(ArchDescription arch, int firstIndex,
-                                     std::string workDirectory)
-    : arch_(std::move(arch)), firstIndex_(firstIndex), workDirectory_(std::move(workDirectory)) {}
+const char* networkBackend(CollectiveNetwork network) {
+  return network == CollectiveNetwork::Ring ? "spyre_dist" : "tpu_dist";
+}
 
 CollectiveService::~CollectiveService() = default;
 
-CollectiveService::System& CollectiveService::system(int chips) {
-  auto& s = systems_[chips];
-  if (!s) {
-    auto fresh = std::make_unique<System>();
-    DeviceOptions o;
-    o.chips = chips;
-    o.index = firstIndex_ + chips;
-    fresh->device = Device::openLocal(ChipKind::Tpu, arch_, o);
-    s = std::move(fresh);
-  }
-  return *s;
-}
-
 namespace {
-
-/// The program of one collective over `t` elements (f32 or i32): X split over the chips, Y
-/// split likewise; L is a block's words, M the words of size blocks.
-std::string programText(CollectiveKind kind, const char* t) {
-  std::string T = t;
-  switch (kind) {
-  case CollectiveKind::AllGather:
-    return ".kernel ici_all_gather\n.scalar L\n.scalar M\n"
-           ".input  X " +
-           T + " [1, L] placement=split\n.output Y " + T +
-           " [1, M] placement=split\n"
-           ".program cores=0\n    shl s1, @X.p1, 2\n"
-           "    ici.allgather src=@X, dst=@Y, bytes=s1, sem=0\n    sem.wait 0\n.end\n";
-  case CollectiveKind::ReduceScatter:
-    return ".kernel ici_reduce_scatter\n.scalar L\n.scalar M\n"
-           ".input  X " +
-           T + " [1, M] placement=split\n.output Y " + T +
-           " [1, L] placement=split\n"
-           ".program cores=0\n    shl s1, @Y.p1, 2\n"
-           "    ici.reducescatter." +
-           T + " src=@X, dst=@Y, bytes=s1, sem=0\n    sem.wait 0\n.end\n";
-  case CollectiveKind::Send:
-    // Chip 0 writes its block into chip 1's Y; chip 1 waits for it to arrive.
-    return ".kernel ici_send\n.scalar L\n"
-           ".input  X " +
-           T + " [1, L] placement=split\n.output Y " + T +
-           " [1, L] placement=split\n"
-           ".program chips=0 cores=0\n    shl s1, @X.p1, 2\n"
-           "    ici.send chip=1, dst=@Y, src=@X, bytes=s1, sem=0, done=0\n    sem.wait 0\n.end\n"
-           ".program chips=1 cores=0\n    sem.wait 0\n.end\n";
-  default:
-    return ".kernel ici_all_reduce\n.scalar L\n"
-           ".input  X " +
-           T + " [1, L] placement=split\n.output Y " + T +
-           " [1, L] placement=split\n"
-           ".program cores=0\n    shl s1, @X.p1, 2\n"
-           "    ici.allreduce." +
-           T + " src=@X, dst=@Y, bytes=s1, sem=0\n    sem.wait 0\n.end\n";
-  }
-}
-
-/// Which program a collective runs: a broadcast gathers (every rank then keeps the root's
-/// block), a barrier reduces one row.
-CollectiveKind programKind(CollectiveKind kind) {
-  if (kind == CollectiveKind::Broadcast) return CollectiveKind::AllGather;
-  if (kind == CollectiveKind::Barrier) return CollectiveKind::AllReduce;
-  return kind;
-}
 
 /// memcpy, but nothing at all for no bytes (an empty tensor's data may be a null pointer,
 /// which memcpy may not be given even for zero bytes).
@@ -115,33 +43,24 @@ void copyBytes(void* to, const void* from, size_t n) {
   if (n > 0) std::memcpy(to, from, n);
 }
 
-int64_t roundUp(int64_t v, int64_t m) {
-  return (v + m - 1) / m * m;
+/// "f32 and i32", "f16, f32 and i32": the element types `service` sums, for messages.
+template <typename Sums>
+std::string summable(const Sums& sums) {
+  std::vector<std::string> names;
+  for (DType t : {DType::F16, DType::BF16, DType::F32, DType::I32})
+    if (sums(t)) names.push_back(dtypeName(t));
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
 }
 
 } // namespace
 
-Program& CollectiveService::program(System& s, CollectiveKind kind, DType dtype, int64_t) {
-  auto key = std::make_pair(static_cast<int>(programKind(kind)), dtype);
-  auto& p = s.programs[key];
-  if (!p) {
-    const char* t = dtype == DType::F32 ? "f32" : "i32";
-    std::string name = std::string(collectiveName(programKind(kind))) + "-" + t + "-" +
-                       std::to_string(s.device->chips());
-    std::string text = programText(programKind(kind), t);
-    TpuArch arch = TpuArch::fromDescription(arch_);
-    tpuprog::Job job =
-        tpuprog::assemble(text, name + ".s", tpuprog::AssembleOptions::forArch(arch));
-    std::string dir = workDirectory_ + "/" + name;
-    tpuprog::writeJob(dir, job);
-    p = s.device->prepare(dir + "/job.plan");
-  }
-  return *p;
-}
-
 std::vector<CollectiveResult> CollectiveService::run(CollectiveKind kind, int root,
                                                      const std::vector<NpyArray>& blocks) {
-  const std::string what = std::string("tpu_dist ") + collectiveName(kind);
+  const std::string what = std::string(networkBackend(network_)) + " " + collectiveName(kind);
+  const char* net = network_ == CollectiveNetwork::Ring ? "the ring" : "the ICI";
   const int n = static_cast<int>(blocks.size());
   if (n == 0) throw Error(what + ": no ranks");
   const NpyArray& first = blocks[0];
@@ -157,54 +76,49 @@ std::vector<CollectiveResult> CollectiveService::run(CollectiveKind kind, int ro
     throw Error(what + ": a send has a sender and a receiver");
   if (root < 0 || root >= n)
     throw Error(what + ": root " + std::to_string(root) + " is not a rank of " + std::to_string(n));
-  const bool sums = kind == CollectiveKind::AllReduce || kind == CollectiveKind::ReduceScatter;
-  if (sums && first.dtype != DType::F32 && first.dtype != DType::I32)
-    throw Error(what + " of " + dtypeName(first.dtype) +
-                ": the ICI sums f32 and i32 (convert the tensor first)");
+  const bool summing = kind == CollectiveKind::AllReduce || kind == CollectiveKind::ReduceScatter;
+  if (summing && !sums(first.dtype))
+    throw Error(what + " of " + dtypeName(first.dtype) + ": " + net + " sums " +
+                summable([this](DType t) { return sums(t); }) + " (convert the tensor first)");
   if (kind == CollectiveKind::ReduceScatter && (first.shape.empty() || first.shape[0] != n))
     throw Error(what + ": each rank's input must have " + std::to_string(n) +
                 " blocks along dimension 0 (one per rank)");
 
-  // Each rank's bytes as 32-bit words, every block padded to whole rows of lanes.
-  const DType wire = sums ? first.dtype : DType::I32;
+  // Each rank's bytes as elements of the wire type, every part padded to the network's
+  // quantum. A broadcast carries only the root's block (the others' rows stay zero).
+  const CollectiveKind program = programKind(kind);
+  const DType wire = summing ? first.dtype : DType::I32;
+  const uint64_t size = dtypeSize(wire);
   const int64_t parts = kind == CollectiveKind::ReduceScatter ? n : 1;
   const uint64_t partBytes = first.data.size() / static_cast<uint64_t>(parts);
-  const int64_t words =
-      kind == CollectiveKind::Barrier ? 1 : static_cast<int64_t>((partBytes + 3) / 4);
-  const int64_t lanes = arch_.getInt("vpu.lanes");
-  const int64_t L = roundUp(std::max<int64_t>(words, 1), lanes);
-  const int64_t inWords = L * parts;
-  NpyArray x = makeNpy(wire, {n, inWords});
+  const int64_t elements =
+      kind == CollectiveKind::Barrier ? 1 : static_cast<int64_t>((partBytes + size - 1) / size);
+  const int64_t L = paddedPart(program, wire, n, std::max<int64_t>(elements, 1));
+  const int64_t inElements = L * parts;
+  NpyArray x = makeNpy(wire, {n, inElements});
   if (kind != CollectiveKind::Barrier)
-    for (int r = 0; r < n; ++r)
+    for (int r = 0; r < n; ++r) {
+      if (kind == CollectiveKind::Broadcast && r != root) continue;
       for (int64_t p = 0; p < parts; ++p)
-        copyBytes(x.data.data() + (static_cast<uint64_t>(r) * inWords + p * L) * 4,
+        copyBytes(x.data.data() + (static_cast<uint64_t>(r) * inElements + p * L) * size,
                   blocks[r].data.data() + p * partBytes, partBytes);
+    }
 
-  CollectiveResult base;
-  std::vector<CollectiveResult> out(n);
-  NpyArray y;
+  Ran ran;
   if (n == 1) {
-    y = x; // one rank: nothing crosses the ICI
-    if (programKind(kind) == CollectiveKind::ReduceScatter) y.shape = {1, L};
+    ran.y = x; // one rank: nothing crosses the network
+    if (program == CollectiveKind::ReduceScatter) ran.y.shape = {1, L};
   } else {
-    System& s = system(n);
-    LaunchArgs args;
-    args.inputs = {{"X", x}};
-    if (programKind(kind) == CollectiveKind::AllGather) args.scalars = {{"M", L * n}};
-    if (programKind(kind) == CollectiveKind::ReduceScatter) args.scalars = {{"L", L}};
-    args.statistics = false;
-    LaunchReport report = s.device->launch(program(s, kind, wire, L), args);
-    y = report.outputs.at("Y");
-    base.cycles = report.cycles;
-    base.seconds = report.cycles / (arch_.getFloat("chip.clock_ghz") * 1e9);
+    ran = launch(program, wire, x, L);
   }
-  const int64_t outWords = y.shape.at(1);
+  const NpyArray& y = ran.y;
+  const int64_t outElements = y.shape.at(1);
+  std::vector<CollectiveResult> out(n);
   for (int r = 0; r < n; ++r) {
     CollectiveResult& res = out[r];
-    res.cycles = base.cycles;
-    res.seconds = base.seconds;
-    const uint8_t* row = y.data.data() + static_cast<uint64_t>(r) * outWords * 4;
+    res.cycles = ran.cycles;
+    res.seconds = ran.seconds;
+    const uint8_t* row = y.data.data() + static_cast<uint64_t>(r) * outElements * size;
     if (kind == CollectiveKind::Barrier || (kind == CollectiveKind::Send && r == 0)) {
       res.block = makeNpy(kind == CollectiveKind::Send ? first.dtype : DType::I32, {0});
       continue;
@@ -214,27 +128,24 @@ std::vector<CollectiveResult> CollectiveService::run(CollectiveKind kind, int ro
       shape.insert(shape.end(), first.shape.begin(), first.shape.end());
       res.block = makeNpy(first.dtype, shape);
       for (int q = 0; q < n; ++q)
-        copyBytes(res.block.data.data() + q * partBytes, row + static_cast<uint64_t>(q) * L * 4,
+        copyBytes(res.block.data.data() + q * partBytes, row + static_cast<uint64_t>(q) * L * size,
                   partBytes);
       continue;
     }
     std::vector<int64_t> shape = first.shape;
     if (kind == CollectiveKind::ReduceScatter) shape.erase(shape.begin());
     res.block = makeNpy(first.dtype, shape);
-    const uint8_t* from =
-        kind == CollectiveKind::Broadcast ? row + static_cast<uint64_t>(root) * L * 4 : row;
+    const bool gathered = kind == CollectiveKind::Broadcast && program == CollectiveKind::AllGather;
+    const uint8_t* from = gathered ? row + static_cast<uint64_t>(root) * L * size : row;
     copyBytes(res.block.data.data(), from, partBytes);
   }
   return out;
 }
 
-int serveCollectives(int fd, const ArchDescription& arch) {
-  WorkDirectory work("ici");
-  // The systems take device numbers from 1000 up, apart from the server's devices.
-  CollectiveService service(arch, 1000, work.path());
-  return answerUntilClosed(fd, "ICI worker", [&](const Message& request) {
+int serveCollectives(int fd, CollectiveService& service, const std::string& name) {
+  return answerUntilClosed(fd, name, [&](const Message& request) {
     if (request.opcode != Opcode::RunCollective)
-      throw Error("ICI worker: " + opcodeName(static_cast<uint16_t>(request.opcode)) +
+      throw Error(name + ": " + opcodeName(static_cast<uint16_t>(request.opcode)) +
                   " is not a collective");
     WireReader r(request.payload, "RunCollective request");
     auto kind = static_cast<CollectiveKind>(r.get<uint8_t>("kind"));

@@ -1,5 +1,5 @@
 #pragma once
-/// The device server's wire protocol (docs/device-protocol.md), version 2: what a client
+/// The device server's wire protocol (docs/device-protocol.md), version 3: what a client
 /// (runtime::RemoteDevice), the server (chipless-device-server) and the server's per-device
 /// worker processes say to each other. A message is one or more frames; a frame is a 16-byte
 /// header and at most kMaxFramePayload bytes. Every request gets exactly one reply message:
@@ -14,7 +14,7 @@ namespace chipless::runtime::remote {
 /// "CLDS" read as a little-endian u32: the first four bytes of every frame.
 constexpr uint32_t kMagic = 0x53444c43;
 /// The protocol version this build speaks; a frame of another version gets an Error.
-constexpr uint16_t kVersion = 2;
+constexpr uint16_t kVersion = 3;
 /// Most payload bytes in one frame; a longer message is split into frames with kMore set.
 constexpr uint32_t kMaxFramePayload = 4u << 20;
 /// Default bound on one message (all its frames): larger ones are refused.
@@ -22,25 +22,26 @@ constexpr uint64_t kDefaultMaxMessage = 4ull << 30;
 
 /// What a message asks for (requests) or is (Reply, Error).
 enum class Opcode : uint16_t {
-  Reply = 1,          ///< the result of the request before
-  Error = 2,          ///< a string: why the request before failed
-  Hello = 16,         ///< token, client pid, client name -> server pid, devices
-  Open = 17,          ///< kind, index, options, architecture, share -> index, chips, share
-  Close = 18,         ///< -> nothing; the device, its memory and programs are released
-  Allocate = 19,      ///< bytes, name -> address
-  Release = 20,       ///< address -> nothing
-  CopyIn = 21,        ///< address, chip, bytes -> nothing
-  CopyOut = 22,       ///< address, bytes, chip -> bytes
-  TensorBytes = 23,   ///< dtype, shape -> bytes of the canonical layout
-  WriteTensor = 24,   ///< tensor, what, array -> link seconds
-  ReadTensor = 25,    ///< tensor -> array, link seconds
-  Prepare = 26,       ///< directory, plan file, files -> program id, program info
-  FreeProgram = 27,   ///< program id -> nothing
-  Launch = 28,        ///< program id, arguments, trace point -> outputs, report, trace
-  Stats = 29,         ///< cycles, host seconds, issued -> statistics
-  Abort = 30,         ///< server to worker only: drop a partly received message
-  Collective = 31,    ///< group, sequence, rank, size, kind, root, block -> result, seconds
-  RunCollective = 32, ///< server to its ICI worker only: kind, root, blocks -> results
+  Reply = 1,        ///< the result of the request before
+  Error = 2,        ///< a string: why the request before failed
+  Hello = 16,       ///< token, client pid, client name -> server pid, devices
+  Open = 17,        ///< kind, index, options, architecture, share -> index, chips, share
+  Close = 18,       ///< -> nothing; the device, its memory and programs are released
+  Allocate = 19,    ///< bytes, name -> address
+  Release = 20,     ///< address -> nothing
+  CopyIn = 21,      ///< address, chip, bytes -> nothing
+  CopyOut = 22,     ///< address, bytes, chip -> bytes
+  TensorBytes = 23, ///< dtype, shape -> bytes of the canonical layout
+  WriteTensor = 24, ///< tensor, what, array -> link seconds
+  ReadTensor = 25,  ///< tensor -> array, link seconds
+  Prepare = 26,     ///< directory, plan file, files -> program id, program info
+  FreeProgram = 27, ///< program id -> nothing
+  Launch = 28,      ///< program id, arguments, trace point -> outputs, report, trace
+  Stats = 29,       ///< cycles, host seconds, issued -> statistics
+  Abort = 30,       ///< server to worker only: drop a partly received message
+  Collective =
+      31, ///< group, sequence, rank, size, network, kind, root, tag, block -> result, seconds
+  RunCollective = 32, ///< server to a network worker only: kind, root, blocks -> results
 };
 
 /// The name of an opcode ("Launch"), or "opcode N" for an unknown one.

@@ -18,6 +18,13 @@ public:
   WorkDirectory(const WorkDirectory&) = delete;
   WorkDirectory& operator=(const WorkDirectory&) = delete;
   const std::string& path() const { return path_; }
+  /// Makes SIGTERM (the server stopping its workers, or dying: PR_SET_PDEATHSIG) end this
+  /// process only after every WorkDirectory alive in it is removed. Call it before the
+  /// process starts threads: it blocks the signal and waits for it on a thread of its own.
+  static void removeAllOnTermination();
+  /// Removes the work directories a worker process `pid` left behind when it was killed
+  /// (SIGKILL leaves no chance to clean up); call it once the process is reaped.
+  static void removeLeftOf(int pid);
 
 private:
   std::string path_;

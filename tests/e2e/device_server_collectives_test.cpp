@@ -1,8 +1,9 @@
-// tpu_dist's transport without Python: ranks as threads of this test, each with its own
-// connection, meet on a device server started here; results against the host's arithmetic,
-// the modelled ICI time, and every way a group can go wrong.
+// The transport of tpu_dist and spyre_dist without Python: ranks as threads of this test, each
+// with its own connection, meet on a device server started here; results against the host's
+// arithmetic, the modelled ICI and ring time, and every way a group can go wrong.
 #include "runtime/remote/collective_group.h"
 #include "support/error.h"
+#include "support/spyre_arch.h"
 #include "tests/e2e/device_server_harness.h"
 #include "tests/e2e/tpu_kernel_harness.h"
 
@@ -15,6 +16,7 @@ namespace {
 
 using runtime::remote::CollectiveGroup;
 using runtime::remote::CollectiveKind;
+using runtime::remote::CollectiveNetwork;
 using runtime::remote::CollectiveResult;
 
 class DeviceServerCollectives : public ::testing::Test {
@@ -28,13 +30,15 @@ protected:
   }
   /// Runs `body(group)` on `size` ranks at once; returns what each threw ("" when nothing).
   std::vector<std::string> ranks(int size, const std::string& name,
-                                 const std::function<void(CollectiveGroup&)>& body) {
+                                 const std::function<void(CollectiveGroup&)>& body,
+                                 CollectiveNetwork network = CollectiveNetwork::Ici) {
     std::vector<std::string> errors(size);
     std::vector<std::thread> threads;
     for (int r = 0; r < size; ++r)
       threads.emplace_back([&, r] {
         try {
-          CollectiveGroup g(runtime::remote::parseServerAddress(address, "test"), name, r, size);
+          CollectiveGroup g(runtime::remote::parseServerAddress(address, "test"), name, r, size,
+                            network);
           body(g);
         } catch (const std::exception& e) {
           errors[r] = e.what();
@@ -131,7 +135,7 @@ TEST_F(DeviceServerCollectives, AGroupThatDisagreesOrIsIncompleteGetsAClearError
           randomF32Array({4}, 1));
   });
   std::string all = errors[0] + "|" + errors[1]; // whichever rank came first waits in vain
-  EXPECT_NE(all.find("called it with another kind, root or size than the ranks before"),
+  EXPECT_NE(all.find("called it with another kind, root, size or backend than the ranks before"),
             std::string::npos)
       << all;
   EXPECT_NE(all.find("did not call it within 2 s"), std::string::npos) << all;
@@ -148,6 +152,15 @@ TEST_F(DeviceServerCollectives, AGroupThatDisagreesOrIsIncompleteGetsAClearError
   EXPECT_NE(errors[0].find("rank 1 gives a f32 block of another shape or type than rank 0's"),
             std::string::npos)
       << errors[0];
+  // A group whose ranks name different networks is refused the same way.
+  errors = ranks(2, "networks", [&](CollectiveGroup& g) {
+    CollectiveGroup other(runtime::remote::parseServerAddress(address, "test"), "networks",
+                          g.rank(), 2,
+                          g.rank() == 0 ? CollectiveNetwork::Ici : CollectiveNetwork::Ring);
+    other.run(CollectiveKind::Barrier, 0, makeNpy(DType::I32, {0}));
+  });
+  all = errors[0] + "|" + errors[1];
+  EXPECT_NE(all.find("another kind, root, size or backend"), std::string::npos) << all;
   try {
     CollectiveGroup bad(runtime::remote::parseServerAddress(address, "test"), "x", 3, 2);
     FAIL();
@@ -155,6 +168,61 @@ TEST_F(DeviceServerCollectives, AGroupThatDisagreesOrIsIncompleteGetsAClearError
     EXPECT_NE(std::string(e.what()).find("rank 3 of 2 is not a rank of the group"),
               std::string::npos);
   }
+  EXPECT_TRUE(server->running());
+}
+
+TEST_F(DeviceServerCollectives, SpyreDistRunsOnACardsRingAlongsideTheIci) {
+  // Three ranks on the ring and two on the ICI at the same time, each network on a worker of
+  // its own.
+  const int size = 3;
+  std::vector<CollectiveResult> reduced(size), halves(size), scattered(size), sent(size);
+  std::thread ici([&] {
+    auto errors = ranks(2, "beside", [](CollectiveGroup& g) {
+      for (int i = 0; i < 3; ++i) g.run(CollectiveKind::AllReduce, 0, randomF32Array({64, 64}, i));
+    });
+    for (const std::string& e : errors) EXPECT_EQ(e, "");
+  });
+  auto errors = ranks(
+      size, "ring",
+      [&](CollectiveGroup& g) {
+        const int r = g.rank();
+        reduced[r] = g.run(CollectiveKind::AllReduce, 0, randomF32Array({256, 256}, 20 + r));
+        halves[r] = g.run(CollectiveKind::AllReduce, 0, makeNpy(DType::F16, {100}));
+        scattered[r] = g.run(CollectiveKind::ReduceScatter, 0, randomF32Array({size, 40}, 30 + r));
+        if (r == 0) g.run(CollectiveKind::Send, 2, randomF32Array({9, 9}, 5));
+        if (r == 2) sent[2] = g.run(CollectiveKind::Recv, 0, makeNpy(DType::F32, {9, 9}));
+        g.run(CollectiveKind::Barrier, 0, makeNpy(DType::I32, {0}));
+      },
+      CollectiveNetwork::Ring);
+  ici.join();
+  for (const std::string& e : errors) ASSERT_EQ(e, "");
+  std::vector<float> want(256 * 256, 0.0f), scatter(size * 40, 0.0f);
+  for (int r = 0; r < size; ++r) {
+    std::vector<float> x = f32Values(randomF32Array({256, 256}, 20 + r));
+    for (size_t i = 0; i < x.size(); ++i) want[i] += x[i];
+    std::vector<float> y = f32Values(randomF32Array({size, 40}, 30 + r));
+    for (size_t i = 0; i < y.size(); ++i) scatter[i] += y[i];
+  }
+  // 256 KiB per rank over 3 groups of 10 cores: the ring moves (N-1)/N of it through each
+  // link in each direction at ring.bytes_per_cycle, and every rank's block is read from and
+  // written back to the card's one device memory; the slower of the two is the bound.
+  const SpyreArch card = SpyreArch::load(SpyreArch::defaultFile());
+  const double bytes = 256 * 256 * 4;
+  const double ring =
+      bytes * (size - 1) / size / card.ring.bytes_per_cycle / (card.chip.clock_ghz * 1e9);
+  const double dram = 2 * size * bytes / (card.dram.bandwidth_gb_s * 1e9);
+  const double bound = std::max(ring, dram);
+  for (int r = 0; r < size; ++r) {
+    std::vector<float> got = f32Values(reduced[r].block);
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5) << r << " " << i;
+    EXPECT_EQ(reduced[r].block.data, reduced[0].block.data);
+    EXPECT_GE(reduced[r].seconds, bound);
+    EXPECT_LT(reduced[r].seconds, 1.5 * bound);
+    EXPECT_EQ(halves[r].block.dtype, DType::F16);
+    std::vector<float> part = f32Values(scattered[r].block);
+    for (int i = 0; i < 40; ++i) EXPECT_NEAR(part[i], scatter[r * 40 + i], 1e-5) << r << " " << i;
+  }
+  EXPECT_EQ(sent[2].block.data, randomF32Array({9, 9}, 5).data);
   EXPECT_TRUE(server->running());
 }
 

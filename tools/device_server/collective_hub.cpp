@@ -22,6 +22,7 @@ using runtime::remote::Opcode;
 
 /// One collective under way.
 struct CollectiveHub::Pending {
+  uint8_t network = 0;
   uint8_t kind = 0;
   uint32_t root = 0;
   uint32_t size = 0;
@@ -44,7 +45,7 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
   std::string group;
   uint64_t sequence = 0;
   uint32_t rank = 0, size = 0, root = 0, tag = 0;
-  uint8_t kind = 0;
+  uint8_t kind = 0, network = 0;
   NpyArray block;
   try {
     WireReader r(payload, "Collective request");
@@ -52,6 +53,7 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
     sequence = r.get<uint64_t>("sequence");
     rank = r.get<uint32_t>("rank");
     size = r.get<uint32_t>("size");
+    network = r.get<uint8_t>("network");
     kind = r.get<uint8_t>("kind");
     root = r.get<uint32_t>("root");
     tag = r.get<uint32_t>("tag");
@@ -59,6 +61,8 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
     r.expectEnd();
     if (size < 1 || size > 64) r.fail("size", std::to_string(size) + " ranks (1 to 64)");
     if (rank >= size) r.fail("rank", std::to_string(rank) + " is not below the size");
+    if (network > static_cast<uint8_t>(runtime::remote::CollectiveNetwork::Ring))
+      r.fail("network", "unknown");
     if (kind > static_cast<uint8_t>(CollectiveKind::Recv)) r.fail("kind", "unknown");
   } catch (const Error& e) {
     co_return error(e.what());
@@ -66,9 +70,11 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
   // Who meets: every rank of the group; for a send, the sender and its receiver, whose two
   // requests (a Send and a Recv) make one transfer.
   const auto k = static_cast<CollectiveKind>(kind);
+  const auto via = static_cast<runtime::remote::CollectiveNetwork>(network);
+  const std::string backend = runtime::remote::networkBackend(via);
   const bool pointToPoint = k == CollectiveKind::Send || k == CollectiveKind::Recv;
   if (pointToPoint && (root >= size || root == rank))
-    co_return error(std::string("tpu_dist ") + runtime::remote::collectiveName(k) + ": rank " +
+    co_return error(backend + " " + runtime::remote::collectiveName(k) + ": rank " +
                     std::to_string(root) + " is not another rank of the group");
   const uint32_t from = k == CollectiveKind::Send ? rank : root;
   const uint32_t to = k == CollectiveKind::Send ? root : rank;
@@ -77,11 +83,11 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
   const uint8_t meeting = pointToPoint ? static_cast<uint8_t>(CollectiveKind::Send) : kind;
   const uint32_t meetingRoot = pointToPoint ? 0 : root;
   const std::string what = pointToPoint
-                               ? "tpu_dist send #" + std::to_string(sequence) + " (tag " +
+                               ? backend + " send #" + std::to_string(sequence) + " (tag " +
                                      std::to_string(tag) + ") from rank " + std::to_string(from) +
                                      " to rank " + std::to_string(to) + " of group '" + group + "'"
-                               : std::string("tpu_dist ") + runtime::remote::collectiveName(k) +
-                                     " #" + std::to_string(sequence) + " of group '" + group + "'";
+                               : backend + " " + runtime::remote::collectiveName(k) + " #" +
+                                     std::to_string(sequence) + " of group '" + group + "'";
   const std::string key = pointToPoint
                               ? group + "#p2p#" + std::to_string(from) + ">" + std::to_string(to) +
                                     "#" + std::to_string(tag) + "#" + std::to_string(sequence)
@@ -95,6 +101,7 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
     auto& slot = pending_[key];
     if (!slot) {
       slot = std::make_shared<Pending>();
+      slot->network = network;
       slot->kind = meeting;
       slot->root = meetingRoot;
       slot->size = size;
@@ -106,9 +113,9 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
       slot->replies.resize(parties);
     }
     p = slot;
-    if (p->kind != meeting || p->root != meetingRoot || p->size != size)
+    if (p->kind != meeting || p->root != meetingRoot || p->size != size || p->network != network)
       co_return error(what + ": rank " + std::to_string(rank) +
-                      " called it with another kind, root or size than the ranks before");
+                      " called it with another kind, root, size or backend than the ranks before");
     if (p->present[seat])
       co_return error(what + ": rank " + std::to_string(rank) + " called it twice");
     p->present[seat] = true;
@@ -154,7 +161,7 @@ net::awaitable<Message> CollectiveHub::join(const std::string& payload) {
   for (const NpyArray& b : p->blocks) runtime::remote::putArray(w, b);
   std::string request = w.take();
   Message ran = co_await net::co_spawn(
-      pool_.get_executor(), [&]() -> net::awaitable<Message> { co_return run_(request); },
+      pool_.get_executor(), [&]() -> net::awaitable<Message> { co_return run_(via, request); },
       net::use_awaitable);
   std::vector<Message> replies(parties);
   if (ran.opcode != Opcode::Reply) {

@@ -1,7 +1,9 @@
 #pragma once
-/// Where the ranks of a `tpu_dist` group meet: each rank's Collective request waits here until
-/// every rank of its group has made the same call (the same sequence number), then the last
-/// one to arrive has the server's ICI worker run it and every rank gets its own result.
+/// Where the ranks of a `tpu_dist` or `spyre_dist` group meet: each rank's Collective request
+/// waits here until every rank of its group has made the same call (the same sequence
+/// number), then the last one to arrive has the worker of the group's network (the ICI or
+/// the ring) run it and every rank gets its own result.
+#include "runtime/remote/collectives.h"
 #include "runtime/remote/protocol.h"
 
 #include <boost/asio/awaitable.hpp>
@@ -18,10 +20,12 @@ namespace chipless::server {
 
 class CollectiveHub {
 public:
-  /// `run` sends a RunCollective payload to the ICI worker and returns its reply (Reply or
-  /// Error); a rank waits at most `timeoutSeconds` for the others.
-  CollectiveHub(std::function<runtime::remote::Message(const std::string&)> run,
-                double timeoutSeconds)
+  /// The worker of a network: takes a RunCollective payload, returns its reply (Reply or Error).
+  using Runner = std::function<runtime::remote::Message(runtime::remote::CollectiveNetwork,
+                                                        const std::string&)>;
+  /// `run` has the network's worker run a collective; a rank waits at most `timeoutSeconds`
+  /// for the others.
+  CollectiveHub(Runner run, double timeoutSeconds)
       : run_(std::move(run)), timeoutSeconds_(timeoutSeconds) {}
 
   /// One rank's Collective request; returns the reply message for that rank.
@@ -30,10 +34,10 @@ public:
 private:
   struct Pending;
 
-  std::function<runtime::remote::Message(const std::string&)> run_;
+  Runner run_;
   double timeoutSeconds_;
-  /// Where run_ waits for the ICI worker, so that no thread serving the sockets blocks.
-  boost::asio::thread_pool pool_{1};
+  /// Where run_ waits for a network worker, so that no thread serving the sockets blocks.
+  boost::asio::thread_pool pool_{2}; ///< one per network
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Pending>> pending_; ///< by "group#sequence"
 };

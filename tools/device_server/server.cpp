@@ -60,7 +60,8 @@ void makeSocketDirectory(const std::string& socketPath) {
 Server::Server(ServerOptions options)
     : options_(std::move(options)),
       maxMessage_(options_.maxMessage ? options_.maxMessage : runtime::remote::kDefaultMaxMessage),
-      hub_([this](const std::string& payload) { return runCollective(payload); },
+      hub_([this](runtime::remote::CollectiveNetwork network,
+                  const std::string& payload) { return runCollective(network, payload); },
            options_.collectiveTimeout) {
   if (options_.threads < 1) throw Error("--threads: at least 1");
   if (!options_.tokenFile.empty()) {
@@ -155,33 +156,44 @@ std::string Server::replaceWorker(DeviceSlot& slot, uint64_t generation) {
   return slot.lastEnd;
 }
 
-runtime::remote::Message Server::runCollective(const std::string& payload) {
-  std::lock_guard<std::mutex> lock(iciMutex_);
+void Server::NetworkWorker::stop(bool kill) {
+  if (fd >= 0) ::close(fd);
+  if (pid > 0) {
+    ::kill(pid, kill ? SIGKILL : SIGTERM);
+    reapWorker(pid);
+  }
+  stream.reset();
+  fd = pid = -1;
+}
+
+runtime::remote::Message Server::runCollective(runtime::remote::CollectiveNetwork network,
+                                               const std::string& payload) {
+  const bool ring = network == runtime::remote::CollectiveNetwork::Ring;
+  NetworkWorker& worker = networks_[ring ? 1 : 0];
+  std::lock_guard<std::mutex> lock(worker.mutex);
   try {
-    if (!ici_) {
-      // The collectives run on systems of the first TPU architecture the server serves.
+    if (!worker.stream) {
+      // The collectives run on the first architecture of the network's chip the server
+      // serves (the bundled one when it serves none).
+      const ChipKind chip = ring ? ChipKind::Spyre : ChipKind::Tpu;
       std::string arch;
       for (const auto& slot : slots_)
-        if (slot->kind == ChipKind::Tpu && arch.empty())
-          arch = slot->arch == "tpu" ? "" : slot->arch;
-      WorkerProcess w = spawnIciWorker(options_.self, arch);
-      iciPid_ = w.pid;
-      iciFd_ = w.fd;
-      ici_ = std::make_unique<runtime::remote::FrameStream>(w.fd, "the ICI worker", maxMessage_);
+        if (slot->kind == chip && arch.empty())
+          arch = slot->arch == chipKindName(chip) ? "" : slot->arch;
+      WorkerProcess w = spawnNetworkWorker(options_.self, network, arch);
+      worker.pid = w.pid;
+      worker.fd = w.fd;
+      worker.stream = std::make_unique<runtime::remote::FrameStream>(
+          w.fd, ring ? "the ring worker" : "the ICI worker", maxMessage_);
     }
-    ici_->send(runtime::remote::Opcode::RunCollective, payload);
-    return ici_->receive();
+    worker.stream->send(runtime::remote::Opcode::RunCollective, payload);
+    return worker.stream->receive();
   } catch (const std::exception& e) {
     // The worker failed: start afresh with the next collective.
-    if (iciFd_ >= 0) ::close(iciFd_);
-    if (iciPid_ > 0) {
-      ::kill(iciPid_, SIGKILL);
-      reapWorker(iciPid_);
-    }
-    ici_.reset();
-    iciFd_ = iciPid_ = -1;
-    return {runtime::remote::Opcode::Error,
-            std::string("tpu_dist: the ICI worker failed: ") + e.what()};
+    worker.stop(true);
+    return {runtime::remote::Opcode::Error, std::string(runtime::remote::networkBackend(network)) +
+                                                ": the " + (ring ? "ring" : "ICI") +
+                                                " worker failed: " + e.what()};
   }
 }
 
@@ -377,11 +389,7 @@ int Server::run() {
     reapWorker(slot->workerPid);
   }
   slots_.clear();
-  if (iciPid_ > 0) {
-    ::close(iciFd_);
-    ::kill(iciPid_, SIGTERM);
-    reapWorker(iciPid_);
-  }
+  for (NetworkWorker& worker : networks_) worker.stop(false);
   std::printf("chipless-device-server: stopped\n");
   return 0;
 }

@@ -105,11 +105,13 @@ public:
   uint64_t maxMessage() const { return maxMessage_; }
   const std::vector<std::unique_ptr<DeviceSlot>>& slots() const { return slots_; }
   boost::asio::io_context& context() { return context_; }
-  /// Where the ranks of `tpu_dist` groups meet.
+  /// Where the ranks of `tpu_dist` and `spyre_dist` groups meet.
   CollectiveHub& collectives() { return hub_; }
-  /// Runs a RunCollective payload on the ICI worker (started the first time), one at a
-  /// time; returns its reply, or an Error when the worker failed (a new one starts next time).
-  runtime::remote::Message runCollective(const std::string& payload);
+  /// Runs a RunCollective payload on the worker of `network` (started the first time), one
+  /// at a time per network; returns its reply, or an Error when the worker failed (a new one
+  /// starts next time).
+  runtime::remote::Message runCollective(runtime::remote::CollectiveNetwork network,
+                                         const std::string& payload);
   /// Registers a client connection's native handle, so shutdown can close it.
   void track(int fd, bool add);
 
@@ -130,10 +132,16 @@ private:
   std::mutex mutex_; ///< guards ownership and the connections
   std::set<int> connections_;
   std::atomic<uint64_t> nextSession_{1};
-  std::mutex iciMutex_; ///< one collective at a time on the ICI worker
-  pid_t iciPid_ = -1;
-  std::unique_ptr<runtime::remote::FrameStream> ici_;
-  int iciFd_ = -1;
+  /// The process that runs one network's collectives (the ICI's, the ring's).
+  struct NetworkWorker {
+    std::mutex mutex; ///< one collective at a time
+    pid_t pid = -1;
+    int fd = -1;
+    std::unique_ptr<runtime::remote::FrameStream> stream;
+    /// Stops the process, if one runs (SIGKILL when `kill`, else SIGTERM), and forgets it.
+    void stop(bool kill);
+  };
+  NetworkWorker networks_[2]; ///< by CollectiveNetwork
   CollectiveHub hub_;
   bool stopping_ = false;
 };

@@ -1,9 +1,11 @@
 #include "tools/device_server/worker_process.h"
 
-#include "runtime/remote/collectives.h"
 #include "runtime/remote/device_service.h"
+#include "runtime/remote/ici_collectives.h"
+#include "runtime/remote/ring_collectives.h"
+#include "runtime/remote/worker_loop.h"
+#include "support/any_arch.h"
 #include "support/error.h"
-#include "support/tpu_arch.h"
 
 #include <cerrno>
 #include <csignal>
@@ -60,14 +62,18 @@ WorkerProcess spawnWorker(const std::string& self, ChipKind kind, int index) {
                std::string(chipKindName(kind)) + ":" + std::to_string(index));
 }
 
-WorkerProcess spawnIciWorker(const std::string& self, const std::string& arch) {
-  return spawn(self, "ici", arch, "the ICI worker");
+WorkerProcess spawnNetworkWorker(const std::string& self,
+                                 runtime::remote::CollectiveNetwork network,
+                                 const std::string& arch) {
+  const bool ring = network == runtime::remote::CollectiveNetwork::Ring;
+  return spawn(self, ring ? "ring" : "ici", arch, ring ? "the ring worker" : "the ICI worker");
 }
 
 std::string reapWorker(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return "ended";
+  runtime::remote::WorkDirectory::removeLeftOf(pid);
   if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
   return "ended with exit status " + std::to_string(WEXITSTATUS(status));
 }
@@ -79,11 +85,20 @@ int workerMain(const std::string& kind, const std::string& index) {
   ::unsetenv("CHIPLESS_DEVICE_SERVER");
   ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   ::signal(SIGINT, SIG_IGN); // a Ctrl-C reaches the server, which stops its workers
+  runtime::remote::WorkDirectory::removeAllOnTermination();
   try {
-    if (kind == "ici") {
-      std::string file =
-          index.empty() ? TpuArch::defaultFile() : resolveArchFile(index, ChipKind::Tpu);
-      return runtime::remote::serveCollectives(kWorkerFd, TpuArch::load(file).description);
+    if (kind == "ici" || kind == "ring") {
+      const bool ring = kind == "ring";
+      ArchDescription arch = loadArch(ring ? ChipKind::Spyre : ChipKind::Tpu, index, {});
+      runtime::remote::WorkDirectory work(kind);
+      // The network's devices take numbers from 1000 up, apart from the server's devices.
+      std::unique_ptr<runtime::remote::CollectiveService> service;
+      if (ring)
+        service = std::make_unique<runtime::remote::RingCollectives>(arch, 1000, work.path());
+      else
+        service = std::make_unique<runtime::remote::IciCollectives>(arch, 1000, work.path());
+      return runtime::remote::serveCollectives(kWorkerFd, *service,
+                                               ring ? "ring worker" : "ICI worker");
     }
     return runtime::remote::serveDevice(kWorkerFd, parseChipKind(kind, "--worker"),
                                         std::stoi(index));

@@ -1,16 +1,21 @@
-"""`tpu_dist`: a torch.distributed backend whose collectives run on the emulated ICI.
+"""`tpu_dist` and `spyre_dist`: torch.distributed backends whose collectives run on the
+emulated chips' own networks.
 
     import torch.distributed as dist, chipless.torch
     dist.init_process_group(backend="tpu_dist", init_method="file:///tmp/rdv",
                             rank=rank, world_size=n)
     model = torch.nn.parallel.DistributedDataParallel(model.to(f"tpu:{rank}"))
 
+    dist.init_process_group(backend="spyre_dist", ...)      # the same on spyre:{rank}
+
 Every process of the group uses devices of one chipless-device-server (CHIPLESS_DEVICE_SERVER);
-each collective is joined there and run on a TPU system of one chip per rank, over its ICI
-links (ici.allreduce, ici.allgather, ici.reducescatter), so results and modelled times come
-from the simulated ring (docs/device-server.md, "tpu_dist"). A tensor goes to the server
-through the host (its copies take their modelled host-link time) and comes back to its
-device the same way; the ICI time of each collective is counted in stats().
+each collective is joined there and run as a program on an emulated network: `tpu_dist` on a
+TPU system of one chip per rank, over its ICI links (ici.allreduce, ici.allgather,
+ici.reducescatter); `spyre_dist` on a Spyre card whose ring joins one group of cores per rank
+(ring.send with op=add: the ring sums as it delivers). Results and modelled times come from
+the simulated network (docs/device-server.md, "tpu_dist" and "spyre_dist"). A tensor goes to
+the server through the host (its copies take their modelled host-link time) and comes back
+to its device the same way; the network time of each collective is counted in stats().
 
 all_reduce (SUM, AVG), all_gather, reduce_scatter (SUM, AVG), broadcast, barrier, and send
 and recv (matched in order per pair of ranks and tag; a send waits for its receive) are
@@ -27,24 +32,23 @@ from torch._C._distributed_c10d import ProcessGroup, _create_work_from_future
 from chipless import native
 from chipless.errors import ChiplessError
 
-BACKEND = "tpu_dist"
-
-_stats = {"collectives": 0, "ici_seconds": 0.0, "bytes": 0}
+_stats = {"collectives": 0, "ici_seconds": 0.0, "ring_seconds": 0.0, "bytes": 0}
 
 
 def stats():
-    """Collectives run by this process, their modelled ICI seconds and the bytes it sent."""
+    """Collectives run by this process, their modelled seconds on the ICI (tpu_dist) and on
+    the ring (spyre_dist), and the bytes it sent."""
     return dict(_stats)
 
 
 def reset_stats():
-    _stats.update(collectives=0, ici_seconds=0.0, bytes=0)
+    _stats.update(collectives=0, ici_seconds=0.0, ring_seconds=0.0, bytes=0)
 
 
-def _server():
+def _server(backend):
     address = os.environ.get("CHIPLESS_DEVICE_SERVER", "")
     if not address:
-        raise ChiplessError("tpu_dist: the ranks of a group meet on a device server: start "
+        raise ChiplessError(f"{backend}: the ranks of a group meet on a device server: start "
                             "chipless-device-server and set CHIPLESS_DEVICE_SERVER in every "
                             "process (docs/device-server.md)")
     return address
@@ -56,30 +60,31 @@ def _done(result):
     return _create_work_from_future(fut)
 
 
-# How each dtype crosses the ICI: sums need f32 or i32 (narrower floats are summed in f32
-# and rounded back, int64 in i32 when it fits); gathers move the raw bytes.
-_SUM_AS = {torch.float32: np.float32, torch.float16: np.float32, torch.bfloat16: np.float32,
-           torch.int32: np.int32, torch.int64: np.int32, torch.int16: np.int32,
-           torch.int8: np.int32, torch.uint8: np.int32}
+class _NetworkProcessGroup(ProcessGroup):
+    """One rank's process group; collectives run on the device server's emulated network.
+    A subclass names its backend, its network and how each dtype is summed there."""
 
-
-class TpuDistProcessGroup(ProcessGroup):
-    """One rank's process group; collectives run on the device server's ICI."""
+    BACKEND = ""
+    NETWORK = ""       # "ici" or "ring": what the server runs the collectives on
+    NETWORK_NAME = ""  # for messages
+    SUM_AS = {}        # torch dtype -> the numpy type it is summed in
 
     def __init__(self, store, rank, size, timeout):
         super().__init__(rank, size)
+        key = f"{self.BACKEND}/group"
         if rank == 0:
-            store.set("tpu_dist/group", uuid.uuid4().hex)
-        name = store.get("tpu_dist/group").decode()
-        self._group = native.load().CollectiveGroup(_server(), name, rank, size)
+            store.set(key, uuid.uuid4().hex)
+        name = store.get(key).decode()
+        self._group = native.load().CollectiveGroup(_server(self.BACKEND), name, rank, size,
+                                                    self.NETWORK)
 
     def getBackendName(self):  # noqa: N802 (torch's name)
-        return BACKEND
+        return self.BACKEND
 
     def _run(self, kind, root, block, tag=0):
         result, seconds = self._group.run(kind, root, np.ascontiguousarray(block), tag)
         _stats["collectives"] += 1
-        _stats["ici_seconds"] += seconds
+        _stats[f"{self.NETWORK}_seconds"] += seconds
         _stats["bytes"] += block.nbytes
         return result
 
@@ -88,18 +93,20 @@ class TpuDistProcessGroup(ProcessGroup):
         if op not in (dist.ReduceOp.SUM, dist.ReduceOp.AVG):
             name = next((n for n in ("PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR")
                          if hasattr(dist.ReduceOp, n) and op == getattr(dist.ReduceOp, n)), str(op))
-            raise ChiplessError(f"tpu_dist {what}: {name} is not supported (the ICI sums: use "
-                                "SUM or AVG)")
-        wire = _SUM_AS.get(tensor.dtype)
+            raise ChiplessError(f"{self.BACKEND} {what}: {name} is not supported (the "
+                                f"{self.NETWORK_NAME} sums: use SUM or AVG)")
+        wire = self.SUM_AS.get(tensor.dtype)
         if wire is None:
-            raise ChiplessError(f"tpu_dist {what}: tensors of {tensor.dtype} cannot be summed "
-                                "on the ICI")
+            raise ChiplessError(f"{self.BACKEND} {what}: tensors of {tensor.dtype} cannot be "
+                                f"summed on the {self.NETWORK_NAME}")
         host = tensor.detach().cpu()
-        values = host.to(torch.float32 if wire is np.float32 else torch.int64).numpy()
-        if wire is np.int32 and values.size and (values.max() > 2**31 - 1
-                                                 or values.min() < -2**31):
-            raise ChiplessError(f"tpu_dist {what}: {tensor.dtype} values beyond 32 bits cannot "
-                                "be summed on the ICI")
+        if wire is np.int32:
+            values = host.to(torch.int64).numpy()
+            if values.size and (values.max() > 2**31 - 1 or values.min() < -2**31):
+                raise ChiplessError(f"{self.BACKEND} {what}: {tensor.dtype} values beyond 32 "
+                                    f"bits cannot be summed on the {self.NETWORK_NAME}")
+        else:
+            values = host.to(torch.float16 if wire is np.float16 else torch.float32).numpy()
         out = self._run(kind, 0, values.astype(wire))
         result = torch.from_numpy(np.array(out))
         if op == dist.ReduceOp.AVG:
@@ -152,16 +159,34 @@ class TpuDistProcessGroup(ProcessGroup):
         return _done(tensors)
 
     def recv_anysource(self, tensors, tag=0):
-        raise ChiplessError("tpu_dist recv: a receive names its source rank (src=)")
+        raise ChiplessError(f"{self.BACKEND} recv: a receive names its source rank (src=)")
 
     def barrier(self, opts=None):
         self._run("barrier", 0, np.zeros(0, np.int32))
         return _done([])
 
 
-def _create(store, rank, size, timeout):
-    return TpuDistProcessGroup(store, rank, size, timeout)
+# Integers are summed in i32 when they fit; the other widths of float in f32, rounded back.
+_INTS = {t: np.int32 for t in (torch.int32, torch.int64, torch.int16, torch.int8, torch.uint8)}
 
 
-if not hasattr(dist.Backend, BACKEND.upper()):
-    dist.Backend.register_backend(BACKEND, _create)
+class TpuDistProcessGroup(_NetworkProcessGroup):
+    """`tpu_dist`: the ICI sums f32 and i32."""
+    BACKEND, NETWORK, NETWORK_NAME = "tpu_dist", "ici", "ICI"
+    SUM_AS = {torch.float32: np.float32, torch.float16: np.float32,
+              torch.bfloat16: np.float32, **_INTS}
+
+
+class SpyreDistProcessGroup(_NetworkProcessGroup):
+    """`spyre_dist`: the ring sums f16 (the card's own format, rounded at every hop as the
+    hardware does), f32 and i32."""
+    BACKEND, NETWORK, NETWORK_NAME = "spyre_dist", "ring", "ring"
+    SUM_AS = {torch.float32: np.float32, torch.float16: np.float16,
+              torch.bfloat16: np.float32, **_INTS}
+
+
+for _group in (TpuDistProcessGroup, SpyreDistProcessGroup):
+    if not hasattr(dist.Backend, _group.BACKEND.upper()):
+        dist.Backend.register_backend(_group.BACKEND,
+                                      lambda store, rank, size, timeout, g=_group:
+                                      g(store, rank, size, timeout))

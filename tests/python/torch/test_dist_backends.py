@@ -1,7 +1,8 @@
-"""`tpu_dist` collectives and DistributedDataParallel across processes on one device server:
-each rank a process with a TPU of its own, the collectives run on the server's emulated ICI.
-Results are checked against numpy, replicas must stay bit-identical, and training must match
-one process on the CPU with the whole batch."""
+"""`tpu_dist` and `spyre_dist` collectives and DistributedDataParallel across processes on one
+device server: each rank a process with a TPU (or Spyre card) of its own, the collectives run
+on the server's emulated ICI (or a card's ring). Results are checked against numpy, replicas
+must stay bit-identical, and training must match one process on the CPU with the whole
+batch."""
 import os
 import pathlib
 import subprocess
@@ -18,8 +19,9 @@ PYTHON_DIR = ROOT / "python"
 WORKER = r"""
 import sys, numpy as np, torch, torch.distributed as dist, chipless.torch
 rank, size, rdv, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
-dist.init_process_group("tpu_dist", init_method="file://" + rdv, rank=rank, world_size=size)
-dev = f"tpu:{rank}"
+backend, kind = sys.argv[5], sys.argv[6]
+dist.init_process_group(backend, init_method="file://" + rdv, rank=rank, world_size=size)
+dev = f"{kind}:{rank}"
 x = torch.arange(6, dtype=torch.float32).reshape(2, 3).to(dev) * (rank + 1)
 dist.all_reduce(x)
 gathered = [torch.zeros(2, 3, device=dev) for _ in range(size)]
@@ -31,6 +33,8 @@ dist.reduce_scatter(rs, [torch.full((3,), float(rank * 10 + i), device=dev)
                          for i in range(size)])
 avg = torch.full((4,), float(rank), device=dev)
 dist.all_reduce(avg, op=dist.ReduceOp.AVG)
+half = torch.full((70,), 0.5 * (rank + 1), dtype=torch.float16)  # spyre_dist sums it in f16
+dist.all_reduce(half)
 # A ring: each rank passes a tensor to the next (even ranks send first, odd ones receive).
 mine, got = torch.full((3,), 100.0 + rank, device=dev), torch.zeros(3, device=dev)
 if rank % 2 == 0:
@@ -63,16 +67,26 @@ for step in range(3):
 params = {f"p{i}": p.detach().cpu().numpy() for i, p in enumerate(model.parameters())}
 np.savez(out, allreduce=x.cpu().numpy(), gather=np.stack([t.cpu().numpy() for t in gathered]),
          bcast=b.cpu().numpy(), rs=rs.cpu().numpy(), avg=avg.cpu().numpy(), refused=refused,
+         half=half.numpy(),
          ring=got.cpu().numpy(),
-         ici=chipless.torch.distributed.stats()["ici_seconds"], **params)
+         seconds=chipless.torch.distributed.stats()[sys.argv[7]], **params)
 dist.destroy_process_group()
 """
 
 
+# backend: the device kind its ranks use, the stats() key of its network time
+BACKENDS = {"tpu_dist": ("tpu", "ici_seconds"), "spyre_dist": ("spyre", "ring_seconds")}
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def backend(request):
+    return request.param
+
+
 @pytest.fixture
-def server(tmp_path):
-    """A server of four TPUs on a Unix socket in tmp_path."""
-    with device_server(tmp_path, "--devices", "tpu:4") as address:
+def server(tmp_path, backend):
+    """A server of four devices of the backend's kind on a Unix socket in tmp_path."""
+    with device_server(tmp_path, "--devices", BACKENDS[backend][0] + ":4") as address:
         yield address
 
 
@@ -92,10 +106,12 @@ def cpu_reference(size):
 
 
 @pytest.mark.parametrize("size", [2, 4])
-def test_collectives_and_ddp_across_processes(tmp_path, server, size):
+def test_collectives_and_ddp_across_processes(tmp_path, backend, server, size):
+    kind, seconds = BACKENDS[backend]
     env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR), CHIPLESS_DEVICE_SERVER=server)
     ranks = [subprocess.Popen([sys.executable, "-c", WORKER, str(r), str(size),
-                               str(tmp_path / "rdv"), str(tmp_path / f"rank{r}.npz")],
+                               str(tmp_path / "rdv"), str(tmp_path / f"rank{r}.npz"),
+                               backend, kind, seconds],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
              for r in range(size)]
     for r, p in enumerate(ranks):
@@ -112,9 +128,11 @@ def test_collectives_and_ddp_across_processes(tmp_path, server, size):
         np.testing.assert_array_equal(res["rs"], np.full(3, 10 * sum(range(size)) + size * r,
                                                          np.float32))
         np.testing.assert_allclose(res["avg"], np.full(4, sum(range(size)) / size))
+        assert res["half"].dtype == np.float16
+        np.testing.assert_array_equal(res["half"], np.full(70, 0.5 * sum(range(1, size + 1))))
         np.testing.assert_array_equal(res["ring"], np.full(3, 100.0 + (r - 1) % size))
         assert "MAX is not supported" in str(res["refused"])
-        assert float(res["ici"]) > 0
+        assert float(res["seconds"]) > 0
     reference = cpu_reference(size)
     for i, want in enumerate(reference):
         for r in range(1, size):  # the replicas stay identical, bit for bit
