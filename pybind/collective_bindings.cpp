@@ -50,11 +50,12 @@ void bindCollectives(py::module_& m) {
               py::gil_scoped_release unlocked;
               r = g.run(kindNamed(kind), root, in, tag);
             }
-            return py::make_tuple(numpyFromNpy(std::move(r.block)), r.seconds);
+            return py::make_tuple(numpyFromNpy(std::move(r.block)), r.seconds, r.source);
           },
           py::arg("kind"), py::arg("root"), py::arg("block"), py::arg("tag") = 0,
-          "Runs the group's next collective with this rank's block: (result, modelled seconds). "
-          "For send and recv, root is the other rank.")
+          "Runs the group's next collective with this rank's block: (result, modelled seconds, "
+          "the other rank of a send or receive). For send and recv, root is the other rank; "
+          "a recv from root -1 takes the first send to this rank.")
       .def_property_readonly("rank", &runtime::remote::CollectiveGroup::rank)
       .def_property_readonly("size", &runtime::remote::CollectiveGroup::size);
 }

@@ -12,6 +12,9 @@
 
 namespace chipless::runtime::remote {
 
+/// The root of a receive from whichever rank sends first (MPI's ANY_SOURCE).
+constexpr int kAnySource = -1;
+
 class CollectiveGroup {
 public:
   /// Rank `rank` of the `size` ranks of group `group` (a name every rank agrees on), whose
@@ -20,7 +23,9 @@ public:
                   CollectiveNetwork network = CollectiveNetwork::Ici);
   /// Runs the group's next collective with this rank's `block`. For Send and Recv, `root` is
   /// the other rank and `tag` tells messages between the same two ranks apart; sends and
-  /// receives are matched in the order they are made, per pair of ranks and tag.
+  /// receives are matched in the order they are made, per pair of ranks and tag. A Recv from
+  /// kAnySource takes the first send to this rank with `tag` that is next in its pair's order,
+  /// and says its sender in the result's `source`.
   CollectiveResult run(CollectiveKind kind, int root, const NpyArray& block, uint32_t tag = 0);
   int rank() const { return rank_; }
   int size() const { return size_; }

@@ -41,6 +41,7 @@ struct CollectiveResult {
   NpyArray block;     ///< the rank's result (AllGather: size blocks stacked along a new dim 0)
   double seconds = 0; ///< modelled time of the collective on the network
   double cycles = 0;  ///< the same in chip cycles
+  int source = -1;    ///< a send's or receive's other rank (a receive from any source: its sender)
 };
 
 /// Runs collectives on an emulated network. run() checks the blocks and lays them out as

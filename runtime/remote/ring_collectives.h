@@ -33,9 +33,11 @@ public:
     int64_t sticks() const { return cores * chunk * rounds; }
   };
   /// The division of a block of `sticks` sticks for `program` over `ranks` ranks: as many
-  /// cores per rank as the card has for each (at most one per stick), chunks as large as the
-  /// planning scratchpad allows (every rank's chunk of a piece is resident on each core),
-  /// rounds for the rest. Dividing a division's own sticks gives it back.
+  /// cores per rank as the card has for each (at most one per stick); rounds enough for
+  /// chunks to fit the planning scratchpad twice over (every rank's chunk of a piece is
+  /// resident on each core, in two buffers), and up to 8 rounds where each still moves 16
+  /// sticks or more, so that DMA and ring steps overlap. Dividing a division's own sticks
+  /// gives it back.
   Division divide(CollectiveKind program, int ranks, int64_t sticks) const;
 
 protected:

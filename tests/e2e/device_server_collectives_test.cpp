@@ -8,7 +8,9 @@
 #include "tests/e2e/tpu_kernel_harness.h"
 
 #include <functional>
+#include <future>
 #include <gtest/gtest.h>
+#include <map>
 #include <thread>
 
 namespace chipless::test {
@@ -129,6 +131,55 @@ TEST_F(DeviceServerCollectives, SendsAreMatchedToReceivesByPairAndTagInOrder) {
       << errors[0];
 }
 
+TEST_F(DeviceServerCollectives, AReceiveFromAnySourceTakesTheFirstSendNextInItsPairsOrder) {
+  std::map<int, NpyArray> fromAny;
+  CollectiveResult named;
+  std::string nobody;
+  std::promise<void> received;
+  std::shared_future<void> receivedAlready = received.get_future().share();
+  auto errors = ranks(
+      4, "any",
+      [&](CollectiveGroup& g) {
+        if (g.rank() == 0) {
+          struct Told { // however the receives end
+            std::promise<void>& p;
+            ~Told() { p.set_value(); }
+          };
+          {
+            Told told{received};
+            for (int i = 0; i < 3; ++i) {
+              CollectiveResult r = g.run(CollectiveKind::Recv, runtime::remote::kAnySource,
+                                         makeNpy(DType::F32, {6}), 4);
+              fromAny[r.source] = r.block;
+            }
+          }
+          // By name after from any: rank 2's second send, its first having come already.
+          named = g.run(CollectiveKind::Recv, 2, makeNpy(DType::F32, {6}), 4);
+          try {
+            g.run(CollectiveKind::Recv, runtime::remote::kAnySource, makeNpy(DType::F32, {6}), 99);
+          } catch (const Error& e) {
+            nobody = e.what();
+          }
+        } else {
+          g.run(CollectiveKind::Send, 0, randomF32Array({6}, 100 + g.rank()), 4);
+          if (g.rank() == 2) {
+            receivedAlready.wait();
+            g.run(CollectiveKind::Send, 0, randomF32Array({6}, 200), 4);
+          }
+        }
+      },
+      CollectiveNetwork::Ring);
+  for (const std::string& e : errors) ASSERT_EQ(e, "");
+  ASSERT_EQ(fromAny.size(), 3u);
+  for (int r = 1; r < 4; ++r) EXPECT_EQ(fromAny[r].data, randomF32Array({6}, 100 + r).data) << r;
+  EXPECT_EQ(named.source, 2);
+  EXPECT_EQ(named.block.data, randomF32Array({6}, 200).data);
+  EXPECT_NE(nobody.find("spyre_dist recv from any source (tag 99) by rank 0 of group 'any': no "
+                        "rank sent to it within 2 s"),
+            std::string::npos)
+      << nobody;
+}
+
 TEST_F(DeviceServerCollectives, AGroupThatDisagreesOrIsIncompleteGetsAClearError) {
   auto errors = ranks(2, "kinds", [](CollectiveGroup& g) {
     g.run(g.rank() == 0 ? CollectiveKind::AllReduce : CollectiveKind::Broadcast, 0,
@@ -168,6 +219,40 @@ TEST_F(DeviceServerCollectives, AGroupThatDisagreesOrIsIncompleteGetsAClearError
     EXPECT_NE(std::string(e.what()).find("rank 3 of 2 is not a rank of the group"),
               std::string::npos);
   }
+  EXPECT_TRUE(server->running());
+}
+
+TEST_F(DeviceServerCollectives, ARankWhoseConnectionClosesIsNotWaitedForUntilTheTimeout) {
+  // The fixture's timeout is 2 s: rank 0 would give up on rank 2 then; it learns at once
+  // that rank 2 has gone, whether rank 2 left before or after rank 0 called.
+  // Rank 1 sends to rank 2 once rank 0 has learnt that rank 2 is gone (a send to a rank
+  // still there would be answered at once).
+  std::promise<void> known;
+  std::shared_future<void> knownAlready = known.get_future().share();
+  auto errors = ranks(3, "leaver", [&](CollectiveGroup& g) {
+    g.run(CollectiveKind::Barrier, 0, makeNpy(DType::I32, {0}));
+    if (g.rank() == 2) return; // its connection closes with the group
+    if (g.rank() == 0) {
+      struct Told { // however the all-reduce ends
+        std::promise<void>& p;
+        ~Told() { p.set_value(); }
+      } told{known};
+      g.run(CollectiveKind::AllReduce, 0, randomF32Array({4}, 1));
+    }
+    if (g.rank() == 1) {
+      knownAlready.wait();
+      g.run(CollectiveKind::Send, 2, randomF32Array({4}, 1));
+    }
+  });
+  EXPECT_EQ(errors[2], "");
+  for (int r : {0, 1}) {
+    EXPECT_NE(errors[r].find("rank(s) 2 left the group (the connection closed) without calling it"),
+              std::string::npos)
+        << errors[r];
+    EXPECT_EQ(errors[r].find("did not call it within"), std::string::npos) << errors[r];
+  }
+  EXPECT_NE(errors[0].find("tpu_dist all_reduce #1 of group 'leaver'"), std::string::npos)
+      << errors[0];
   EXPECT_TRUE(server->running());
 }
 

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -28,11 +29,31 @@ public:
   CollectiveHub(Runner run, double timeoutSeconds)
       : run_(std::move(run)), timeoutSeconds_(timeoutSeconds) {}
 
-  /// One rank's Collective request; returns the reply message for that rank.
-  boost::asio::awaitable<runtime::remote::Message> join(const std::string& payload);
+  /// One rank's Collective request, made on connection `session`; returns the reply message
+  /// for that rank.
+  boost::asio::awaitable<runtime::remote::Message> join(const std::string& payload,
+                                                        uint64_t session);
+  /// Connection `session` has closed: the ranks it called for have left their groups, and
+  /// every collective waiting for one of them is called off at once (not at the timeout).
+  void leave(uint64_t session);
 
 private:
   struct Pending;
+  /// The ranks of a group seen so far, by the connection that made their calls, and those
+  /// whose connection has closed.
+  struct Members {
+    std::map<uint32_t, uint64_t> sessions;
+    std::set<uint32_t> gone;
+  };
+  struct AnyReceive;
+  /// The earliest send waiting for rank `to` with `tag` that is next in its pair's order by
+  /// `expected` (the receiver's count of receives from each rank), or -1 (mutex_ held).
+  int waitingSender(const std::string& group, uint32_t to, uint32_t tag,
+                    const std::vector<uint64_t>& expected) const;
+  /// Ends `p` with `why` for every rank waiting at it (mutex_ held).
+  void callOff(const std::shared_ptr<Pending>& p, const std::string& why);
+  /// Calls `p` off if a rank it waits for has left its group (mutex_ held); returns whether.
+  bool calledOffForLeavers(const std::shared_ptr<Pending>& p);
 
   Runner run_;
   double timeoutSeconds_;
@@ -40,6 +61,10 @@ private:
   boost::asio::thread_pool pool_{2}; ///< one per network
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Pending>> pending_; ///< by "group#sequence"
+  std::map<std::string, Members> groups_;
+  std::vector<std::shared_ptr<AnyReceive>> anyReceives_; ///< receives from any source waiting
+  uint64_t arrivals_ = 0;                                ///< sends made so far, for their order
+  std::map<uint64_t, std::set<std::pair<std::string, uint32_t>>> bySession_; ///< group, rank
 };
 
 } // namespace chipless::server

@@ -237,7 +237,7 @@ net::awaitable<void> collective(SessionState& s, FrameHeader h, std::string payl
                               " bytes");
     message += payload;
   }
-  Message reply = co_await s.server.collectives().join(message);
+  Message reply = co_await s.server.collectives().join(message, s.id);
   co_await writeMessage(s.client, reply.opcode, reply.payload);
 }
 
@@ -289,6 +289,7 @@ net::awaitable<void> serveClient(Server& server, Socket client, bool tcp, uint64
     }
   }
   if (s.slot) co_await closeDevice(s);
+  server.collectives().leave(s.id);
   server.track(fd, false);
   boost::system::error_code ignored;
   client.close(ignored);

@@ -18,8 +18,9 @@ the server through the host (its copies take their modelled host-link time) and 
 to its device the same way; the network time of each collective is counted in stats().
 
 all_reduce (SUM, AVG), all_gather, reduce_scatter (SUM, AVG), broadcast, barrier, and send
-and recv (matched in order per pair of ranks and tag; a send waits for its receive) are
-supported; work objects are future-based, as DistributedDataParallel needs.
+and recv (matched in order per pair of ranks and tag; a recv without src takes the first send
+to it; a send returns at once, as an eager send does) are supported; work objects are
+future-based, as DistributedDataParallel needs.
 """
 import os
 import uuid
@@ -27,7 +28,7 @@ import uuid
 import numpy as np
 import torch
 import torch.distributed as dist
-from torch._C._distributed_c10d import ProcessGroup, _create_work_from_future
+from torch._C._distributed_c10d import ProcessGroup, Work, _create_work_from_future
 
 from chipless import native
 from chipless.errors import ChiplessError
@@ -60,6 +61,28 @@ def _done(result):
     return _create_work_from_future(fut)
 
 
+class _Received(Work):
+    """A finished receive from any source: dist.recv(tensor) asks it for the sender
+    (`_source_rank`, which a future-based work object does not have). Only receives use it:
+    DistributedDataParallel needs future-based work objects (docs/pytorch.md)."""
+
+    def __init__(self, source):
+        super().__init__()
+        self._source = source
+
+    def wait(self, timeout=None):
+        return True
+
+    def is_completed(self):
+        return True
+
+    def is_success(self):
+        return True
+
+    def _source_rank(self):
+        return self._source
+
+
 class _NetworkProcessGroup(ProcessGroup):
     """One rank's process group; collectives run on the device server's emulated network.
     A subclass names its backend, its network and how each dtype is summed there."""
@@ -82,11 +105,12 @@ class _NetworkProcessGroup(ProcessGroup):
         return self.BACKEND
 
     def _run(self, kind, root, block, tag=0):
-        result, seconds = self._group.run(kind, root, np.ascontiguousarray(block), tag)
+        """The collective's result for this rank, and the other rank of a send or receive."""
+        result, seconds, source = self._group.run(kind, root, np.ascontiguousarray(block), tag)
         _stats["collectives"] += 1
         _stats[f"{self.NETWORK}_seconds"] += seconds
         _stats["bytes"] += block.nbytes
-        return result
+        return result, source
 
     # -- sums ---------------------------------------------------------------------------
     def _summed(self, kind, tensor, op, what):
@@ -107,7 +131,7 @@ class _NetworkProcessGroup(ProcessGroup):
                                     f"bits cannot be summed on the {self.NETWORK_NAME}")
         else:
             values = host.to(torch.float16 if wire is np.float16 else torch.float32).numpy()
-        out = self._run(kind, 0, values.astype(wire))
+        out, _ = self._run(kind, 0, values.astype(wire))
         result = torch.from_numpy(np.array(out))
         if op == dist.ReduceOp.AVG:
             result = result / self.size() if result.is_floating_point() else \
@@ -130,10 +154,13 @@ class _NetworkProcessGroup(ProcessGroup):
 
     # -- moves --------------------------------------------------------------------------
     def _moved(self, kind, root, tensor, tag=0):
+        return self._moved_from(kind, root, tensor, tag)[0]
+
+    def _moved_from(self, kind, root, tensor, tag=0):
         host = tensor.detach().cpu().contiguous()
         raw = host.view(torch.uint8).numpy().view(np.int8) if host.numel() else np.zeros(0, np.int8)
-        out = self._run(kind, root, raw, tag)
-        return torch.from_numpy(np.array(out))
+        out, source = self._run(kind, root, raw, tag)
+        return torch.from_numpy(np.array(out)), source
 
     def allgather(self, output_tensors, input_tensors, opts=None):
         for outs, t in zip(output_tensors, input_tensors):
@@ -159,7 +186,11 @@ class _NetworkProcessGroup(ProcessGroup):
         return _done(tensors)
 
     def recv_anysource(self, tensors, tag=0):
-        raise ChiplessError(f"{self.BACKEND} recv: a receive names its source rank (src=)")
+        source = -1
+        for t in tensors:
+            data, source = self._moved_from("recv", -1, t, tag)
+            t.copy_(data.view(t.dtype).reshape(t.shape))
+        return _Received(source)
 
     def barrier(self, opts=None):
         self._run("barrier", 0, np.zeros(0, np.int32))

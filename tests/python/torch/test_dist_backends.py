@@ -43,6 +43,15 @@ if rank % 2 == 0:
 else:
     dist.recv(got, (rank - 1) % size, tag=5)
     dist.send(mine, (rank + 1) % size, tag=5)
+# Rank 0 takes one message from each other rank, in whatever order they come.
+sources = []
+if rank == 0:
+    for _ in range(size - 1):
+        box = torch.zeros(2, device=dev)
+        sources.append(dist.recv(box))
+        assert box.cpu().tolist() == [float(sources[-1])] * 2, box
+else:
+    dist.send(torch.full((2,), float(rank), device=dev), 0)
 dist.barrier()
 try:
     dist.all_reduce(torch.ones(2, device=dev), op=dist.ReduceOp.MAX)
@@ -67,7 +76,7 @@ for step in range(3):
 params = {f"p{i}": p.detach().cpu().numpy() for i, p in enumerate(model.parameters())}
 np.savez(out, allreduce=x.cpu().numpy(), gather=np.stack([t.cpu().numpy() for t in gathered]),
          bcast=b.cpu().numpy(), rs=rs.cpu().numpy(), avg=avg.cpu().numpy(), refused=refused,
-         half=half.numpy(),
+         half=half.numpy(), sources=np.array(sources, np.int64),
          ring=got.cpu().numpy(),
          seconds=chipless.torch.distributed.stats()[sys.argv[7]], **params)
 dist.destroy_process_group()
@@ -128,6 +137,7 @@ def test_collectives_and_ddp_across_processes(tmp_path, backend, server, size):
         np.testing.assert_array_equal(res["rs"], np.full(3, 10 * sum(range(size)) + size * r,
                                                          np.float32))
         np.testing.assert_allclose(res["avg"], np.full(4, sum(range(size)) / size))
+        assert sorted(res["sources"]) == (list(range(1, size)) if r == 0 else [])
         assert res["half"].dtype == np.float16
         np.testing.assert_array_equal(res["half"], np.full(70, 0.5 * sum(range(1, size + 1))))
         np.testing.assert_array_equal(res["ring"], np.full(3, 100.0 + (r - 1) % size))

@@ -63,10 +63,11 @@ int64_t count(const NpyArray& a) {
 
 class RingCollectivesTest : public ::testing::Test {
 protected:
-  RingCollectives& ring(const std::vector<std::string>& overrides = {}) {
+  /// The test's ring on card `index` (each test its own: ctest runs them side by side).
+  RingCollectives& ring(int index, const std::vector<std::string>& overrides = {}) {
     if (!service_)
-      service_ = std::make_unique<RingCollectives>(archWith(overrides).description, 900 + index_,
-                                                   workDir());
+      service_ =
+          std::make_unique<RingCollectives>(archWith(overrides).description, index, workDir());
     return *service_;
   }
   std::vector<NpyArray> blocks(DType dtype, int n, std::vector<int64_t> shape) {
@@ -75,7 +76,6 @@ protected:
     return out;
   }
   std::unique_ptr<RingCollectives> service_;
-  int index_ = 0;
 };
 
 /// rank r's all-reduce: the element-wise sum.
@@ -94,7 +94,7 @@ TEST_F(RingCollectivesTest, AllReduceSumsEveryElementForGroupsAndSizesThatDoNotF
          std::vector<std::vector<int64_t>>{{1}, {7, 33}, {1000}, {300, 257}, {2, 3, 4}}) {
       SCOPED_TRACE("ranks " + std::to_string(n) + ", " + std::to_string(shape[0]) + "...");
       auto in = blocks(DType::F32, n, shape);
-      std::vector<CollectiveResult> out = ring().run(CollectiveKind::AllReduce, 0, in);
+      std::vector<CollectiveResult> out = ring(901).run(CollectiveKind::AllReduce, 0, in);
       ASSERT_EQ(out.size(), static_cast<size_t>(n));
       for (const auto& r : out) {
         expectSum(in, r.block);
@@ -107,7 +107,7 @@ TEST_F(RingCollectivesTest, AllReduceSumsEveryElementForGroupsAndSizesThatDoNotF
 TEST_F(RingCollectivesTest, TheRingSumsF16AndI32InTheirOwnType) {
   for (DType t : {DType::F16, DType::I32}) {
     auto in = blocks(t, 4, {129, 65});
-    for (const auto& r : ring().run(CollectiveKind::AllReduce, 0, in)) {
+    for (const auto& r : ring(902).run(CollectiveKind::AllReduce, 0, in)) {
       EXPECT_EQ(r.block.dtype, t);
       expectSum(in, r.block);
     }
@@ -117,7 +117,7 @@ TEST_F(RingCollectivesTest, TheRingSumsF16AndI32InTheirOwnType) {
 TEST_F(RingCollectivesTest, ReduceScatterGivesEachRankItsBlockOfTheSum) {
   const int n = 3;
   auto in = blocks(DType::F32, n, {n, 50, 9});
-  auto out = ring().run(CollectiveKind::ReduceScatter, 0, in);
+  auto out = ring(903).run(CollectiveKind::ReduceScatter, 0, in);
   for (int r = 0; r < n; ++r) {
     ASSERT_EQ(out[r].block.shape, (std::vector<int64_t>{50, 9}));
     for (int64_t i = 0; i < 450; ++i) {
@@ -131,8 +131,8 @@ TEST_F(RingCollectivesTest, ReduceScatterGivesEachRankItsBlockOfTheSum) {
 TEST_F(RingCollectivesTest, AllGatherBroadcastAndSendMoveTheBytesExactly) {
   const int n = 4;
   auto in = blocks(DType::F16, n, {3, 101}); // not whole 32-bit words: 303 halves
-  auto gathered = ring().run(CollectiveKind::AllGather, 0, in);
-  auto broadcast = ring().run(CollectiveKind::Broadcast, 2, in);
+  auto gathered = ring(904).run(CollectiveKind::AllGather, 0, in);
+  auto broadcast = ring(904).run(CollectiveKind::Broadcast, 2, in);
   for (int r = 0; r < n; ++r) {
     ASSERT_EQ(gathered[r].block.shape, (std::vector<int64_t>{n, 3, 101}));
     for (int q = 0; q < n; ++q)
@@ -145,11 +145,11 @@ TEST_F(RingCollectivesTest, AllGatherBroadcastAndSendMoveTheBytesExactly) {
   NpyArray odd = makeNpy(DType::F32, {3});
   const uint32_t bits[3] = {0x7fc00001u, 0x80000000u, 0xff800000u}; // NaN payload, -0, -inf
   std::memcpy(odd.data.data(), bits, 12);
-  auto nans = ring().run(CollectiveKind::Broadcast, 1,
-                         {makeNpy(DType::F32, {3}), odd, makeNpy(DType::F32, {3})});
+  auto nans = ring(904).run(CollectiveKind::Broadcast, 1,
+                            {makeNpy(DType::F32, {3}), odd, makeNpy(DType::F32, {3})});
   for (const auto& r : nans) EXPECT_EQ(r.block.data, odd.data);
 
-  auto sent = ring().run(CollectiveKind::Send, 0, {in[1], in[3]});
+  auto sent = ring(904).run(CollectiveKind::Send, 0, {in[1], in[3]});
   EXPECT_TRUE(sent[0].block.data.empty());
   EXPECT_EQ(sent[1].block.data, in[1].data);
   EXPECT_GT(sent[1].cycles, 0);
@@ -157,7 +157,7 @@ TEST_F(RingCollectivesTest, AllGatherBroadcastAndSendMoveTheBytesExactly) {
 
 TEST_F(RingCollectivesTest, ABlockLargerThanTheScratchpadsRunsInRounds) {
   // 2 ranks x 16 cores x 8 KB of planning scratchpad each: 4 MB of f32 per rank needs rounds.
-  RingCollectives& small = ring({"scratchpad.bytes=262144", "scratchpad.reserved_bytes=0"});
+  RingCollectives& small = ring(905, {"scratchpad.bytes=262144", "scratchpad.reserved_bytes=0"});
   RingCollectives::Division d = small.divide(CollectiveKind::AllReduce, 2, 1 << 14);
   EXPECT_GT(d.rounds, 1);
   auto in = blocks(DType::F32, 2, {1 << 15, 17});
@@ -167,7 +167,7 @@ TEST_F(RingCollectivesTest, ABlockLargerThanTheScratchpadsRunsInRounds) {
 }
 
 TEST_F(RingCollectivesTest, DividingADivisionsOwnSticksGivesItBack) {
-  RingCollectives& r = ring();
+  RingCollectives& r = ring(906);
   for (CollectiveKind k :
        {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::Send})
     for (int n : {2, 3, 7, 32})
@@ -184,9 +184,9 @@ TEST_F(RingCollectivesTest, DividingADivisionsOwnSticksGivesItBack) {
 }
 
 TEST_F(RingCollectivesTest, MoreBytesTakeMoreModelledTimeAndRunsRepeatExactly) {
-  auto small = ring().run(CollectiveKind::AllReduce, 0, blocks(DType::F32, 4, {1024}));
-  auto large = ring().run(CollectiveKind::AllReduce, 0, blocks(DType::F32, 4, {1 << 18}));
-  auto again = ring().run(CollectiveKind::AllReduce, 0, blocks(DType::F32, 4, {1 << 18}));
+  auto small = ring(907).run(CollectiveKind::AllReduce, 0, blocks(DType::F32, 4, {1024}));
+  auto large = ring(907).run(CollectiveKind::AllReduce, 0, blocks(DType::F32, 4, {1 << 18}));
+  auto again = ring(907).run(CollectiveKind::AllReduce, 0, blocks(DType::F32, 4, {1 << 18}));
   EXPECT_GT(large[0].cycles, 10 * small[0].cycles);
   EXPECT_EQ(large[0].cycles, again[0].cycles);
   EXPECT_EQ(large[3].block.data, again[3].block.data);
@@ -198,15 +198,15 @@ TEST_F(RingCollectivesTest, MoreBytesTakeMoreModelledTimeAndRunsRepeatExactly) {
 TEST_F(RingCollectivesTest, ErrorsNameTheBackendAndWhatIsWrong) {
   auto in = blocks(DType::F32, 3, {4});
   in[2] = values(DType::F32, {5}, 1);
-  EXPECT_CONTAINS(errorOf([&] { ring().run(CollectiveKind::AllReduce, 0, in); }),
+  EXPECT_CONTAINS(errorOf([&] { ring(908).run(CollectiveKind::AllReduce, 0, in); }),
                   "spyre_dist all_reduce: rank 2 gives a f32 block of another shape");
   NpyArray bf = makeNpy(DType::BF16, {4});
   EXPECT_CONTAINS(errorOf([&] {
-                    ring().run(CollectiveKind::AllReduce, 0, {bf, bf});
+                    ring(908).run(CollectiveKind::AllReduce, 0, {bf, bf});
                   }),
                   "spyre_dist all_reduce of bf16: the ring sums f16, f32 and i32");
   std::vector<NpyArray> many(33, makeNpy(DType::F32, {4}));
-  EXPECT_CONTAINS(errorOf([&] { ring().run(CollectiveKind::Barrier, 0, many); }),
+  EXPECT_CONTAINS(errorOf([&] { ring(908).run(CollectiveKind::Barrier, 0, many); }),
                   "a group of 33 ranks needs a core for each on the ring, and the card has 32");
 }
 
