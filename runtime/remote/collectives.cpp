@@ -93,6 +93,12 @@ std::vector<CollectiveResult> CollectiveService::run(CollectiveKind kind, int ro
   const uint64_t partBytes = first.data.size() / static_cast<uint64_t>(parts);
   const int64_t elements =
       kind == CollectiveKind::Barrier ? 1 : static_cast<int64_t>((partBytes + size - 1) / size);
+  if (const int64_t most = n > 1 ? maxPart(program, wire, n) : 0; most > 0 && elements > most) {
+    // Slices of whole elements of both the wire type and the tensor's (8 bytes divide both).
+    const uint64_t slice = static_cast<uint64_t>(most) * size / 8 * 8;
+    if (slice == 0) throw Error(what + ": the network cannot move a single element");
+    return runSliced(kind, root, blocks, slice);
+  }
   const int64_t L = paddedPart(program, wire, n, std::max<int64_t>(elements, 1));
   const int64_t inElements = L * parts;
   NpyArray x = makeNpy(wire, {n, inElements});
@@ -138,6 +144,48 @@ std::vector<CollectiveResult> CollectiveService::run(CollectiveKind kind, int ro
     const bool gathered = kind == CollectiveKind::Broadcast && program == CollectiveKind::AllGather;
     const uint8_t* from = gathered ? row + static_cast<uint64_t>(root) * L * size : row;
     copyBytes(res.block.data.data(), from, partBytes);
+  }
+  return out;
+}
+
+std::vector<CollectiveResult> CollectiveService::runSliced(CollectiveKind kind, int root,
+                                                           const std::vector<NpyArray>& blocks,
+                                                           uint64_t sliceBytes) {
+  const int n = static_cast<int>(blocks.size());
+  const NpyArray& first = blocks[0];
+  const uint64_t parts = kind == CollectiveKind::ReduceScatter ? n : 1;
+  const uint64_t partBytes = first.data.size() / parts;
+  const uint64_t element = dtypeSize(first.dtype);
+  // Every rank's result, shaped as one launch would give it.
+  std::vector<CollectiveResult> out(n);
+  for (int r = 0; r < n; ++r) {
+    std::vector<int64_t> shape = first.shape;
+    if (kind == CollectiveKind::ReduceScatter) shape.erase(shape.begin());
+    if (kind == CollectiveKind::AllGather) shape.insert(shape.begin(), n);
+    if (kind == CollectiveKind::Send && r == 0) shape = {0};
+    out[r].block = makeNpy(first.dtype, shape);
+  }
+  const uint64_t gathered = kind == CollectiveKind::AllGather ? n : 1; // blocks in a result
+  for (uint64_t at = 0; at < partBytes; at += sliceBytes) {
+    const uint64_t bytes = std::min(sliceBytes, partBytes - at);
+    std::vector<NpyArray> slices;
+    for (const NpyArray& b : blocks) {
+      std::vector<int64_t> shape{static_cast<int64_t>(bytes / element)};
+      if (kind == CollectiveKind::ReduceScatter) shape.insert(shape.begin(), n);
+      NpyArray s = makeNpy(first.dtype, shape);
+      for (uint64_t p = 0; p < parts; ++p)
+        std::memcpy(s.data.data() + p * bytes, b.data.data() + p * partBytes + at, bytes);
+      slices.push_back(std::move(s));
+    }
+    std::vector<CollectiveResult> ran = run(kind, root, slices);
+    for (int r = 0; r < n; ++r) {
+      out[r].cycles += ran[r].cycles;
+      out[r].seconds += ran[r].seconds;
+      if (out[r].block.data.empty()) continue;
+      for (uint64_t q = 0; q < gathered; ++q)
+        std::memcpy(out[r].block.data.data() + q * partBytes + at,
+                    ran[r].block.data.data() + q * bytes, bytes);
+    }
   }
   return out;
 }

@@ -79,8 +79,16 @@ protected:
                              int64_t elements) const = 0;
   /// Runs `program` over `x` ([ranks, parts * part] of `wire`); Send: row 0 to row 1.
   virtual Ran launch(CollectiveKind program, DType wire, const NpyArray& x, int64_t part) = 0;
+  /// The most elements of `wire` a part of a rank's row may have in one launch of `program`
+  /// over `ranks` ranks (0: no limit); run() cuts larger blocks into slices and runs one
+  /// launch per slice.
+  virtual int64_t maxPart(CollectiveKind, DType, int) const { return 0; }
 
 private:
+  /// run() of blocks whose parts are over maxPart(), one launch per slice of every part.
+  std::vector<CollectiveResult> runSliced(CollectiveKind kind, int root,
+                                          const std::vector<NpyArray>& blocks, uint64_t sliceBytes);
+
   CollectiveNetwork network_;
 };
 

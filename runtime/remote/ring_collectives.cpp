@@ -81,6 +81,28 @@ int64_t RingCollectives::paddedPart(CollectiveKind program, DType wire, int rank
          perStick;
 }
 
+int64_t RingCollectives::maxPart(CollectiveKind program, DType wire, int ranks) const {
+  // The largest part whose padded row fits (a row holds `ranks` parts for a reduce-scatter's
+  // input and an all-gather's output, else one).
+  const int64_t rowParts =
+      program == CollectiveKind::ReduceScatter || program == CollectiveKind::AllGather ? ranks : 1;
+  const int64_t size = static_cast<int64_t>(dtypeSize(wire));
+  auto fits = [&](int64_t elements) {
+    return paddedPart(program, wire, ranks, elements) * rowParts * size <=
+           arch_.dram.core_span_bytes;
+  };
+  int64_t lo = 0, hi = arch_.dram.core_span_bytes / rowParts / size;
+  if (fits(hi)) return hi;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return std::max<int64_t>(lo, 1);
+}
+
 namespace {
 
 const char* typeSuffix(DType wire) {

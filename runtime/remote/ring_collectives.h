@@ -46,6 +46,8 @@ protected:
   int64_t paddedPart(CollectiveKind program, DType wire, int ranks,
                      int64_t elements) const override;
   Ran launch(CollectiveKind program, DType wire, const NpyArray& x, int64_t part) override;
+  /// What keeps a row of X or Y (a core's pieces span it) within dram.core_span_bytes.
+  int64_t maxPart(CollectiveKind program, DType wire, int ranks) const override;
 
 private:
   /// The prepared program for `program` of `wire` over `ranks` ranks of `cores` cores.
