@@ -43,7 +43,7 @@ void copyBytes(void* to, const void* from, size_t n) {
   if (n > 0) std::memcpy(to, from, n);
 }
 
-/// "f32 and i32", "f16, f32 and i32": the element types `service` sums, for messages.
+/// "f32 and i32", "f16, f32 and i32": the element types `sums` accepts, for messages.
 template <typename Sums>
 std::string summable(const Sums& sums) {
   std::vector<std::string> names;

@@ -64,7 +64,8 @@ def _done(result):
 class _Received(Work):
     """A finished receive from any source: dist.recv(tensor) asks it for the sender
     (`_source_rank`, which a future-based work object does not have). Only receives use it:
-    DistributedDataParallel needs future-based work objects (docs/pytorch.md)."""
+    DistributedDataParallel hangs on a Python work object, so every other call returns a
+    future-based one (docs/device-server.md, "tpu_dist")."""
 
     def __init__(self, source):
         super().__init__()
