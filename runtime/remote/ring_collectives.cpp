@@ -144,7 +144,7 @@ std::string groupProgram(CollectiveKind program, DType wire, int n, int64_t g) {
   // dma.load / dma.store of this round's piece, then on to the next piece and buffer.
   auto transfer = [&](const std::string& op, const std::string& tensor, int blocks,
                       const std::string& doneToken) {
-    const bool own = blocks == 1 && n > 1;
+    const bool own = blocks == 1; // one block per row: the rank's own chunk of the buffer
     return std::string(own ? "      add  r13, r12, r6\n" : "") + "      " + op +
            " sp=" + (own ? "r13" : "r12") + ", mem=@" + tensor +
            "+r3, bytes=@KB, n1=" + std::to_string(blocks) +
