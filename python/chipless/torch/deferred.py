@@ -89,21 +89,41 @@ class Recorder:
             numel *= d
         return (address, shape_of(t)) if numel == t.numel() else None
 
+    def _read_as(self, t, op):
+        """How operand `t` of `op` is read: ("reshaped", (address, shape)) from a value the
+        graph computes, ("view", view_of) from its base, ("bound", bindable) in place, or
+        ("copy", None) when it must first be made a tensor of its own."""
+        reshaped = self._reshaped(t)
+        if reshaped:
+            return "reshaped", reshaped
+        bound = bindable(t)
+        if bound is not None:
+            return "bound", bound
+        view = view_of(t, self.dev) if reads_view(self.dev, t, op) else None
+        return ("view", view) if view is not None else ("copy", None)
+
     def record(self, op):
-        # Copies (a view made a tensor of its own) run what is pending first, so they all
-        # happen before any operand is taken from the pending graph.
+        # Copies (a view made a tensor of its own) run what is pending first, so they are all
+        # made before any operand is taken from the pending graph: how the others are read
+        # is decided after them (a value pending before a copy may have been run by it).
+        copies = {}
+        while True:
+            needed = [i for i, t in enumerate(op.operands)
+                      if i not in copies and self._read_as(t, op)[0] == "copy"]
+            if not needed:
+                break
+            for i in needed:
+                copies[i] = resident(op.operands[i], self.dev)
         owned, views = [], []
-        for t in op.operands:
-            reshaped = self._reshaped(t)
-            view = None if reshaped or bindable(t) is not None or not reads_view(self.dev, t, op) \
-                else view_of(t)
-            views.append(view)
-            if reshaped:
-                owned.append((t, (reshaped[0], None, reshaped[1])))
-            elif view is not None:  # read from its base in the graph
-                owned.append((t, (view[0], None, view[2])))
-            else:
-                owned.append(resident(t, self.dev))
+        for i, t in enumerate(op.operands):
+            how, found = ("copied", copies[i]) if i in copies else self._read_as(t, op)
+            views.append(found if how == "view" else None)
+            if how == "reshaped":
+                owned.append((t, (found[0], None, found[1])))
+            elif how == "view":  # read from its base in the graph
+                owned.append((t, (found[0], None, found[2])))
+            else:  # copied, or bound in place (resident checks it is on this device)
+                owned.append(found if how == "copied" else resident(t, self.dev))
         mark = (len(self.graph.lines), len(self.graph.args), dict(self.args))
         try:
             operands = [self._operand(own, address, shape)

@@ -156,24 +156,27 @@ def bindable(t):
     return (address, dtype, shape)
 
 
-def view_of(t):
+def view_of(t, dev):
     """(address, device dtype, base shape, sizes, plan) when `t` is not bindable but a view of
-    its storage's base that a graph can read in place (graph_text.view_plan: a permutation,
-    a slice, a reshape of it): the base is bound and the view made in the program, not
-    copied through the host first. None otherwise."""
+    its storage's base that a graph for `dev` can read in place (graph_text.view_plan: a
+    permutation, a slice, a reshape of it; broadcast between other dimensions on the TPU
+    only, whose compiler takes any linalg.broadcast): the base is bound and the view made in
+    the program, not copied through the host first. None otherwise."""
     address, _, dtype, base = torch.ops.chipless.storage_info(t)
     if address < 0:
         return None
     sizes = list(t.shape)
     plan = graph_text.view_plan(base or [1], sizes, list(t.stride()), t.storage_offset())
-    return None if plan is None else (address, dtype, base or [1], sizes, plan)
+    if plan is None or (plan["broadcast"] == "inner" and dev.kind != "tpu"):
+        return None
+    return (address, dtype, base or [1], sizes, plan)
 
 
 def view_key(view):
     """What of a view a program depends on: its base's shape, its sizes and its plan."""
     _, _, base, sizes, plan = view
     return (tuple(base), tuple(sizes), tuple(plan["shape"]), tuple(plan["offsets"]),
-            tuple(plan["box"]), tuple(plan["order"]))
+            tuple(plan["box"]), tuple(plan["order"]), plan["broadcast"])
 
 
 def resident(t, dev):
@@ -327,7 +330,7 @@ def reads_view(dev, t, op=None):
 
 def _views(dev, op):
     """Each operand's view (view_of) where it is not bindable; None when every one is."""
-    views = [None if bindable(t) is not None or not reads_view(dev, t, op) else view_of(t)
+    views = [None if bindable(t) is not None or not reads_view(dev, t, op) else view_of(t, dev)
              for t in op.operands]
     return views if any(views) else None
 

@@ -577,9 +577,9 @@ def view_plan(base_shape, sizes, strides, offset):
     elements in order, split at the view's strides), a box of it (`offsets`, `box`), the
     box's dimensions of one dropped and the rest permuted by `order` into the view's order,
     then repeated along the view's broadcast dimensions (stride 0; `broadcast`: "rows" when
-    they all come before the others, "columns" when after, None when there are none). None
-    for a view that is no such box (overlapping or irregular strides, broadcast dimensions
-    between others)."""
+    they all come before the others, "columns" when after, "inner" when between them, as an
+    expanded dimension that a reshape then merges (repeat_interleave), None when there are
+    none). None for a view that is no such box (overlapping or irregular strides)."""
     numel = 1
     for d in base_shape:
         numel *= d
@@ -592,7 +592,7 @@ def view_plan(base_shape, sizes, strides, offset):
         elif not dims or min(repeated) > max(dims):
             broadcast = "columns"  # one value: a row of it, split as the view's sizes
         else:
-            return None
+            broadcast = "inner"
         sizes = [1 if i in repeated else s for i, s in enumerate(sizes)]
     if any(strides[i] < 0 for i in dims):
         return None
@@ -627,6 +627,14 @@ def emit_view(g, value, base_shape, sizes, plan, element):
     `sizes`: reshaped, sliced, permuted, reshaped to the view's sizes."""
     shape, offsets, box, order = plan["shape"], plan["offsets"], plan["box"], plan["order"]
     sizes = list(sizes)
+    if plan["broadcast"] == "inner":
+        # the view without its broadcast dimensions, repeated along them where they stand
+        repeated = [i for i, s in enumerate(sizes) if s != 1 and i not in order]
+        core = [1 if i in repeated else s for i, s in enumerate(sizes)]
+        kept = [s for i, s in enumerate(sizes) if i not in repeated]
+        vector = emit_view(g, value, base_shape, core, dict(plan, broadcast=None), element)
+        vector = reshape(g, vector, core, kept, element)
+        return broadcast(g, vector, kept, sizes, repeated, element)
     if plan["broadcast"]:
         # the view without its broadcast dimensions, as a vector, repeated (linalg.broadcast
         # along rows or columns, the two the Spyre front end takes)

@@ -1,7 +1,8 @@
 """The ops Spyre's front end lowers through its window, concatenation and gather kernels:
 2-d convolutions (unfold + matmul), pooling, batch normalisation in inference form, `cat`,
-`index_select` and `repeat_interleave`. tpu-compile has none of these, so on the TPU they run
-on the CPU (counted, or an error in strict mode). Registered like the ops of
+`index_select` and `repeat_interleave`. tpu-compile has `cat` (each part written into its
+slice) and `repeat_interleave` (a broadcast); the others run on the CPU there (counted, or an
+error in strict mode). Registered like the ops of
 chipless.torch.ops, whose registry and helpers they use.
 """
 import math
@@ -68,14 +69,19 @@ _lib.impl("convolution_backward_overrideable", _convolution_backward)
 
 # ---- pooling, batch normalisation (Spyre: its front end's window kernels) --------------------
 
-def _spyre_float(dev, x, what):
-    """x's graph element type, or _Refused unless a Spyre float tensor."""
+def _float_element(dev, x, what):
+    """x's graph element type, or _Refused unless a float tensor of the device's compiler."""
     element = _element(x.dtype, dev)
-    if dev.kind != "spyre":
-        raise _Refused(f"{what} is lowered on Spyre only (tpu-compile has no window ops)")
     if element is None:
         raise _Refused(f"{what} of {x.dtype}")
     return element
+
+
+def _spyre_float(dev, x, what):
+    """x's graph element type, or _Refused unless a Spyre float tensor."""
+    if dev.kind != "spyre":
+        raise _Refused(f"{what} is lowered on Spyre only (tpu-compile has no window ops)")
+    return _float_element(dev, x, what)
 
 
 def _pair(v):
@@ -183,7 +189,8 @@ def _cat(dev, tensors, dim=0):
     parts = [t for t in tensors if not (t.dim() == 1 and t.numel() == 0)]  # legacy empties
     if not parts:
         raise _Refused("nothing to concatenate")
-    element = _spyre_float(dev, parts[0], "concatenation")
+    # both chips: Spyre's front end copies the parts, tpu-compile writes each in place
+    element = _float_element(dev, parts[0], "concatenation")
     dim = dim % parts[0].dim()
     if any(t.dtype != parts[0].dtype or t.dim() != parts[0].dim() for t in parts):
         raise _Refused("parts of different dtypes or ranks")
@@ -249,10 +256,18 @@ _repeat_index = {}  # (device, size, repeats) -> the index tensor of repeat_inte
 def _repeat_interleave(x, repeats, dim=None, output_size=None):
     """x.repeat_interleave(n, dim) as index_select by [0]*n + [1]*n + ... (a device tensor
     made once per size and count): on Spyre a gather, and autograd through index_select's
-    own backward. PyTorch's composite builds that index with ops that run on the CPU."""
+    own backward. PyTorch's composite builds that index with ops that run on the CPU. On the
+    TPU, which has no gather, as a broadcast: x viewed with a new dimension of n after `dim`,
+    expanded (stride 0, read n times by one copy program) and merged into `dim`; autograd
+    through the views (the gradient sums over the copies)."""
     if dim is None:
         x, dim = x.reshape(-1), 0
     dim = dim % x.dim()
+    if _device_of(x).kind == "tpu":
+        shape = list(x.shape)
+        expanded = shape[:dim + 1] + [repeats] + shape[dim + 1:]
+        merged = shape[:dim] + [shape[dim] * repeats] + shape[dim + 1:]
+        return x.unsqueeze(dim + 1).expand(expanded).reshape(merged)
     found = (x.device, x.shape[dim], repeats)
     if found not in _repeat_index:
         index = torch.arange(x.shape[dim]).repeat_interleave(repeats)

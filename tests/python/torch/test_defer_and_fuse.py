@@ -154,3 +154,20 @@ def test_a_spyre_training_step_is_one_program():
     assert launches[2:] == [1, 1], launches
     for a, b in zip(eager_params, fused_params):
         close(b, a, 1e-2, 1e-2)
+
+
+def test_an_operand_copied_first_leaves_the_others_read_where_they_now_lie():
+    """An op whose operands are a reshape of a value the graph computes ([1, 32, 12, 64]
+    merged to [1, 32, 768]) and a view the TPU must copy first (a transpose of another value
+    the graph computes): the copy runs what is recorded, so the reshape is then read from
+    where that program wrote its value (in its own, padded layout), not as a tensor laid out
+    as [1, 32, 768] (GPT-2's backward concatenates dq, dk and dv so)."""
+    a, c = torch.randn(1, 12, 32, 64), torch.randn(768, 32)
+
+    def f(a, c):
+        heads = (a * 2).transpose(1, 2).contiguous()  # [1, 32, 12, 64], rows of 64
+        rows = (c + 1).t().unsqueeze(0)  # a transposed view of a value the graph computes
+        return torch.cat([heads.reshape(1, 32, 768), rows, heads.reshape(1, 32, 768)], 2)
+    with chipless.torch.defer_and_fuse():
+        got = f(a.to("tpu"), c.to("tpu"))
+    close(got, f(a, c), 0, 0)

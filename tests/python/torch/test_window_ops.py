@@ -1,9 +1,10 @@
 """Pooling, batch normalisation in inference form, concatenation, row gathers (embedding
 lookups) and reductions over several trailing dimensions on the emulated devices against
 the CPU: on Spyre through its front end's window, concat and gather kernels; on the TPU
-(whose compiler has none of these) on the CPU, counted, or an error in strict mode. Also
-what runs on the CPU keeps PyTorch's semantics: max pooling under autograd, and the running
-statistics a batch norm in training form updates."""
+concatenation (each part written into its slice) and repeat_interleave (a broadcast view),
+the others (which its compiler does not have) on the CPU, counted, or an error in strict
+mode. Also what runs on the CPU keeps PyTorch's semantics: max pooling under autograd, and
+the running statistics a batch norm in training form updates."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -14,18 +15,22 @@ from torch_checks import close
 H = torch.float16
 
 
-def on_spyre(fn, *args, launches=1):
-    """fn on Spyre copies of args, checked to run as `launches` programs, nothing on the CPU;
-    the CPU's result of fn on the float32 values."""
-    before = chipless.torch.stats("spyre")["launches"]
+def on_device(device, fn, *args, launches=1):
+    """fn on `device` copies of args, checked to run as `launches` programs, nothing on the
+    CPU; the CPU's result of fn on the float32 values."""
+    before = chipless.torch.stats(device)["launches"]
     with torch.no_grad():
-        got = fn(*[a.to("spyre") for a in args])
+        got = fn(*[a.to(device) for a in args])
     chipless.torch.synchronize()
-    stats = chipless.torch.stats("spyre")
+    stats = chipless.torch.stats(device)
     assert stats["cpu_ops"] == {} and chipless.torch.fallback_counts() == {}, stats
     assert stats["launches"] - before == launches
     want = fn(*[a.float() if a.is_floating_point() else a for a in args])
     return got, want
+
+
+def on_spyre(fn, *args, launches=1):
+    return on_device("spyre", fn, *args, launches=launches)
 
 
 @pytest.mark.parametrize("kind,k,s,p", [("max", 2, 2, 0), ("max", 3, 2, 1), ("max", 3, 1, 1),
@@ -105,6 +110,37 @@ def test_concatenation(dim, shapes):
     close(got, want, rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("dim,shapes", [(1, [(2, 5, 72), (2, 3, 72)]),
+                                        (-1, [(4, 64), (4, 96), (4, 28)]),
+                                        (0, [(3, 40), (5, 40)]),
+                                        (-1, [(2, 3, 16), (2, 3, 16), (2, 3, 16)])])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_tpu_concatenation_writes_each_part_in_place(dim, shapes, dtype):
+    """One program: each part copied (or computed) into its slice of the result."""
+    parts = [torch.randn(*s).to(dtype) for s in shapes]
+    got, want = on_device("tpu", lambda *ts: torch.cat(ts, dim), *parts)
+    close(got, want, rtol=0, atol=0)
+
+
+def test_tpu_concatenation_of_a_computed_half_is_one_program():
+    """LLaMA's rotate_half: the negation writes the first half, the view the second."""
+    x = torch.randn(3, 8, 128)
+    half = x.shape[-1] // 2
+    got, want = on_device("tpu", lambda t: torch.cat([-t[..., half:], t[..., :half]], -1), x,
+                          launches=2)
+    close(got, want, rtol=0, atol=0)
+
+
+def test_a_tpu_concatenation_the_dma_cannot_place_runs_on_the_cpu():
+    """Rows of 3 f32 (12 bytes) would be written as 32-byte DMA runs over the next part: the
+    compiler refuses, the op runs on the CPU (counted, with the compiler's reason)."""
+    a, b = torch.randn(4, 3), torch.randn(4, 5)
+    close(torch.cat([a.to("tpu"), b.to("tpu")], 1), torch.cat([a, b], 1), rtol=0, atol=0)
+    assert chipless.torch.fallback_counts() == {"cat": 1}
+    reasons = list(chipless.torch.stats("tpu")["refused"].values())
+    assert any("would be written as 32-byte DMA runs" in r for r in reasons), reasons
+
+
 @pytest.mark.parametrize("dtype", [torch.int64, torch.int32])
 def test_embedding_lookup(dtype):
     table = torch.randn(500, 96, dtype=H)
@@ -127,6 +163,13 @@ def test_repeat_interleave_of_key_heads_is_one_gather():
     got, want = on_spyre(lambda t: t.repeat_interleave(4, dim=1), k)
     close(got, want, rtol=0, atol=0)
     got, want = on_spyre(lambda t: t.repeat_interleave(3), k[0, 0, 0])
+    close(got, want, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("shape,dim", [((1, 2, 32, 128), 1), ((5, 7), 0), ((3, 4, 40), -1)])
+def test_tpu_repeat_interleave_is_a_broadcast_read_in_one_program(shape, dim):
+    x = torch.randn(*shape)
+    got, want = on_device("tpu", lambda t: t.repeat_interleave(3, dim=dim), x)
     close(got, want, rtol=0, atol=0)
 
 
@@ -184,7 +227,7 @@ def test_the_tpu_reduces_several_dimensions_in_one_program(shape, dims, op):
     assert chipless.torch.fallback_counts() == {}
 
 
-@pytest.mark.parametrize("fn", [lambda t: F.max_pool2d(t, 2), lambda t: torch.cat([t, t], 1),
+@pytest.mark.parametrize("fn", [lambda t: F.max_pool2d(t, 2),
                                 lambda t: F.batch_norm(t, t[0, :, 0, 0], t[0, :, 0, 0].abs(),
                                                        training=False)])
 def test_window_ops_are_not_lowered_on_the_tpu(fn):

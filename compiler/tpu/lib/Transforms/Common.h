@@ -66,7 +66,10 @@ mlir::LogicalResult materializeTransposes(mlir::ModuleOp module);
 /// can read: broadcast along the rows by its own kernel, column 0 viewed as [batch, M, 1]
 /// (leading dimensions folded into one batch) and transposed to [batch, 1, M] (the transpose
 /// is left to materialise), reshaped to r's shape; the ops are inserted after `after`. The uses
-/// `replace` accepts read the vector instead. Fails (changing nothing) unless r is bf16 or f32.
+/// `replace` accepts read the vector instead, except reshapes that append a dimension of one
+/// ([..., M, 1], a `keepdim`), which read column 0 in place (exact, no transpose). Returns the
+/// last value made. Fails (changing nothing) unless r is bf16 or f32, or only such reshapes
+/// read it.
 mlir::FailureOr<mlir::Value> columnAsVector(mlir::Value r, int64_t n, mlir::Operation* after,
                                             mlir::IRRewriter& rw,
                                             llvm::function_ref<bool(mlir::OpOperand&)> replace);

@@ -12,8 +12,9 @@
 //
 // Values a kernel computes and anything outside uses become the kernel's results (written
 // to HBM). View ops (reshapes, transposes, slices) stay outside kernels: they describe how a
-// later kernel reads a tensor. Returned values that are not results of a compute op (function
-// arguments, views, constants, a value returned twice) get a copy kernel.
+// later kernel reads a tensor. Returned values that are not results of a compute op or of a
+// concatenation (function arguments, views, constants, a value returned twice) get a copy
+// kernel. A concatenation is no kernel either: its parts are written into its slices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -112,12 +113,16 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
     return r;
   }
 
-  /// Whether `x` is a view (through view ops) of a value computed by group `grp`.
+  /// Whether `x` is a view (through view ops) or a concatenation of a value computed by group
+  /// `grp`: read from HBM, it would be read before the kernel wrote it.
   bool viewsValueOf(Value x, int grp) const {
-    for (Operation* def = x.getDefiningOp(); def && isViewOp(def);
-         def = def->getOperand(0).getDefiningOp()) {
-      auto it = groupOf.find(def->getOperand(0));
-      if (it != groupOf.end() && it->second == grp) return true;
+    Operation* def = x.getDefiningOp();
+    if (!def || !(isViewOp(def) || isa<tensor::ConcatOp>(def))) return false;
+    const unsigned sources = isViewOp(def) ? 1 : def->getNumOperands();
+    for (unsigned i = 0; i < sources; ++i) {
+      Value src = def->getOperand(i);
+      auto it = groupOf.find(src);
+      if ((it != groupOf.end() && it->second == grp) || viewsValueOf(src, grp)) return true;
     }
     return false;
   }
@@ -186,7 +191,8 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
     // scalar registers than the core has, rewrite or cut and group again. Each round removes
     // an escape or cuts a kernel, so the rounds are bounded by the ops.
     for (;;) {
-      addCopies(f); // a vector made below may be returned (through a view)
+      addCopies(f);      // a vector made below may be returned (through a view)
+      copyForConcats(f); // ... or concatenated
       if (failed(group(body))) return signalPassFailure();
       FailureOr<bool> rewritten = vectorizeEscapingColumns();
       if (failed(rewritten)) return signalPassFailure();
@@ -393,6 +399,22 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
     }
   }
 
+  /// Every part of a tensor.concat is written in place into its slice of the result
+  /// (tpu-alloc-hbm): a part that is not a kernel's value used only there (an argument, a
+  /// view, a constant, a value used elsewhere too) is concatenated as a copy. A concatenation
+  /// used only by another is a part written in place too.
+  void copyForConcats(func::FuncOp f) {
+    f.walk([&](tensor::ConcatOp c) {
+      for (OpOperand& part : c->getOpOperands()) {
+        Value v = part.get();
+        Operation* def = v.getDefiningOp();
+        if (def && (isComputeOp(def) || isa<tensor::ConcatOp>(def)) && v.hasOneUse()) continue;
+        OpBuilder b(c);
+        part.set(copyOf(b, c.getLoc(), v));
+      }
+    });
+  }
+
   void addCopies(func::FuncOp f) {
     auto ret = cast<func::ReturnOp>(f.getBody().front().getTerminator());
     OpBuilder b(ret);
@@ -400,7 +422,8 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
     for (OpOperand& operand : ret->getOpOperands()) {
       Value v = operand.get();
       Operation* def = v.getDefiningOp();
-      const bool direct = def && isComputeOp(def) && !seen.contains(v);
+      const bool direct =
+          def && (isComputeOp(def) || isa<tensor::ConcatOp>(def)) && !seen.contains(v);
       seen.insert(v);
       if (!direct) operand.set(copyOf(b, ret.getLoc(), v));
     }

@@ -195,14 +195,11 @@ bool supportedBodyOp(Operation* op, std::string& why) {
 /// What tpu-compile takes beyond the common graph form.
 const graph::GraphTarget& tpuTarget() {
   static const graph::GraphTarget target{
-      [](Type t) { return dtypeOf(t).has_value(); },
-      "bf16, f32, i8 or i32",
-      "bf16 and f32",
+      [](Type t) { return dtypeOf(t).has_value(); }, "bf16, f32, i8 or i32", "bf16 and f32",
       [](Type t) {
         return t.isBF16() || t.isF32() || t.isInteger(8) || t.isInteger(32) || t.isInteger(1);
       },
-      "bf16, f32, i8, i32, i1",
-      supportedBodyOp,
+      "bf16, f32, i8, i32, i1", supportedBodyOp,
       [](Type a, Type, Type c) -> std::string {
         std::string s;
         llvm::raw_string_ostream os(s);
@@ -213,7 +210,9 @@ const graph::GraphTarget& tpuTarget() {
           os << "matmul of '" << a << "' must produce " << (a.isInteger(8) ? "i32" : "f32 or bf16")
              << " (got '" << c << "')";
         return s;
-      }};
+      },
+      // Concatenations: their parts are written into their slices (tpu-alloc-hbm).
+      [](Operation* op) { return isa<tensor::ConcatOp>(op); }};
   return target;
 }
 

@@ -185,6 +185,46 @@ FailureOr<View> backwardView(Operation* op, const View& result, std::string& why
   return failure();
 }
 
+View concatPart(tensor::ConcatOp concat, unsigned part, const View& result) {
+  const auto dim = static_cast<size_t>(concat.getDim());
+  int64_t start = 0;
+  for (unsigned i = 0; i < part; ++i)
+    start += cast<RankedTensorType>(concat.getOperand(i).getType()).getDimSize(dim);
+  const int64_t size = cast<RankedTensorType>(concat.getOperand(part).getType()).getDimSize(dim);
+  View r = result;
+  r.offset += start * result.strides[dim];
+  if (static_cast<int>(dim) == unitDim(result)) {
+    r.contiguous = result.contiguous - start;
+    // Only the last part may spill into the padding; the others are followed by a part.
+    r.padTail = result.padTail && start + size == result.shape[dim];
+  }
+  r.shape[dim] = size;
+  return r;
+}
+
+DictionaryAttr placementAttr(Builder& b, const View& v) {
+  return b.getDictionaryAttr({
+      b.getNamedAttr("symbol", b.getStringAttr(v.symbol)),
+      b.getNamedAttr("offset", b.getI64IntegerAttr(v.offset * v.esize())),
+      b.getNamedAttr("strides", b.getDenseI64ArrayAttr(v.strides)),
+      b.getNamedAttr("contiguous", b.getI64IntegerAttr(v.contiguous)),
+      b.getNamedAttr("pad_tail", b.getBoolAttr(v.padTail)),
+  });
+}
+
+View placedView(DictionaryAttr d, Type type) {
+  auto t = cast<RankedTensorType>(type);
+  View r;
+  r.symbol = d.getAs<StringAttr>("symbol").str();
+  r.dtype = *dtypeOf(t.getElementType());
+  r.offset = d.getAs<IntegerAttr>("offset").getInt() / r.esize();
+  r.shape.assign(t.getShape().begin(), t.getShape().end());
+  for (int64_t s : d.getAs<DenseI64ArrayAttr>("strides").asArrayRef()) r.strides.push_back(s);
+  r.contiguous = d.getAs<IntegerAttr>("contiguous").getInt();
+  r.padTail = d.getAs<BoolAttr>("pad_tail").getValue();
+  return r;
+}
+
 FailureOr<View> viewOf(Value v, int64_t lanes, std::string& why) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     auto f = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
@@ -202,17 +242,15 @@ FailureOr<View> viewOf(Value v, int64_t lanes, std::string& why) {
       why = "kernel results have no HBM placement (run tpu-alloc-hbm)";
       return failure();
     }
-    auto d = cast<DictionaryAttr>(all[i]);
-    View r;
-    r.symbol = d.getAs<StringAttr>("symbol").str();
-    r.dtype = *dtypeOf(cast<RankedTensorType>(v.getType()).getElementType());
-    r.offset = d.getAs<IntegerAttr>("offset").getInt() / r.esize();
-    auto t = cast<RankedTensorType>(v.getType());
-    r.shape.assign(t.getShape().begin(), t.getShape().end());
-    for (int64_t s : d.getAs<DenseI64ArrayAttr>("strides").asArrayRef()) r.strides.push_back(s);
-    r.contiguous = d.getAs<IntegerAttr>("contiguous").getInt();
-    r.padTail = d.getAs<BoolAttr>("pad_tail").getValue();
-    return r;
+    return placedView(cast<DictionaryAttr>(all[i]), v.getType());
+  }
+  if (auto c = dyn_cast_or_null<tensor::ConcatOp>(def)) {
+    auto d = c->getAttrOfType<DictionaryAttr>(kResultsAttr);
+    if (!d) {
+      why = "the concatenation has no HBM placement (run tpu-alloc-hbm)";
+      return failure();
+    }
+    return placedView(d, v.getType());
   }
   if (def && isViewOp(def)) {
     FailureOr<View> src = viewOf(def->getOperand(0), lanes, why);
@@ -242,6 +280,13 @@ struct AllocHbmPass : PassWrapper<AllocHbmPass, OperationPass<ModuleOp>> {
     FailureOr<TpuArch> arch = targetArch(m);
     if (failed(arch)) return signalPassFailure();
     const int64_t lanes = arch->vpu.lanes, align = arch->hbm.alignment_bytes;
+    // Whether a kernel writes `v`'s rows (each a DMA run rounded up to dma.alignment_bytes)
+    // without overwriting the elements after them.
+    auto writesWholeRuns = [&](const View& v) {
+      const int64_t bytes = v.shape.back() * v.esize();
+      const int64_t run = roundUpTo(bytes, arch->dma.alignment_bytes);
+      return run <= v.contiguous * v.esize() && (run == bytes || v.padTail);
+    };
     func::FuncOp f = graphFunction(m);
     if (!f) return signalPassFailure();
     SmallVector<KernelOp> kernels(f.getOps<KernelOp>());
@@ -258,80 +303,118 @@ struct AllocHbmPass : PassWrapper<AllocHbmPass, OperationPass<ModuleOp>> {
     int64_t scratch = 0;
     Builder b(m.getContext());
 
+    // Values other kernel results are written into (concatenations, and the views after
+    // them): the byte offset of their block in scratch, once the first part has placed it.
+    llvm::DenseMap<Value, int64_t> shared;
+    auto returnedAs = [&](Value v) {
+      for (OpOperand& use : v.getUses())
+        if (use.getOwner() == ret.getOperation()) return static_cast<int>(use.getOperandNumber());
+      return -1;
+    };
+
     for (auto [ki, k] : llvm::enumerate(kernels)) {
       SmallVector<Attribute> placements;
       for (Value r : k->getResults()) {
         // Returned: the output argument.
-        int returned = -1;
-        for (OpOperand& use : r.getUses())
-          if (use.getOwner() == ret.getOperation())
-            returned = static_cast<int>(use.getOperandNumber());
-        View view;
-        Value root = r;
+        const int returned = returnedAs(r);
         if (returned >= 0) {
-          view = canonicalView(resultName(f, static_cast<unsigned>(returned)), r.getType(), lanes);
-        } else {
-          // Follow a single-use chain of reshapes/transposes.
-          SmallVector<Operation*> chain;
-          Value u = r;
-          while (u.hasOneUse()) {
-            Operation* user = *u.getUsers().begin();
-            if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, linalg::TransposeOp>(user))
-              break;
-            chain.push_back(user);
-            u = user->getResult(0);
-          }
-          bool done = false;
-          if (!chain.empty()) {
-            View end = canonicalView("scratch", u.getType(), lanes);
-            FailureOr<View> back = end;
-            std::string why;
-            for (Operation* op : llvm::reverse(chain)) {
-              back = backwardView(op, *back, why);
-              if (failed(back)) break;
-            }
-            // Only layouts a kernel can write: rows contiguous along N.
-            if (succeeded(back) && back->strides.back() == 1) {
-              view = *back;
-              root = u;
-              done = true;
-            }
-          }
-          if (!done) view = canonicalView("scratch", r.getType(), lanes);
-          // Last kernel reading anything derived from the root.
-          int last = static_cast<int>(ki);
-          SmallVector<Value> work{r};
-          while (!work.empty()) {
-            Value w = work.pop_back_val();
-            for (Operation* user : w.getUsers()) {
-              if (auto pk = user->getParentOfType<KernelOp>()) last = std::max(last, index[pk]);
-              if (isViewOp(user)) work.push_back(user->getResult(0));
-            }
-          }
-          const int64_t bytes = roundUpTo(canonicalBytes(root.getType(), lanes), align);
-          // First fit among the blocks freed before this kernel.
-          live.erase(
-              std::remove_if(live.begin(), live.end(),
-                             [&](const Block& blk) { return blk.lastUse < static_cast<int>(ki); }),
-              live.end());
-          std::sort(live.begin(), live.end(),
-                    [](const Block& x, const Block& y) { return x.offset < y.offset; });
-          int64_t at = 0;
-          for (const Block& blk : live) {
-            if (blk.offset - at >= bytes) break;
-            at = std::max(at, blk.offset + blk.size);
-          }
-          live.push_back({at, bytes, last});
-          scratch = std::max(scratch, at + bytes);
-          view.offset += at / view.esize();
+          placements.push_back(
+              placementAttr(b, canonicalView(resultName(f, static_cast<unsigned>(returned)),
+                                             r.getType(), lanes)));
+          continue;
         }
-        placements.push_back(b.getDictionaryAttr({
-            b.getNamedAttr("symbol", b.getStringAttr(view.symbol)),
-            b.getNamedAttr("offset", b.getI64IntegerAttr(view.offset * view.esize())),
-            b.getNamedAttr("strides", b.getDenseI64ArrayAttr(view.strides)),
-            b.getNamedAttr("contiguous", b.getI64IntegerAttr(view.contiguous)),
-            b.getNamedAttr("pad_tail", b.getBoolAttr(view.padTail)),
-        }));
+        // Follow a single-use chain of reshapes, transposes and concatenations: r is written
+        // through it into the layout of the chain's end (its slice of a concatenation).
+        SmallVector<std::pair<Operation*, unsigned>> chain;
+        Value u = r;
+        while (u.hasOneUse()) {
+          OpOperand& use = *u.getUses().begin();
+          Operation* user = use.getOwner();
+          if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, linalg::TransposeOp,
+                   tensor::ConcatOp>(user))
+            break;
+          chain.push_back({user, use.getOperandNumber()});
+          u = user->getResult(0);
+        }
+        size_t concats = 0; // the chain up to its last concatenation, which must be kept
+        for (size_t i = 0; i < chain.size(); ++i)
+          if (isa<tensor::ConcatOp>(chain[i].first)) concats = i + 1;
+        // The views of r and of each chain op's result, written back from the end of the
+        // longest prefix that works: the whole chain, the chain to its last concatenation,
+        // or nothing (r in its own layout).
+        SmallVector<View> views;
+        Value root = r;
+        for (size_t len : {chain.size(), concats, size_t{0}}) {
+          root = len ? chain[len - 1].first->getResult(0) : r;
+          const int out = returnedAs(root);
+          View end = out >= 0 ? canonicalView(resultName(f, static_cast<unsigned>(out)),
+                                              root.getType(), lanes)
+                              : canonicalView("scratch", root.getType(), lanes);
+          views.assign(len + 1, end);
+          bool ok = true;
+          std::string why;
+          for (size_t i = len; ok && i-- > 0;) {
+            Operation* op = chain[i].first;
+            if (auto c = dyn_cast<tensor::ConcatOp>(op)) {
+              views[i] = concatPart(c, chain[i].second, views[i + 1]);
+            } else {
+              FailureOr<View> back = backwardView(op, views[i + 1], why);
+              ok = succeeded(back);
+              if (ok) views[i] = *back;
+            }
+          }
+          // Only layouts a kernel can write: rows contiguous along N, as whole DMA runs unless
+          // the padding follows them (a concatenation's parts are checked where they are
+          // written, tpu-alloc-vmem, which names the part).
+          if (ok && views[0].strides.back() == 1 && (len == concats || writesWholeRuns(views[0])))
+            break;
+          if (len > 0 && len <= concats) {
+            // tpu-form-kernels gives a concatenation only kernel results (or concatenations)
+            // as parts, so this does not happen.
+            chain[len - 1].first->emitError("internal: a part of this concatenation cannot be "
+                                            "written in place");
+            return signalPassFailure();
+          }
+        }
+        if (returnedAs(root) < 0) {
+          int64_t at = 0;
+          if (auto it = shared.find(root); it != shared.end()) {
+            at = it->second; // another part placed the concatenation
+          } else {
+            // Last kernel reading anything derived from the root.
+            int last = static_cast<int>(ki);
+            SmallVector<Value> work{r};
+            while (!work.empty()) {
+              Value w = work.pop_back_val();
+              for (Operation* user : w.getUsers()) {
+                if (auto pk = user->getParentOfType<KernelOp>()) last = std::max(last, index[pk]);
+                if (isViewOp(user) || isa<tensor::ConcatOp>(user))
+                  work.push_back(user->getResult(0));
+              }
+            }
+            const int64_t bytes = roundUpTo(canonicalBytes(root.getType(), lanes), align);
+            // First fit among the blocks freed before this kernel.
+            live.erase(std::remove_if(
+                           live.begin(), live.end(),
+                           [&](const Block& blk) { return blk.lastUse < static_cast<int>(ki); }),
+                       live.end());
+            std::sort(live.begin(), live.end(),
+                      [](const Block& x, const Block& y) { return x.offset < y.offset; });
+            for (const Block& blk : live) {
+              if (blk.offset - at >= bytes) break;
+              at = std::max(at, blk.offset + blk.size);
+            }
+            live.push_back({at, bytes, last});
+            scratch = std::max(scratch, at + bytes);
+            shared[root] = at;
+          }
+          for (View& v : views) v.offset += at / v.esize();
+        }
+        // The concatenations on the way lie where their parts are written.
+        for (size_t i = 0; i + 1 < views.size(); ++i)
+          if (isa<tensor::ConcatOp>(chain[i].first))
+            chain[i].first->setAttr(kResultsAttr, placementAttr(b, views[i + 1]));
+        placements.push_back(placementAttr(b, views[0]));
       }
       k->setAttr(kResultsAttr, b.getArrayAttr(placements));
     }

@@ -6,13 +6,17 @@
 // canonical layout: row-major with the last dimension padded up to a multiple of vpu.lanes
 // (the plan's tile=1x<lanes>). View ops (expand_shape, collapse_shape, extract_slice,
 // transpose) read such a tensor in place through strides; a kernel result can also be written
-// through the inverse of the views that consume it (tpu-alloc-hbm).
+// through the inverse of the views that consume it, and into its slice of a concatenation
+// (tpu-alloc-hbm).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TPUC_TRANSFORMS_LAYOUT_H
 #define TPUC_TRANSFORMS_LAYOUT_H
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LogicalResult.h"
 #include "support/dtype.h"
@@ -55,6 +59,15 @@ mlir::FailureOr<View> forwardView(mlir::Operation* op, const View& source, std::
 /// The view of `op`'s source that makes its result lie as `result` (expand_shape,
 /// collapse_shape, transpose), or failure.
 mlir::FailureOr<View> backwardView(mlir::Operation* op, const View& result, std::string& why);
+
+/// Where operand `part` of a concatenation lies when its result lies as `result`: a slice of
+/// it along the concatenated dimension (the part is written there in place).
+View concatPart(mlir::tensor::ConcatOp concat, unsigned part, const View& result);
+
+/// A placement as the attribute tpu-alloc-hbm records (on kernels, per result, and on
+/// concatenations), and back: the view of a value of type `type` placed by `placement`.
+mlir::DictionaryAttr placementAttr(mlir::Builder& b, const View& v);
+View placedView(mlir::DictionaryAttr placement, mlir::Type type);
 
 } // namespace chipless::tpuc
 

@@ -109,11 +109,31 @@ LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw) {
 
 } // namespace
 
+/// Whether `e` only appends a dimension of one to its source ([..., M] -> [..., M, 1], a
+/// reduction's `keepdim`).
+static bool appendsUnitDim(tensor::ExpandShapeOp e) {
+  auto groups = e.getReassociationIndices();
+  const auto rank = static_cast<int64_t>(groups.size());
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    if (groups[static_cast<size_t>(i)].size() != 1) return false;
+  const ReassociationIndices& last = groups.back();
+  return last.size() == 2 && last[0] == rank - 1 && e.getResultType().getShape().back() == 1;
+}
+
 FailureOr<Value> columnAsVector(Value r, int64_t n, Operation* after, IRRewriter& rw,
                                 function_ref<bool(OpOperand&)> replace) {
   auto type = cast<RankedTensorType>(r.getType());
   const auto rank = type.getRank();
-  if (!isa<BFloat16Type, Float32Type>(type.getElementType()) || rank < 1) return failure();
+  if (rank < 1) return failure();
+  // Readers of r with a dimension of one appended ([..., M, 1]) read column 0 of the
+  // broadcast in place: rows of one element, exact; only the others need the vector.
+  bool transposed = false, columns = false;
+  for (OpOperand& use : r.getUses()) {
+    if (!replace(use)) continue;
+    auto e = dyn_cast<tensor::ExpandShapeOp>(use.getOwner());
+    (e && appendsUnitDim(e) ? columns : transposed) = true;
+  }
+  if (transposed && !isa<BFloat16Type, Float32Type>(type.getElementType())) return failure();
   rw.setInsertionPointAfter(after);
   const Location loc = r.getLoc();
   Type et = type.getElementType();
@@ -132,6 +152,29 @@ FailureOr<Value> columnAsVector(Value r, int64_t n, Operation* after, IRRewriter
       [&](OpBuilder& b, Location l, ValueRange args) {
         b.create<linalg::YieldOp>(l, ValueRange{args[0]});
       });
+  auto isReader = [&](OpOperand& use) {
+    return use.getOwner() != bcast.getOperation() && replace(use);
+  };
+  Value result;
+  if (columns) {
+    // Column 0 of the broadcast, [..., M, 1], as r's shape: the expansion then reads it.
+    SmallVector<OpFoldResult> offsets(dims, rw.getIndexAttr(0)), strides(dims, rw.getIndexAttr(1)),
+        sizes;
+    SmallVector<int64_t> colShape(type.getShape());
+    colShape.push_back(1);
+    for (int64_t d : colShape) sizes.push_back(rw.getIndexAttr(d));
+    Value col = rw.create<tensor::ExtractSliceOp>(loc, RankedTensorType::get(colShape, et),
+                                                  bcast.getResult(0), offsets, sizes, strides);
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i + 1 < rank; ++i) groups.push_back({i});
+    groups.push_back({rank - 1, rank});
+    result = rw.create<tensor::CollapseShapeOp>(loc, type, col, groups);
+    rw.replaceUsesWithIf(r, result, [&](OpOperand& use) {
+      auto e = dyn_cast<tensor::ExpandShapeOp>(use.getOwner());
+      return e && appendsUnitDim(e) && isReader(use);
+    });
+  }
+  if (!transposed) return result;
   // Transposes materialise with one batch dimension at most: r's leading dimensions are folded
   // into one (a view of the contiguous broadcast) and unfolded at the end.
   SmallVector<int64_t> shape(type.getShape());
@@ -167,9 +210,7 @@ FailureOr<Value> columnAsVector(Value r, int64_t n, Operation* after, IRRewriter
   if (rank > 2)
     flat = rw.create<tensor::ExpandShapeOp>(loc, type, flat,
                                             SmallVector<ReassociationIndices>{batch, {rank - 1}});
-  rw.replaceUsesWithIf(r, flat, [&](OpOperand& use) {
-    return use.getOwner() != bcast.getOperation() && replace(use);
-  });
+  rw.replaceUsesWithIf(r, flat, isReader);
   return flat;
 }
 
