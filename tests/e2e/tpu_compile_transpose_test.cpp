@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <gtest/gtest.h>
 
 namespace chipless::test {
@@ -78,9 +79,10 @@ std::string graph(int64_t r, int64_t c, int64_t n, const std::string& et) {
 }
 
 /// Compiles and runs the graph for x [r, c], W [r, n]; checks the three results against fp64
-/// (the matmul with relative tolerance `rtol`, the transposes with `ttol`).
+/// (the matmul with relative tolerance `rtol`, the transposes with `ttol`); the transpose
+/// takes `identityFolds` products of the identity [c, c] with the view.
 void check(int64_t r, int64_t c, int64_t n, const std::string& et, const TpuArch& arch,
-           const std::vector<std::string>& flags, double rtol, double ttol) {
+           const std::vector<std::string>& flags, double rtol, double ttol, int identityFolds = 1) {
   const std::string tag = "tp_" + et + "_" + std::to_string(r) + "x" + std::to_string(c);
   std::string dir = compileOrFail(writeGraph(tag, graph(r, c, n, et)), tag, flags);
   NpyArray x = randomF32Array({r, c}, 71, 2.0f), w = randomF32Array({r, n}, 72),
@@ -95,9 +97,9 @@ void check(int64_t r, int64_t c, int64_t n, const std::string& et, const TpuArch
   // |x| < 8: the transposed element's error bounds the sum's.
   expectClose(run.outputs.at("s"), s, 1e-6, std::max(1e-6, 8 * ttol), tag + ": x^T + y");
   expectClose(run.outputs.at("z"), matmul(xt, wv, c, r, n), rtol, rtol, tag + ": x^T @ W");
-  // The transpose is real work on the MXU: the identity [c, c] times the view [c, r], besides
-  // the [c, r] x [r, n] matmul.
-  EXPECT_EQ(run.stats.get("mxu_flops"), 2.0 * c * r * n + 2.0 * c * c * r) << tag;
+  // The transpose is real work on the MXU: the identity [c, c] times the view [c, r] (once
+  // per piece), besides the [c, r] x [r, n] matmul.
+  EXPECT_EQ(run.stats.get("mxu_flops"), 2.0 * c * r * n + identityFolds * 2.0 * c * c * r) << tag;
 }
 
 TEST(TpuCompileTranspose, Bf16TransposeIsExact) {
@@ -105,12 +107,38 @@ TEST(TpuCompileTranspose, Bf16TransposeIsExact) {
   check(300, 136, 130, "bf16", tpuArchWith({}, "v4"), {"--arch", "v4"}, 1e-5, 0);
 }
 
-TEST(TpuCompileTranspose, F32TransposeFollowsTheMatmulPrecision) {
-  // bf16x6: three bf16 pieces times the identity reproduce an f32 exactly.
+TEST(TpuCompileTranspose, F32TransposeIsExactUnderEveryPrecision) {
+  // bf16x6: one f32 fold keeps every product of the pieces, so it is exact.
   check(100, 70, 50, "f32", tpuArchWith({"numerics.fp32_matmul_precision=bf16x6"}),
         {"--set", "numerics.fp32_matmul_precision=bf16x6"}, 1e-5, 0);
-  // bf16x3 (the default): two pieces, about 16 significant bits.
-  check(77, 200, 20, "f32", tpuArchWith(), {}, 1e-3, std::ldexp(1.0, -15));
+  // bf16x3 (the default) and bf16: the source split into three bf16 pieces on the VPU, each
+  // moved by a bf16 fold: exact all the same (an f32 fold would keep about 16 and 8 bits).
+  check(77, 200, 20, "f32", tpuArchWith(), {}, 1e-3, 0, 3);
+  // (bf16: the matmul x^T @ W itself multiplies bf16-rounded operands.)
+  check(40, 136, 8, "f32", tpuArchWith({"numerics.fp32_matmul_precision=bf16"}),
+        {"--set", "numerics.fp32_matmul_precision=bf16"}, 0.25, 0, 3);
+}
+
+TEST(TpuCompileTranspose, F32TransposeOfExtremeValuesIsExact) {
+  // Values across the exponent range the split keeps exact, [2^-110, 2^111) (tiny, huge,
+  // negative zero, ones with all 24 bits set), survive it.
+  const std::string g = R"(func.func @ext(%x: tensor<24x40xf32> {graph.name = "x"})
+    -> (tensor<40x24xf32> {graph.name = "t"}) {
+  %e = tensor.empty() : tensor<40x24xf32>
+  %t = linalg.transpose ins(%x : tensor<24x40xf32>) outs(%e : tensor<40x24xf32>) permutation = [1, 0]
+  return %t : tensor<40x24xf32>
+})";
+  std::string dir = compileOrFail(writeGraph("ext", g), "ext");
+  NpyArray x = randomF32Array({24, 40}, 75);
+  const float special[] = {1e-30f, -3e30f, -0.0f, 16777215.0f, 1.0f + 0x1p-23f, 1e-33f, 2e33f};
+  for (size_t i = 0; i < x.elements(); ++i) {
+    float v;
+    std::memcpy(&v, x.data.data() + 4 * i, 4);
+    v = i % 3 == 0 ? special[(i / 3) % 7] : v * std::ldexp(1.0f, static_cast<int>(i % 61) - 30);
+    std::memcpy(x.data.data() + 4 * i, &v, 4);
+  }
+  TpuKernelRun run = runProgram(dir, {{"x", x}}, tpuArchWith());
+  expectClose(run.outputs.at("t"), transposed(asDoubles(x), 24, 40), 0, 0, "x^T");
 }
 
 TEST(TpuCompileTranspose, BatchedTransposeReturned) {

@@ -314,18 +314,25 @@ _MATMULS = (torch.ops.aten.mm.default, torch.ops.aten.addmm.default,
 def reads_view(dev, t, op=None):
     """Whether a program on `dev` reads view `t` of another tensor in the graph (view_of)
     instead of a copy made first, `t` an operand of `op` (None: of a copy). Spyre: always
-    (its front end re-lays views out on the device). The TPU: unless the view moves the
-    innermost dimension (a transpose) and `op` is no matmul: tpu-compile materialises it on
-    the MXU, in f32 to about 16 bits, where a copy is exact; a matmul reads a transposed
-    right-hand side in place, and rounds to about 16 bits itself. Read in the graph, a view
-    needs no flush of a deferred graph (measured on the model blocks, 2026-12-04: GPT-2's
-    and BERT's forward and the MLP's training step one program each, against 4, 3 and 5
-    with every view copied)."""
+    (its front end re-lays views out on the device). The TPU: a matmul reads a transposed
+    right-hand side in place; any other view that moves the innermost dimension (a
+    transpose) tpu-compile materialises on the MXU, exactly, when it is of two dimensions or
+    of three with the first kept in place (a batch), so other such views are copied first,
+    through the host. Read in the graph, a view needs no flush of a deferred graph (measured
+    on the model blocks, 2026-12-04: GPT-2's and BERT's forward and the MLP's training step
+    one program each, against 4, 3 and 5 with every view copied)."""
     if dev.kind == "spyre" or (op is not None and op.aten in _MATMULS):
         return True
     # the innermost dimension that is neither of one element nor broadcast (stride 0)
     moving = [i for i in range(t.dim()) if t.shape[i] > 1 and t.stride(i) != 0]
-    return not moving or t.stride(moving[-1]) == 1
+    if not moving or t.stride(moving[-1]) == 1:
+        return True
+    found = view_of(t, dev)
+    if found is None:
+        return False
+    order = found[4]["order"]  # the dimensions the view permutes (graph_text.emit_view)
+    perm = [order.index(i) for i in sorted(order)]
+    return len(perm) == 2 or (len(perm) == 3 and perm[0] == 0)
 
 
 def _views(dev, op):

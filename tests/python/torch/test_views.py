@@ -60,14 +60,27 @@ def test_views_are_read_in_the_programs(device, name, mode):
     close(got, VIEWS[name](base.float()), rtol, atol)
 
 
-def test_the_tpu_copies_a_transpose_that_no_matmul_reads():
-    """A view moving the innermost dimension, read by an element-wise op: tpu-compile would
-    transpose it on the MXU (in f32 to about 16 bits); the copy through the host is exact."""
-    base = torch.randn(64, 256)
+@pytest.mark.parametrize("shape,view", [((64, 256), lambda t: t.t()),
+                                        ((3, 40, 136), lambda t: t.transpose(1, 2))])
+def test_the_tpu_transposes_a_view_no_matmul_reads_on_the_chip_exactly(shape, view):
+    """A view moving the innermost dimension, read by an element-wise op: tpu-compile
+    transposes it on the MXU, exactly (f32 split into bf16 pieces); nothing goes through the
+    host."""
+    base = torch.randn(*shape)
     chipless.torch.reset_stats()
-    got = (base.to("tpu").t() * 2 + 1).cpu()
+    got = (view(base.to("tpu")) * 2 + 1).cpu()
+    assert chipless.torch.stats("tpu")["relayouts"] == 0
+    assert torch.equal(got, view(base) * 2 + 1)
+
+
+def test_the_tpu_copies_a_transpose_its_compiler_does_not_make():
+    """A rank-4 permutation moving the innermost dimension (NHWC to NCHW) is copied into a
+    tensor of its own first, through the host, exactly."""
+    base = torch.randn(2, 5, 6, 32)
+    chipless.torch.reset_stats()
+    got = (base.to("tpu").permute(0, 3, 1, 2) * 2).cpu()
     assert chipless.torch.stats("tpu")["relayouts"] == 1
-    assert torch.equal(got, base.t() * 2 + 1)
+    assert torch.equal(got, base.permute(0, 3, 1, 2) * 2)
 
 
 # device: (calls, tolerance): Spyre's first call lays the weights out transposed (kept after),

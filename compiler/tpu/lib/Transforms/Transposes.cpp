@@ -6,7 +6,9 @@
 // LHS, func.return) needs the data moved. The TPU has no transpose instruction: the MXU does
 // it, as the transposed-weight fold of an identity, t = I x view, where the view is the
 // matmul's RHS read in place and I is generated on the VPU (a linalg.generic comparing
-// linalg.index values). Its cost is what the model makes of these two kernels.
+// linalg.index values). Its cost is what the model makes of these kernels. An f32 transpose
+// is exact: unless the chip's f32 folds keep every product (bf16x6), its source is split into
+// three bf16 pieces, each moved by a bf16 fold and accumulated in f32.
 //
 // A returned reduction over rows (one value per row, a column of its kernel) is made a
 // contiguous vector the same way: broadcast along the row, column 0 viewed as [M, 1] and
@@ -17,6 +19,7 @@
 #include "Common.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
+#include "tpuc/Passes.h"
 
 using namespace mlir;
 
@@ -66,7 +69,7 @@ Value identity(IRRewriter& rw, Location loc, ArrayRef<int64_t> shape, Type et) {
   return g.getResult(0);
 }
 
-LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw) {
+LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw, bool exactF32) {
   Value view = t->getResult(0);
   auto type = cast<RankedTensorType>(view.getType());
   ArrayRef<int64_t> perm = t.getPermutation();
@@ -88,19 +91,67 @@ LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw) {
   ArrayRef<int64_t> shape = type.getShape();
   SmallVector<int64_t> ishape(shape.begin(), shape.end() - 1);
   ishape.push_back(shape[static_cast<size_t>(rank - 2)]);
-  Value eye = identity(rw, loc, ishape, et);
-  Value zero = rw.create<arith::ConstantOp>(loc, rw.getFloatAttr(et, 0.0));
-  Value empty = rw.create<tensor::EmptyOp>(loc, shape, et);
-  Value init = rw.create<linalg::FillOp>(loc, zero, empty).getResult(0);
+  // The products are accumulated in f32: I x view into a zero fill, or into `acc`.
+  auto fold = [&](Value eye, Value rhs, Value acc) -> Value {
+    if (!acc) {
+      Value zero = rw.create<arith::ConstantOp>(loc, rw.getFloatAttr(et, 0.0));
+      Value empty = rw.create<tensor::EmptyOp>(loc, shape, et);
+      acc = rw.create<linalg::FillOp>(loc, zero, empty).getResult(0);
+    }
+    if (rank == 2)
+      return rw
+          .create<linalg::MatmulOp>(loc, TypeRange{type}, ValueRange{eye, rhs}, ValueRange{acc})
+          .getResult(0);
+    return rw
+        .create<linalg::BatchMatmulOp>(loc, TypeRange{type}, ValueRange{eye, rhs}, ValueRange{acc})
+        .getResult(0);
+  };
   Value moved;
-  if (rank == 2)
-    moved =
-        rw.create<linalg::MatmulOp>(loc, TypeRange{type}, ValueRange{eye, view}, ValueRange{init})
-            .getResult(0);
-  else
-    moved = rw.create<linalg::BatchMatmulOp>(loc, TypeRange{type}, ValueRange{eye, view},
-                                             ValueRange{init})
-                .getResult(0);
+  if (et.isF32() && !exactF32) {
+    // f32 folds keep only some of the products of bf16 pieces (bf16x3: about 16 bits), so the
+    // source is split into three pieces of 8 significant bits on the VPU (Veltkamp's split,
+    // exact in f32 arithmetic: hi = t - (t - x) with t = x * (2^16 + 1); mid the same of
+    // x - hi; lo = x - hi - mid), each exactly a bf16 and moved by a bf16 fold, accumulated
+    // in f32: I x hi^T + I x mid^T + I x lo^T is the transpose, exactly, for |x| from 2^-110
+    // (below, lo is subnormal) to 2^111 (above, t overflows). The VPU keeps a kernel's values
+    // in f32 and rounds only what it stores, so the pieces are made by arithmetic.
+    Value src = t.getInput();
+    auto srcType = cast<RankedTensorType>(src.getType());
+    Type bf16 = rw.getBF16Type();
+    const auto srcRank = static_cast<unsigned>(srcType.getRank());
+    AffineMap id = rw.getMultiDimIdentityMap(srcRank);
+    SmallVector<utils::IteratorType> iters(srcRank, utils::IteratorType::parallel);
+    SmallVector<Value> pieces;
+    for (int i = 0; i < 3; ++i) {
+      SmallVector<Value> ins{src};
+      ins.append(pieces.begin(), pieces.end());
+      SmallVector<AffineMap> maps(ins.size() + 1, id);
+      Value empty = rw.create<tensor::EmptyOp>(loc, srcType.getShape(), bf16);
+      auto piece = rw.create<linalg::GenericOp>(
+          loc, TypeRange{empty.getType()}, ins, ValueRange{empty}, maps, iters,
+          [&](OpBuilder& b, Location l, ValueRange args) {
+            Value rest = args[0]; // what the pieces so far miss
+            for (size_t j = 1; j + 1 < args.size(); ++j)
+              rest = b.create<arith::SubFOp>(l, rest, b.create<arith::ExtFOp>(l, et, args[j]));
+            if (i < 2) { // its top 8 significant bits
+              Value scale = b.create<arith::ConstantOp>(l, b.getFloatAttr(et, 65537.0));
+              Value t = b.create<arith::MulFOp>(l, rest, scale);
+              rest = b.create<arith::SubFOp>(l, t, b.create<arith::SubFOp>(l, t, rest));
+            }
+            b.create<linalg::YieldOp>(l, ValueRange{b.create<arith::TruncFOp>(l, bf16, rest)});
+          });
+      pieces.push_back(piece.getResult(0));
+    }
+    Value eye = identity(rw, loc, ishape, bf16);
+    for (Value piece : pieces) {
+      Value pieceEmpty = rw.create<tensor::EmptyOp>(loc, shape, bf16);
+      Value moves =
+          rw.create<linalg::TransposeOp>(loc, piece, pieceEmpty, t.getPermutation())->getResult(0);
+      moved = fold(eye, moves, moved);
+    }
+  } else {
+    moved = fold(identity(rw, loc, ishape, et), view, Value());
+  }
   rw.replaceUsesWithIf(view, moved, [&](OpOperand& use) {
     return use.getOwner() != moved.getDefiningOp() && !usedInPlace(use);
   });
@@ -221,9 +272,14 @@ static bool needsMaterializing(linalg::TransposeOp t) {
 }
 
 static LogicalResult materializeAll(ArrayRef<linalg::TransposeOp> todo, MLIRContext* ctx) {
+  if (todo.empty()) return success();
+  // f32 folds are exact only with all six products of bf16 pieces (bf16x6).
+  FailureOr<TpuArch> arch = targetArch(todo.front()->getParentOfType<ModuleOp>());
+  if (failed(arch)) return failure();
+  const bool exactF32 = arch->fp32Passes() >= 6;
   IRRewriter rw(ctx);
   for (linalg::TransposeOp t : todo)
-    if (failed(materialize(t, rw))) return failure();
+    if (failed(materialize(t, rw, exactF32))) return failure();
   return success();
 }
 
