@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <gtest/gtest.h>
 
 namespace chipless::test {
@@ -124,6 +125,50 @@ TEST(TpuCompileReduce, AnIntegerReductionReturnedStaysRefused) {
                        "its kernel (by 'func.return')"),
             std::string::npos)
       << r.log;
+}
+
+TEST(TpuCompileReduce, RowSumsReadWithAUnitDimensionAreReadInPlace) {
+  // keepdim: s[:, None] + y reads column 0 of the sums broadcast along the rows, rows of one
+  // element: exact, no transpose on the MXU, so integer sums too.
+  const std::string g = R"(#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @ik(%x: tensor<8x40xi32> {graph.name = "x"}, %y: tensor<8x1xi32> {graph.name = "y"})
+    -> (tensor<8x1xi32> {graph.name = "z"}) {
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<8xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<8xi32>) -> tensor<8xi32>
+  %s = linalg.reduce ins(%x : tensor<8x40xi32>) outs(%f : tensor<8xi32>) dimensions = [1]
+    (%in: i32, %acc: i32) {
+      %r = arith.addi %in, %acc : i32
+      linalg.yield %r : i32
+    }
+  %k = tensor.expand_shape %s [[0, 1]] output_shape [8, 1] : tensor<8xi32> into tensor<8x1xi32>
+  %ez = tensor.empty() : tensor<8x1xi32>
+  %z = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%k, %y : tensor<8x1xi32>, tensor<8x1xi32>) outs(%ez : tensor<8x1xi32>) {
+  ^bb0(%a: i32, %b: i32, %o: i32):
+    %t = arith.addi %a, %b : i32
+    linalg.yield %t : i32
+  } -> tensor<8x1xi32>
+  return %z : tensor<8x1xi32>
+})";
+  CompileResult c = tpuCompile(writeGraph("keepdim", g), "keepdim");
+  ASSERT_EQ(c.status, 0) << c.log;
+  EXPECT_EQ(readFile(c.dumpDir + "/program.s").find("mxu.matmul"), std::string::npos);
+  NpyArray x = makeNpy(DType::I32, {8, 40}), y = makeNpy(DType::I32, {8, 1});
+  std::vector<double> want(8);
+  for (int32_t i = 0; i < 8; ++i) {
+    int32_t sum = 0;
+    for (int32_t j = 0; j < 40; ++j) {
+      const int32_t v = (i * 40 + j) * (j % 2 ? -7 : 3);
+      std::memcpy(x.data.data() + 4 * (i * 40 + j), &v, 4);
+      sum += v;
+    }
+    const int32_t b = 1000 * i;
+    std::memcpy(y.data.data() + 4 * i, &b, 4);
+    want[static_cast<size_t>(i)] = sum + b;
+  }
+  TpuKernelRun run = runProgram(c.dir, {{"x", x}, {"y", y}}, tpuArchWith());
+  expectClose(run.outputs.at("z"), want, 0, 0, "x.sum(1, keepdim) + y");
 }
 
 } // namespace
