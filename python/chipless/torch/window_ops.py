@@ -182,7 +182,7 @@ def _batch_norm(dev, x, weight, bias, running_mean, running_var, training, momen
     return out, empty, empty.clone()
 
 
-# ---- concatenation and row gathers (Spyre) ----------------------------------------------------
+# ---- concatenation (both chips) and row gathers (Spyre) ---------------------------------------
 
 @_lowered(aten.cat.default)
 def _cat(dev, tensors, dim=0):
