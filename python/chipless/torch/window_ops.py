@@ -1,8 +1,9 @@
 """The ops Spyre's front end lowers through its window, concatenation and gather kernels:
 2-d convolutions (unfold + matmul), pooling, batch normalisation in inference form, `cat`,
 `index_select` and `repeat_interleave`. tpu-compile has `cat` (each part written into its
-slice) and `repeat_interleave` (a broadcast); the others run on the CPU there (counted, or an
-error in strict mode). Registered like the ops of
+slice), `repeat_interleave` (a broadcast), pooling (maxima or sums over strided slices) and
+batch normalisation; convolutions and gathers run on the CPU there (counted, or an error in
+strict mode). Registered like the ops of
 chipless.torch.ops, whose registry and helpers they use.
 """
 import math
@@ -67,7 +68,7 @@ _lib.impl("convolution_overrideable", _convolution)
 _lib.impl("convolution_backward_overrideable", _convolution_backward)
 
 
-# ---- pooling, batch normalisation (Spyre: its front end's window kernels) --------------------
+# ---- pooling, batch normalisation (both chips) --------------------------------------------------
 
 def _float_element(dev, x, what):
     """x's graph element type, or _Refused unless a float tensor of the device's compiler."""
@@ -78,9 +79,9 @@ def _float_element(dev, x, what):
 
 
 def _spyre_float(dev, x, what):
-    """x's graph element type, or _Refused unless a Spyre float tensor."""
+    """x's graph element type, or _Refused unless a Spyre float tensor (a gather)."""
     if dev.kind != "spyre":
-        raise _Refused(f"{what} is lowered on Spyre only (tpu-compile has no window ops)")
+        raise _Refused(f"{what} is lowered on Spyre only (tpu-compile has no gathers)")
     return _float_element(dev, x, what)
 
 
@@ -91,7 +92,7 @@ def _pair(v):
 
 def _pool2d(dev, aten_op, args, kind, x, kernel, stride, padding, dilation, ceil_mode,
             divisor=None):
-    element = _spyre_float(dev, x, f"{kind} pooling")
+    element = _float_element(dev, x, f"{kind} pooling")
     kernel = _pair(kernel)
     stride = _pair(stride) if stride else kernel
     padding, dilation = _pair(padding), _pair(dilation)
@@ -161,7 +162,7 @@ def _batch_norm(dev, x, weight, bias, running_mean, running_var, training, momen
     (batch statistics, running ones updated) on the CPU."""
     if training or running_mean is None or running_var is None:
         raise _Refused("batch normalisation in training form")
-    element = _spyre_float(dev, x, "batch normalisation")
+    element = _float_element(dev, x, "batch normalisation")
     if not 2 <= x.dim() <= 4:
         raise _Refused(f"batch normalisation of a rank-{x.dim()} tensor")
     params = [p for p in (running_mean, running_var, weight, bias) if p is not None]

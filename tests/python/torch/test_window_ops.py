@@ -1,9 +1,9 @@
 """Pooling, batch normalisation in inference form, concatenation, row gathers (embedding
 lookups) and reductions over several trailing dimensions on the emulated devices against
 the CPU: on Spyre through its front end's window, concat and gather kernels; on the TPU
-concatenation (each part written into its slice) and repeat_interleave (a broadcast view),
-the others (which its compiler does not have) on the CPU, counted, or an error in strict
-mode. Also what runs on the CPU keeps PyTorch's semantics: max pooling under autograd, and
+concatenation (each part written into its slice), repeat_interleave (a broadcast view),
+pooling (maxima or sums over strided slices) and batch normalisation; convolutions and
+gathers there on the CPU, counted, or an error in strict mode. Also what runs on the CPU keeps PyTorch's semantics: max pooling under autograd, and
 the running statistics a batch norm in training form updates."""
 import pytest
 import torch
@@ -42,6 +42,35 @@ def test_pooling(kind, k, s, p):
     close(got, want, rtol=0 if kind == "max" else 1e-2, atol=0 if kind == "max" else 2e-3)
 
 
+@pytest.mark.parametrize("kind,k,s,p", [("max", 2, 2, 0), ("max", 3, 2, 1), ("max", 3, 1, 1),
+                                        ("avg", 2, 2, 0), ("avg", 3, 1, 1), ("avg", 3, 2, 1)])
+def test_tpu_pooling(kind, k, s, p):
+    """tpu-compile pads with concatenations and pools with a chain of maxima (sums) over the
+    window's strided slices of the NHWC image: one program, the maxima exact."""
+    x = torch.randn(2, 24, 13, 16)
+    pool = F.max_pool2d if kind == "max" else F.avg_pool2d
+    got, want = on_device("tpu", lambda t: pool(t, k, s, p), x)
+    close(got, want, rtol=0 if kind == "max" else 1e-6, atol=0 if kind == "max" else 1e-6)
+
+
+def test_tpu_adaptive_average_pooling_and_a_negative_max():
+    x = torch.randn(2, 16, 8, 24)
+    got, want = on_device("tpu", lambda t: F.adaptive_avg_pool2d(t, (2, 8)), x)
+    close(got, want, rtol=1e-6, atol=1e-6)
+    x = -torch.rand(1, 64, 16, 16) - 1  # (outputs in rows of 8 f32: whole DMA runs)
+    got, want = on_device("tpu", lambda t: F.max_pool2d(t, 3, 2, 1), x)
+    close(got, want, rtol=0, atol=0)
+
+
+def test_tpu_pooling_of_an_image_whose_rows_the_dma_cannot_place_runs_on_the_cpu():
+    """NCHW to NHWC merges each image row into the channels' rows: rows of 6 f32 (24 bytes)
+    are not whole 32-byte DMA runs, so the compiler refuses and the op runs on the CPU."""
+    x = torch.randn(2, 4, 6, 6)
+    with torch.no_grad():
+        close(F.max_pool2d(x.to("tpu"), 2), F.max_pool2d(x, 2), rtol=0, atol=0)
+    assert chipless.torch.fallback_counts() == {"max_pool2d": 1}
+
+
 def test_max_pooling_of_negative_values_never_takes_the_padding():
     x = -torch.rand(1, 64, 8, 8, dtype=H) - 1
     got, want = on_spyre(lambda t: F.max_pool2d(t, 3, 2, 1), x)
@@ -70,18 +99,22 @@ def test_max_pooling_under_autograd_keeps_its_gradient():
 @pytest.mark.parametrize("shape", [(2, 24, 9, 7), (1, 24, 9, 7), (3, 24, 10), (1, 24, 10),
                                    (5, 24), (1, 24)])
 @pytest.mark.parametrize("affine", [True, False])
-def test_batch_norm_in_inference_form(shape, affine):
+@pytest.mark.parametrize("device", ["spyre", "tpu"])
+def test_batch_norm_in_inference_form(shape, affine, device):
     c = shape[1]
-    mean, var = torch.randn(c, dtype=H), torch.rand(c, dtype=H) + 0.5
-    weight, bias = torch.randn(c, dtype=H), torch.randn(c, dtype=H)
-    x = torch.randn(*shape, dtype=H) * 2 + 1
+    dtype, tol = (H, 2e-2) if device == "spyre" else (torch.float32, 1e-5)
+    mean, var = torch.randn(c, dtype=dtype), torch.rand(c, dtype=dtype) + 0.5
+    weight, bias = torch.randn(c, dtype=dtype), torch.randn(c, dtype=dtype)
+    x = torch.randn(*shape, dtype=dtype) * 2 + 1
     if affine:
-        got, want = on_spyre(lambda t, m, v, w, b: F.batch_norm(t, m, v, w, b, False, 0.1, 1e-5),
-                             x, mean, var, weight, bias)
+        got, want = on_device(device, lambda t, m, v, w, b: F.batch_norm(t, m, v, w, b, False,
+                                                                         0.1, 1e-5),
+                              x, mean, var, weight, bias)
     else:
-        got, want = on_spyre(lambda t, m, v: F.batch_norm(t, m, v, None, None, False, 0.1, 1e-5),
-                             x, mean, var)
-    close(got, want, rtol=1e-2, atol=2e-2)
+        got, want = on_device(device, lambda t, m, v: F.batch_norm(t, m, v, None, None, False,
+                                                                   0.1, 1e-5),
+                              x, mean, var)
+    close(got, want, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("device", ["tpu", "spyre"])
@@ -227,13 +260,10 @@ def test_the_tpu_reduces_several_dimensions_in_one_program(shape, dims, op):
     assert chipless.torch.fallback_counts() == {}
 
 
-@pytest.mark.parametrize("fn", [lambda t: F.max_pool2d(t, 2),
-                                lambda t: F.batch_norm(t, t[0, :, 0, 0], t[0, :, 0, 0].abs(),
-                                                       training=False)])
-def test_window_ops_are_not_lowered_on_the_tpu(fn):
-    x = torch.randn(2, 4, 6, 6)
-    close(fn(x.to("tpu")), fn(x), rtol=1e-5, atol=1e-5)
+def test_convolutions_are_not_lowered_on_the_tpu():
+    x, w = torch.randn(2, 4, 8, 8), torch.randn(6, 4, 3, 3)
+    close(F.conv2d(x.to("tpu"), w.to("tpu")), F.conv2d(x, w), rtol=1e-5, atol=1e-5)
     assert sum(chipless.torch.fallback_counts().values()) == 1
     chipless.torch.set_strict(True)
     with pytest.raises(RuntimeError, match="lowered on Spyre only"):
-        fn(x.to("tpu"))
+        F.conv2d(x.to("tpu"), w.to("tpu"))

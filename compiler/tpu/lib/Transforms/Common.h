@@ -82,6 +82,11 @@ mlir::LogicalResult materializeTransposesOf(mlir::Value v);
 /// innermost one becomes a reduction over the innermost dimension of its transposed input.
 void transposeReductions(mlir::ModuleOp module);
 
+/// Part of tpu-decompose (Windows.cpp): tensor.pad by a constant becomes concatenations with
+/// constant fills; linalg.pooling_nhwc_max / _sum a chain of element-wise maxima / sums over
+/// the window's strided slices of the input. Errors at the op.
+mlir::LogicalResult decomposeWindows(mlir::ModuleOp module);
+
 /// The attribute names the passes write.
 constexpr const char* kTargetAttr = "tpu.target";
 constexpr const char* kNameAttr = graph::kNameAttr;

@@ -211,8 +211,12 @@ const graph::GraphTarget& tpuTarget() {
              << " (got '" << c << "')";
         return s;
       },
-      // Concatenations: their parts are written into their slices (tpu-alloc-hbm).
-      [](Operation* op) { return isa<tensor::ConcatOp>(op); }};
+      // Concatenations (their parts are written into their slices, tpu-alloc-hbm), padding
+      // and pooling (tpu-decompose: Windows.cpp).
+      [](Operation* op) {
+        return isa<tensor::ConcatOp, tensor::PadOp, linalg::PoolingNhwcMaxOp,
+                   linalg::PoolingNhwcSumOp>(op);
+      }};
   return target;
 }
 
@@ -256,6 +260,7 @@ struct DecomposePass : PassWrapper<DecomposePass, OperationPass<ModuleOp>> {
       }
       rewriter.replaceOp(s, *parts);
     }
+    if (failed(decomposeWindows(m))) return signalPassFailure();
     transposeReductions(m);
     SmallVector<linalg::LinalgOp> named;
     m.walk([&](linalg::LinalgOp op) {

@@ -147,6 +147,7 @@ FailureOr<View> forwardView(Operation* op, const View& src, std::string& why) {
     View r = src;
     auto offsets = s.getStaticOffsets();
     auto sizes = s.getStaticSizes();
+    auto steps = s.getStaticStrides(); // tpu-decompose's window slices step; the graph's do not
     llvm::SmallBitVector dropped = s.getDroppedDims();
     const int unit = unitDim(src);
     r.shape.clear();
@@ -154,12 +155,12 @@ FailureOr<View> forwardView(Operation* op, const View& src, std::string& why) {
     for (size_t d = 0; d < src.shape.size(); ++d) {
       r.offset += offsets[d] * src.strides[d];
       if (static_cast<int>(d) == unit) {
-        r.contiguous = src.contiguous - offsets[d];
-        r.padTail = src.padTail && offsets[d] + sizes[d] == src.shape[d];
+        r.contiguous = steps[d] == 1 ? src.contiguous - offsets[d] : 1;
+        r.padTail = src.padTail && offsets[d] + sizes[d] == src.shape[d] && steps[d] == 1;
       }
       if (dropped.test(static_cast<unsigned>(d))) continue;
       r.shape.push_back(sizes[d]);
-      r.strides.push_back(src.strides[d]);
+      r.strides.push_back(src.strides[d] * steps[d]);
     }
     return r;
   }
