@@ -118,5 +118,25 @@ TEST(TpuCompileWindow, PaddingWithAComputedValueIsRefusedAtThePad) {
       << c.log;
 }
 
+TEST(TpuCompileWindow, AWindowOfMoreThan1024PositionsIsRefusedAtThePooling) {
+  const char* g =
+      R"(func.func @big(%x: tensor<1x40x40x8xf32> {graph.name = "x"}) -> (tensor<1x1x1x8xf32> {graph.name = "y"}) {
+  %zero = arith.constant 0.0 : f32
+  %w = tensor.empty() : tensor<40x40xf32>
+  %e = tensor.empty() : tensor<1x1x1x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32>
+  %y = linalg.pooling_nhwc_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x40x40x8xf32>, tensor<40x40xf32>) outs(%f : tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32>
+  return %y : tensor<1x1x1x8xf32>
+}
+)";
+  CompileResult c = tpuCompile(writeGraph("big_pool", g), "big_pool");
+  EXPECT_EQ(c.status, 1);
+  EXPECT_NE(c.log.find("big_pool.mlir:6:8: error: tpu-compile pools windows of at most 1024 "
+                       "positions (got 40 x 40)"),
+            std::string::npos)
+      << c.log;
+}
+
 } // namespace
 } // namespace chipless::test

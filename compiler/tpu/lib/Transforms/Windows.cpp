@@ -23,6 +23,9 @@ namespace chipless::tpuc {
 
 namespace {
 
+/// The largest pooling window tpu-decompose unrolls (a 32 x 32 global pool).
+constexpr int64_t kMaxWindowPositions = 1024;
+
 /// A tensor of `shape` holding `value` everywhere, made by a kernel (a linalg.generic).
 Value constantTensor(IRRewriter& rw, Location loc, ArrayRef<int64_t> shape, TypedAttr value) {
   Type et = value.getType();
@@ -86,6 +89,13 @@ LogicalResult decomposePooling(linalg::LinalgOp op, bool max, IRRewriter& rw) {
   ArrayRef<int64_t> out = outType.getShape(); // [N, OH, OW, C]
   const std::array<int64_t, 2> strides = windowAttr(op, "strides"),
                                dilations = windowAttr(op, "dilations");
+  // One element-wise op per position of the window: a bound keeps the chain (and the compile)
+  // proportionate.
+  if (window[0] > kMaxWindowPositions || window[1] > kMaxWindowPositions ||
+      window[0] * window[1] > kMaxWindowPositions)
+    return op->emitError() << "tpu-compile pools windows of at most " << kMaxWindowPositions
+                           << " positions (got " << window[0] << " x " << window[1] << ")",
+           failure();
   rw.setInsertionPoint(op);
   const Location loc = op.getLoc();
   Type et = outType.getElementType();
