@@ -153,13 +153,13 @@ TEST(TpuCompileCli, OpsOutsideTheGraphFormAreReportedAtTheOp) {
 })",
               "bad.mlir:2:8: error: 'arith.addf' is not part of the graph form (docs/graph-ir.md)");
   expectError(
-      R"(func.func @f(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x8xf32>) -> tensor<1x6x6x8xf32> {
-  %e = tensor.empty() : tensor<1x6x6x8xf32>
-  %c = linalg.conv_2d_nhwc_hwcf ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4x8xf32>)
-                                outs(%e : tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32>
-  return %c : tensor<1x6x6x8xf32>
+      R"(func.func @f(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  %e = tensor.empty() : tensor<1x8x6x6xf32>
+  %c = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>)
+                                outs(%e : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  return %c : tensor<1x8x6x6xf32>
 })",
-      "bad.mlir:3:8: error: 'linalg.conv_2d_nhwc_hwcf' is not part of the graph form");
+      "bad.mlir:3:8: error: 'linalg.conv_2d_nchw_fchw' is not part of the graph form");
   expectError(
       R"(func.func @f(%a: tensor<8x128xf32>) -> tensor<8x128xf32> {
   return %a : tensor<8x128xf32>

@@ -95,7 +95,11 @@ struct VOutput {
 /// The matmul a kernel starts with: [batch..., M, K] x [batch..., K, N] on the MXUs, weights
 /// (the RHS) stationary in the arrays, LHS rows streamed through them.
 struct MatmulSpec {
-  HbmAccess lhs; ///< rows of K elements
+  /// The LHS, rows of K elements, read in parts side by side along K (one part, or the parts
+  /// of a concatenation along K read in place, as a convolution's taps are): part i fills the
+  /// columns after the runBytes of the parts before it, so every part but the last moves
+  /// exactly its elements.
+  std::vector<HbmAccess> lhs;
   HbmAccess rhs; ///< rows of N elements (K rows), or with transposeRhs rows of K elements (N rows)
   bool transposeRhs = false; ///< folds with transposed weights (mxu.matmul.nt)
   int64_t k = 0;
@@ -106,6 +110,13 @@ struct MatmulSpec {
   int64_t kChunks = 0, nTiles = 0;
   int64_t mxus = 0;   ///< MXUs used: one column tile each per group
   int64_t groups = 0; ///< ceil(nTiles / mxus)
+
+  /// Bytes the LHS parts' DMAs move per row.
+  int64_t lhsRunBytes() const {
+    int64_t b = 0;
+    for (const HbmAccess& a : lhs) b += a.runBytes;
+    return b;
+  }
 };
 
 /// Where a kernel's data lives in VMEM and how big a unit is (tpu-alloc-vmem). VMEM holds two

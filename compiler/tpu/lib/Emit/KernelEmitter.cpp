@@ -17,7 +17,7 @@ KernelEmitter::KernelEmitter(const KernelSpec& k, const TpuArch& arch, int core,
   upb_ = k.unitsPerBatch();
   first_ = k.cores[static_cast<size_t>(core)].first;
   end_ = k.cores[static_cast<size_t>(core)].second;
-  nIn_ = static_cast<int>(k.inputs.size()) + (k.matmul ? 1 : 0);
+  nIn_ = static_cast<int>(k.inputs.size() + (k.matmul ? k.matmul->lhs.size() : 0));
   nOut_ = static_cast<int>(k.outputs.size());
   if (k.matmul) {
     const MatmulSpec& mm = *k.matmul;
@@ -209,7 +209,13 @@ void KernelEmitter::issueInputs(const Geometry& g, const Val& half, const Val& s
           ", rows=" + chunks.str() + ", src_stride=" + num(acc.runBytes) +
           ", dst_stride=" + num(acc.runBytes) + ", sem=" + sem.str());
   };
-  if (k_.matmul) one(k_.matmul->lhs, p_.lhsOffset, p_.lhsRowBytes, false);
+  if (k_.matmul) {
+    int64_t column = 0; // bytes into the LHS rows
+    for (const HbmAccess& part : k_.matmul->lhs) {
+      one(part, p_.lhsOffset + column, p_.lhsRowBytes, false);
+      column += part.runBytes;
+    }
+  }
   for (size_t i = 0; i < k_.inputs.size(); ++i)
     if (k_.inputs[i].packed())
       column(k_.inputs[i].access, p_.inputOffsets[i]);

@@ -176,7 +176,7 @@ double estimateCycles(const KernelSpec& k, const MemoryPlan& p, const TpuArch& a
   double mxu = 0;
   if (k.matmul) {
     const MatmulSpec& mm = *k.matmul;
-    unitBytes += rows * static_cast<double>(mm.lhs.runBytes);
+    unitBytes += rows * static_cast<double>(mm.lhsRunBytes());
     rhsBytes = static_cast<double>(mm.k) * static_cast<double>(k.n) * esize(mm.dtype);
     if (!p.rhsResident) unitBytes += rhsBytes;
     mxu = static_cast<double>(mm.kChunks * mm.groups) * foldCycles(rows, mm.dtype, arch);
@@ -188,7 +188,7 @@ double estimateCycles(const KernelSpec& k, const MemoryPlan& p, const TpuArch& a
       const double exposed = std::max(0.0, panelLoad - (p.panelSlots - 1) * panelFolds);
       mxu += static_cast<double>(mm.groups * ceilDiv(mm.kChunks, p.panelChunks)) * exposed;
     }
-    firstBytes = rows * static_cast<double>(mm.lhs.runBytes) + static_cast<double>(p.panelBytes);
+    firstBytes = rows * static_cast<double>(mm.lhsRunBytes()) + static_cast<double>(p.panelBytes);
   }
   const double vregs = std::ceil(rows / arch.vpu.sublanes) * (np / arch.vpu.lanes);
   const double vpu = vregs * vpuCyclesPerRegister(k, arch);

@@ -43,7 +43,19 @@ bool isViewOp(mlir::Operation* op);
 bool isInitOp(mlir::Operation* op);
 /// Ops that compute: linalg.matmul, linalg.batch_matmul, linalg.generic.
 bool isComputeOp(mlir::Operation* op);
+/// A matmul: linalg.matmul, linalg.batch_matmul or a contraction (isContraction).
 bool isMatmul(mlir::Operation* op);
+/// A linalg.generic that is a matmul with batch dimensions [b...] (one or more): loops
+/// (b..., m, n, k), `acc + lhs * rhs` of LHS (b..., m, k) and RHS (k, n), broadcast over the
+/// batch, or (b..., k, n); float operands of the result's type or extended to it. tpu-decompose
+/// makes one per
+/// tap of a convolution (Windows.cpp): linalg.batch_matmul has one batch dimension and a
+/// per-batch RHS.
+bool isContraction(mlir::Operation* op);
+/// A tensor.concat along the innermost dimension read only as matmuls' LHS: the matmuls read
+/// its parts in place, side by side along K (MatmulSpec::lhs), and it is never written (a
+/// convolution's taps, Windows.cpp).
+bool isLhsConcat(mlir::Operation* op);
 
 /// How a reduction combines (the op yielding `combine(x, acc)` in a reduction's body).
 struct Combiner {
@@ -84,8 +96,10 @@ void transposeReductions(mlir::ModuleOp module);
 
 /// Part of tpu-decompose (Windows.cpp): tensor.pad by a constant becomes concatenations with
 /// constant fills; linalg.pooling_nhwc_max / _sum a chain of element-wise maxima / sums over
-/// the window's strided slices of the input. Errors at the op.
-mlir::LogicalResult decomposeWindows(mlir::ModuleOp module);
+/// the window's strided slices of the input; linalg.conv_2d_nhwc_hwcf one matmul over the
+/// concatenated slices (rows of whole `alignBytes` DMA runs; else one per tap). Errors at the
+/// op.
+mlir::LogicalResult decomposeWindows(mlir::ModuleOp module, int64_t alignBytes);
 
 /// The attribute names the passes write.
 constexpr const char* kTargetAttr = "tpu.target";

@@ -405,6 +405,7 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
   /// used only by another is a part written in place too.
   void copyForConcats(func::FuncOp f) {
     f.walk([&](tensor::ConcatOp c) {
+      if (isLhsConcat(c)) return; // read in place, part by part
       for (OpOperand& part : c->getOpOperands()) {
         Value v = part.get();
         Operation* def = v.getDefiningOp();
@@ -435,6 +436,8 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
       kind = "matmul";
     else if (isa<linalg::BatchMatmulOp>(g.root))
       kind = "batch_matmul";
+    else if (isContraction(g.root))
+      kind = "contraction";
     else {
       bool reduction = false;
       for (Operation* op : g.ops)

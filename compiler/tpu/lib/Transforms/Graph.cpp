@@ -60,8 +60,59 @@ bool isInitOp(Operation* op) {
   return false;
 }
 
+bool isContraction(Operation* op) {
+  auto g = dyn_cast<linalg::GenericOp>(op);
+  if (!g || g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1) return false;
+  const unsigned loops = g.getNumLoops();
+  if (loops < 4) return false;
+  auto iters = g.getIteratorTypesArray();
+  for (unsigned i = 0; i + 1 < loops; ++i)
+    if (iters[i] != utils::IteratorType::parallel) return false;
+  if (iters.back() != utils::IteratorType::reduction) return false;
+  // Loops (b..., m, n, k): LHS (b..., m, k), RHS (k, n) or (b..., k, n), result (b..., m, n).
+  MLIRContext* ctx = g.getContext();
+  auto dims = [&](std::initializer_list<std::pair<unsigned, unsigned>> ranges) {
+    SmallVector<AffineExpr> e;
+    for (auto [from, to] : ranges)
+      for (unsigned d = from; d < to; ++d) e.push_back(getAffineDimExpr(d, ctx));
+    return AffineMap::get(loops, 0, e, ctx);
+  };
+  const unsigned b = loops - 3, m = b, n = b + 1, k = b + 2;
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  if (maps[0] != dims({{0, b}, {m, m + 1}, {k, k + 1}}) ||
+      maps[2] != dims({{0, b}, {m, m + 1}, {n, n + 1}}) ||
+      (maps[1] != dims({{k, k + 1}, {n, n + 1}}) &&
+       maps[1] != dims({{0, b}, {k, k + 1}, {n, n + 1}})))
+    return false;
+  // Body: yield acc + lhs * rhs (float operands of the result's type).
+  Block& body = *g.getBody();
+  auto y = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = y.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add) return false;
+  Value acc = body.getArgument(2);
+  Value prod = add.getLhs() == acc ? add.getRhs() : add.getRhs() == acc ? add.getLhs() : Value();
+  auto mul = prod ? prod.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul) return false;
+  // An operand, possibly extended from a narrower float (bf16 products accumulated in f32).
+  auto isArg = [&](Value v, unsigned i) {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>()) v = ext.getIn();
+    return v == body.getArgument(i);
+  };
+  return (isArg(mul.getLhs(), 0) && isArg(mul.getRhs(), 1)) ||
+         (isArg(mul.getLhs(), 1) && isArg(mul.getRhs(), 0));
+}
+
+bool isLhsConcat(Operation* op) {
+  auto c = dyn_cast<tensor::ConcatOp>(op);
+  if (!c || c->use_empty() || c.getDim() != static_cast<uint64_t>(c.getResultType().getRank() - 1))
+    return false;
+  return llvm::all_of(c->getUses(), [](OpOperand& use) {
+    return isMatmul(use.getOwner()) && use.getOperandNumber() == 0;
+  });
+}
+
 bool isMatmul(Operation* op) {
-  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) || isContraction(op);
 }
 
 bool isComputeOp(Operation* op) {
@@ -211,11 +262,11 @@ const graph::GraphTarget& tpuTarget() {
              << " (got '" << c << "')";
         return s;
       },
-      // Concatenations (their parts are written into their slices, tpu-alloc-hbm), padding
-      // and pooling (tpu-decompose: Windows.cpp).
+      // Concatenations (their parts are written into their slices, tpu-alloc-hbm), padding,
+      // pooling and convolutions (tpu-decompose: Windows.cpp).
       [](Operation* op) {
         return isa<tensor::ConcatOp, tensor::PadOp, linalg::PoolingNhwcMaxOp,
-                   linalg::PoolingNhwcSumOp>(op);
+                   linalg::PoolingNhwcSumOp, linalg::Conv2DNhwcHwcfOp>(op);
       }};
   return target;
 }
@@ -260,7 +311,9 @@ struct DecomposePass : PassWrapper<DecomposePass, OperationPass<ModuleOp>> {
       }
       rewriter.replaceOp(s, *parts);
     }
-    if (failed(decomposeWindows(m))) return signalPassFailure();
+    FailureOr<TpuArch> arch = targetArch(m);
+    if (failed(arch) || failed(decomposeWindows(m, arch->dma.alignment_bytes)))
+      return signalPassFailure();
     transposeReductions(m);
     SmallVector<linalg::LinalgOp> named;
     m.walk([&](linalg::LinalgOp op) {

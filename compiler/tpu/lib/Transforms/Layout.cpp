@@ -332,7 +332,8 @@ struct AllocHbmPass : PassWrapper<AllocHbmPass, OperationPass<ModuleOp>> {
           OpOperand& use = *u.getUses().begin();
           Operation* user = use.getOwner();
           if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, linalg::TransposeOp,
-                   tensor::ConcatOp>(user))
+                   tensor::ConcatOp>(user) ||
+              isLhsConcat(user)) // read in place by the matmul, not written
             break;
           chain.push_back({user, use.getOperandNumber()});
           u = user->getResult(0);

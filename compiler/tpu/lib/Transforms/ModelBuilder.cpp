@@ -26,7 +26,8 @@ FailureOr<KernelSpec> ModelBuilder::build() {
     }
   if (!root) return kernel_.emitError("kernel has no compute op"), failure();
   spec_.where = where(root);
-  if (auto g = dyn_cast<linalg::GenericOp>(root)) {
+  auto g = dyn_cast<linalg::GenericOp>(root);
+  if (g && !isMatmul(root)) {
     SmallVector<int64_t> loops = g.getStaticLoopRanges();
     space_.assign(loops.begin(), loops.end());
   } else {
@@ -157,33 +158,51 @@ FailureOr<View> ModelBuilder::view(Value v, Operation* at, const std::string& wh
 
 LogicalResult ModelBuilder::matmul(Operation& op) {
   auto lin = cast<linalg::LinalgOp>(op);
-  const bool batched = isa<linalg::BatchMatmulOp>(op);
+  // Batch dimensions: none (linalg.matmul), one (linalg.batch_matmul), any (a contraction).
+  const size_t nb = spec_.batch.size();
   Value lhs = lin.getDpsInputs()[0], rhs = lin.getDpsInputs()[1], init = lin.getDpsInits()[0];
   auto lt = cast<RankedTensorType>(lhs.getType());
   MatmulSpec mm;
   mm.dtype = *dtypeOf(lt.getElementType());
   mm.k = lt.getShape().back();
-  FailureOr<View> lv = view(lhs, &op, "the matmul's LHS"), rv = view(rhs, &op, "the matmul's RHS");
-  if (failed(lv) || failed(rv)) return failure();
-  // LHS [batch?, M, K]: K contiguous.
-  if (lv->strides.back() != 1 && mm.k > 1)
-    return op.emitError("the matmul's LHS is transposed in HBM (its K dimension is not "
-                        "contiguous): only the RHS may be read transposed"),
-           failure();
-  SmallVector<int64_t> ldims;
-  if (batched) ldims.push_back(lv->strides[0]);
-  // One row (M = 1): its stride never moves a DMA.
-  ldims.push_back(spec_.m == 1 ? 0 : lv->strides[lv->strides.size() - 2]);
-  ldims.push_back(1);
-  View lk = *lv;
-  FailureOr<HbmAccess> la = access(lk, ldims, mm.k, false, &op, "the matmul's LHS");
-  if (failed(la)) return failure();
-  mm.lhs = *la;
+  // LHS [batch..., M, K], K contiguous: one part, or the parts of a concatenation along K
+  // (isLhsConcat) side by side.
+  SmallVector<Value> parts{lhs};
+  if (auto c = lhs.getDefiningOp<tensor::ConcatOp>(); c && isLhsConcat(c))
+    parts.assign(c.getInputs().begin(), c.getInputs().end());
+  for (auto [i, part] : llvm::enumerate(parts)) {
+    const std::string what = parts.size() == 1 ? std::string("the matmul's LHS")
+                                               : "part " + std::to_string(i) +
+                                                     " of the matmul's LHS (a concatenation "
+                                                     "along K read in place)";
+    FailureOr<View> lv = view(part, &op, what);
+    if (failed(lv)) return failure();
+    const int64_t k = lv->shape.back();
+    if (lv->strides.back() != 1 && k > 1)
+      return op.emitError() << what << " is transposed in HBM (its K dimension is not "
+                            << "contiguous): only the RHS may be read transposed",
+             failure();
+    SmallVector<int64_t> ldims(lv->strides.begin(), lv->strides.begin() + nb);
+    // One row (M = 1): its stride never moves a DMA.
+    ldims.push_back(spec_.m == 1 ? 0 : lv->strides[lv->strides.size() - 2]);
+    ldims.push_back(1);
+    FailureOr<HbmAccess> la = access(*lv, ldims, k, false, &op, what);
+    if (failed(la)) return failure();
+    if (i + 1 < parts.size() && la->runBytes != k * lv->esize())
+      return op.emitError() << what << ": rows of " << k * lv->esize() << " bytes are not a "
+                            << "whole number of " << arch_.dma.alignment_bytes
+                            << "-byte DMA runs (dma.alignment_bytes); only the last part's "
+                               "may be",
+             failure();
+    mm.lhs.push_back(*la);
+  }
+  FailureOr<View> rv = view(rhs, &op, "the matmul's RHS");
+  if (failed(rv)) return failure();
   // RHS [batch?, K, N]: N contiguous, or K contiguous (read transposed).
   const size_t rr = rv->strides.size();
   const int64_t sK = rv->strides[rr - 2], sN = rv->strides[rr - 1];
-  SmallVector<int64_t> rdims;
-  if (batched) rdims.push_back(rv->strides[0]);
+  // The RHS of a contraction may be one matrix for every batch index (rank 2).
+  SmallVector<int64_t> rdims(rv->strides.begin(), rv->strides.end() - 2);
   int64_t runLen;
   if (sN == 1 || spec_.n == 1) {
     rdims.push_back(mm.k == 1 ? 0 : sK); // one row of K: its stride never moves a DMA
@@ -199,10 +218,7 @@ LogicalResult ModelBuilder::matmul(Operation& op) {
   FailureOr<HbmAccess> ra = access(*rv, rdims, runLen, false, &op, "the matmul's RHS");
   if (failed(ra)) return failure();
   mm.rhs = *ra;
-  if (!batched)
-    mm.rhs.batchStrides.clear();
-  else
-    mm.rhs.batchStrides.resize(spec_.batch.size(), 0);
+  mm.rhs.batchStrides.resize(nb, 0);
   spec_.matmul = mm;
   int acc = node(VKind::Acc, Opcode::Nop, -1, -1, -1, mm.dtype == DType::I8, &op);
   spec_.ops[static_cast<size_t>(acc)].column = false;

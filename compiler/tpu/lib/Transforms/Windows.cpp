@@ -9,6 +9,11 @@
 //   window's KH x KW strided slices of the input, each a view read in place (the DMA steps
 //   over the stride); tpu-form-kernels fuses the chain and cuts it where the scalar registers
 //   run out.
+// - linalg.conv_2d_nhwc_hwcf becomes one matmul on the MXUs (im2col): its LHS is the
+//   concatenation along the channels of the image's KH x KW strided slices, one per tap of the
+//   filter, each a view the kernel reads in place; its RHS is the filters as a
+//   [KH * KW * C, F] matrix. The sum accumulates in f32. Channels whose rows are not whole
+//   DMA runs make one matmul per tap instead, the sum carried through the accumulator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +46,24 @@ Value constantTensor(IRRewriter& rw, Location loc, ArrayRef<int64_t> shape, Type
   return g.getResult(0);
 }
 
+/// `v` with `low` and `high` elements of `value` added before and after it along dimension
+/// `d`: a concatenation with constant tensors, each part written in place (tpu-alloc-hbm).
+Value padDimension(IRRewriter& rw, Location loc, Value v, int64_t d, int64_t low, int64_t high,
+                   TypedAttr value) {
+  if (low == 0 && high == 0) return v;
+  SmallVector<int64_t> shape(cast<RankedTensorType>(v.getType()).getShape());
+  SmallVector<Value> parts;
+  auto border = [&](int64_t n) {
+    SmallVector<int64_t> s(shape);
+    s[d] = n;
+    parts.push_back(constantTensor(rw, loc, s, value));
+  };
+  if (low > 0) border(low);
+  parts.push_back(v);
+  if (high > 0) border(high);
+  return rw.create<tensor::ConcatOp>(loc, d, parts).getResult();
+}
+
 LogicalResult decomposePad(tensor::PadOp p, IRRewriter& rw) {
   TypedAttr value;
   Value yielded = p.getConstantPaddingValue();
@@ -51,23 +74,9 @@ LogicalResult decomposePad(tensor::PadOp p, IRRewriter& rw) {
     if (ShapedType::isDynamic(v) || v < 0)
       return p.emitError("tpu-compile pads by constant, non-negative amounts only"), failure();
   rw.setInsertionPoint(p);
-  const Location loc = p.getLoc();
   Value v = p.getSource();
-  SmallVector<int64_t> shape(p.getSourceType().getShape());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (low[d] == 0 && high[d] == 0) continue;
-    SmallVector<Value> parts;
-    auto border = [&](int64_t n) {
-      SmallVector<int64_t> s(shape);
-      s[d] = n;
-      parts.push_back(constantTensor(rw, loc, s, value));
-    };
-    if (low[d] > 0) border(low[d]);
-    parts.push_back(v);
-    if (high[d] > 0) border(high[d]);
-    shape[d] += low[d] + high[d];
-    v = rw.create<tensor::ConcatOp>(loc, static_cast<int64_t>(d), parts).getResult();
-  }
+  for (size_t d = 0; d < low.size(); ++d)
+    v = padDimension(rw, p.getLoc(), v, static_cast<int64_t>(d), low[d], high[d], value);
   rw.replaceOp(p, v);
   return success();
 }
@@ -132,12 +141,132 @@ LogicalResult decomposePooling(linalg::LinalgOp op, bool max, IRRewriter& rw) {
   return success();
 }
 
+/// An element-wise linalg.generic of `x` (a tensor of `shape`) converting it to float type
+/// `to` (extf or truncf).
+Value convertTensor(IRRewriter& rw, Location loc, Value x, Type to) {
+  auto type = cast<RankedTensorType>(x.getType());
+  const auto rank = static_cast<unsigned>(type.getRank());
+  Value empty = rw.create<tensor::EmptyOp>(loc, type.getShape(), to);
+  AffineMap id = rw.getMultiDimIdentityMap(rank);
+  return rw
+      .create<linalg::GenericOp>(
+          loc, TypeRange{empty.getType()}, ValueRange{x}, ValueRange{empty},
+          ArrayRef<AffineMap>{id, id},
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          [&](OpBuilder& b, Location l, ValueRange args) {
+            const bool wider = to.getIntOrFloatBitWidth() > type.getElementTypeBitWidth();
+            Value r = wider ? b.create<arith::ExtFOp>(l, to, args[0]).getResult()
+                            : b.create<arith::TruncFOp>(l, to, args[0]).getResult();
+            b.create<linalg::YieldOp>(l, ValueRange{r});
+          })
+      .getResult(0);
+}
+
+/// linalg.conv_2d_nhwc_hwcf as one contraction (isContraction, batch [N, OH]) accumulated in
+/// f32: the concatenation of the image's strided slices under the KH x KW taps, [N, OH, OW,
+/// KH * KW * C], times the filters as a [KH * KW * C, F] matrix. Every part of a concatenation
+/// read in place but the last must have rows of whole DMA runs (`alignBytes`); channels that
+/// are not make one contraction per tap, chained through the accumulator.
+LogicalResult decomposeConv(linalg::Conv2DNhwcHwcfOp op, int64_t alignBytes, IRRewriter& rw) {
+  Value input = op.getDpsInputs()[0], filters = op.getDpsInputs()[1], init = op.getDpsInits()[0];
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto fType = cast<RankedTensorType>(filters.getType());
+  auto outType = cast<RankedTensorType>(init.getType());
+  Type et = outType.getElementType();
+  if (!isa<FloatType>(et) || inType.getElementType() != fType.getElementType() ||
+      !isa<FloatType>(inType.getElementType()))
+    return op->emitError("tpu-compile convolves float images and filters of one type"), failure();
+  ArrayRef<int64_t> out = outType.getShape();  // [N, OH, OW, F]
+  ArrayRef<int64_t> window = fType.getShape(); // [KH, KW, C, F]
+  const int64_t c = window[2];
+  if (window[0] * window[1] > kMaxWindowPositions)
+    return op->emitError() << "tpu-compile convolves windows of at most " << kMaxWindowPositions
+                           << " positions (got " << window[0] << " x " << window[1] << ")",
+           failure();
+  const std::array<int64_t, 2> strides = windowAttr(op, "strides"),
+                               dilations = windowAttr(op, "dilations");
+  rw.setInsertionPoint(op);
+  const Location loc = op.getLoc();
+  // The taps accumulate in f32; a narrower result is converted once at the end.
+  Type f32 = rw.getF32Type();
+  auto accType = RankedTensorType::get(out, f32);
+  Value acc = init;
+  if (et != f32) {
+    if (std::optional<double> c0 = constantValue(init))
+      acc = rw.create<linalg::FillOp>(loc,
+                                      ValueRange{rw.create<arith::ConstantOp>(
+                                          loc, rw.getF32FloatAttr(static_cast<float>(*c0)))},
+                                      ValueRange{rw.create<tensor::EmptyOp>(loc, out, f32)})
+                .getResult(0);
+    else
+      acc = convertTensor(rw, loc, init, f32);
+  }
+  MLIRContext* ctx = rw.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  // Loops (n, oh, ow, f, k) with k over (kh, kw, c).
+  SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(0), d(1), d(2), d(4)}, ctx),
+                                 AffineMap::get(5, 0, {d(4), d(3)}, ctx),
+                                 AffineMap::get(5, 0, {d(0), d(1), d(2), d(3)}, ctx)};
+  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  auto idx = [&](int64_t v) -> OpFoldResult { return rw.getIndexAttr(v); };
+  // im2col without a copy: the LHS is the concatenation, along the channels, of one strided
+  // view of the image per tap, which the kernel reads in place part by part.
+  auto tapType = RankedTensorType::get({out[0], out[1], out[2], c}, inType.getElementType());
+  SmallVector<Value> taps;
+  for (int64_t kh = 0; kh < window[0]; ++kh)
+    for (int64_t kw = 0; kw < window[1]; ++kw)
+      taps.push_back(rw.create<tensor::ExtractSliceOp>(
+          loc, tapType, input,
+          SmallVector<OpFoldResult>{idx(0), idx(kh * dilations[0]), idx(kw * dilations[1]), idx(0)},
+          SmallVector<OpFoldResult>{idx(out[0]), idx(out[1]), idx(out[2]), idx(c)},
+          SmallVector<OpFoldResult>{idx(1), idx(strides[0]), idx(strides[1]), idx(1)}));
+  // The filters [KH, KW, C, F] are already the [KH * KW * C, F] matrix in row-major order.
+  const auto nTaps = static_cast<int64_t>(taps.size());
+  Value matrix = rw.create<tensor::CollapseShapeOp>(
+      loc, RankedTensorType::get({nTaps * c, window[3]}, fType.getElementType()), filters,
+      SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+  // Only the last part of a concatenation read in place may have rows that are not whole DMA
+  // runs: with such channels, each tap is a matmul of its own, the sum carried from one to the
+  // next as its accumulator input.
+  const int64_t esize = inType.getElementTypeBitWidth() / 8;
+  const int64_t perMatmul = (c * esize) % alignBytes == 0 ? nTaps : 1;
+  for (int64_t first = 0; first < nTaps; first += perMatmul) {
+    ArrayRef<Value> group = ArrayRef<Value>(taps).slice(first, perMatmul);
+    Value lhs = group.size() == 1 ? group.front()
+                                  : rw.create<tensor::ConcatOp>(loc, /*dim=*/3, group).getResult();
+    Value rhs = perMatmul == nTaps
+                    ? matrix
+                    : rw.create<tensor::ExtractSliceOp>(
+                            loc, RankedTensorType::get({c, window[3]}, fType.getElementType()),
+                            matrix, SmallVector<OpFoldResult>{idx(first * c), idx(0)},
+                            SmallVector<OpFoldResult>{idx(c), idx(window[3])},
+                            SmallVector<OpFoldResult>{idx(1), idx(1)})
+                          .getResult();
+    acc = rw.create<linalg::GenericOp>(
+                loc, TypeRange{accType}, ValueRange{lhs, rhs}, ValueRange{acc}, maps, iters,
+                [&](OpBuilder& b, Location l, ValueRange args) {
+                  auto widen = [&](Value v) {
+                    return v.getType() == f32 ? v : b.create<arith::ExtFOp>(l, f32, v);
+                  };
+                  Value p = b.create<arith::MulFOp>(l, widen(args[0]), widen(args[1]));
+                  b.create<linalg::YieldOp>(
+                      l, ValueRange{b.create<arith::AddFOp>(l, args[2], p).getResult()});
+                })
+              .getResult(0);
+  }
+  if (et != f32) acc = convertTensor(rw, loc, acc, et);
+  rw.replaceOp(op, acc);
+  return success();
+}
+
 } // namespace
 
-LogicalResult decomposeWindows(ModuleOp module) {
+LogicalResult decomposeWindows(ModuleOp module, int64_t alignBytes) {
   SmallVector<Operation*> todo;
   module.walk([&](Operation* op) {
-    if (isa<tensor::PadOp, linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op))
+    if (isa<tensor::PadOp, linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp,
+            linalg::Conv2DNhwcHwcfOp>(op))
       todo.push_back(op);
   });
   IRRewriter rw(module.getContext());
@@ -145,6 +274,8 @@ LogicalResult decomposeWindows(ModuleOp module) {
     LogicalResult done = success();
     if (auto p = dyn_cast<tensor::PadOp>(op))
       done = decomposePad(p, rw);
+    else if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op))
+      done = decomposeConv(conv, alignBytes, rw);
     else
       done = decomposePooling(cast<linalg::LinalgOp>(op), isa<linalg::PoolingNhwcMaxOp>(op), rw);
     if (failed(done)) return failure();

@@ -51,7 +51,7 @@ KernelSpec gemm(int64_t m, int64_t kk, int64_t n, const TpuArch& arch, bool tran
   k.n = n;
   MatmulSpec mm;
   mm.k = kk;
-  mm.lhs = canonical("A", DType::BF16, kk);
+  mm.lhs = {canonical("A", DType::BF16, kk)};
   mm.rhs = transposed ? canonical("B", DType::BF16, kk) : canonical("B", DType::BF16, n);
   mm.transposeRhs = transposed;
   k.matmul = mm;
