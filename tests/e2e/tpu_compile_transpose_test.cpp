@@ -183,7 +183,61 @@ TEST(TpuCompileTranspose, TransposesThatStayRefused) {
 })",
               "bad_tp.mlir:3:8: error: a transpose that moves the innermost dimension is read in "
               "place only as a matmul's RHS; other readers need it materialised, which is "
-              "supported for rank 2 and for rank 3 with the batch dimension first");
+              "supported when it swaps the last two dimensions only (the others are batch "
+              "dimensions)");
+}
+
+TEST(TpuCompileTranspose, Bf16ArgumentMergedThenTransposed) {
+  // A bf16 argument [1, 16, 16, 16] (rows of 32 bytes, padded to the lanes) merged to
+  // [1, 16, 256] and transposed: the copy that merges it is written merged (tpu-alloc-hbm
+  // stops the write-through chain before the transpose, which the MXU reads in place).
+  const std::string g = R"(func.func @mt(%x: tensor<1x16x16x16xbf16> {graph.name = "x"})
+    -> (tensor<1x256x16xbf16> {graph.name = "t"}) {
+  %m = tensor.collapse_shape %x [[0], [1], [2, 3]] : tensor<1x16x16x16xbf16> into tensor<1x16x256xbf16>
+  %e = tensor.empty() : tensor<1x256x16xbf16>
+  %t = linalg.transpose ins(%m : tensor<1x16x256xbf16>) outs(%e : tensor<1x256x16xbf16>) permutation = [0, 2, 1]
+  return %t : tensor<1x256x16xbf16>
+})";
+  std::string dir = compileOrFail(writeGraph("mt", g), "mt");
+  NpyArray x = randomF32Array({1, 16, 16, 16}, 76);
+  TpuKernelRun run = runProgram(dir, {{"x", x}}, tpuArchWith());
+  std::vector<double> xv = bf16Values(x), ref(xv.size());
+  for (int64_t i = 0; i < 16; ++i)
+    for (int64_t j = 0; j < 256; ++j)
+      ref[static_cast<size_t>(j * 16 + i)] = xv[static_cast<size_t>(i * 256 + j)];
+  expectClose(run.outputs.at("t"), ref, 0, 0, "merged, then transposed");
+}
+
+TEST(TpuCompileTranspose, ImagesChangeLayoutWithTwoBatchDimensions) {
+  // NCHW [2, 16, 7, 7] to NHWC and back, as PyTorch's convolutions and poolings need on the
+  // TPU: rows of 7 f32 are not whole DMA runs, so H and W cannot merge; instead the image is
+  // viewed as [N, H, C, W] (leading dimensions permuted, a view) and its last two dimensions
+  // swapped on the MXU (a contraction with batch [N, H] and one identity for all of them).
+  const std::string g = R"(func.func @nhwc(%x: tensor<2x16x7x7xf32> {graph.name = "x"})
+    -> (tensor<2x7x7x16xf32> {graph.name = "nhwc"}, tensor<2x16x7x7xf32> {graph.name = "back"}) {
+  %e0 = tensor.empty() : tensor<2x7x16x7xf32>
+  %v = linalg.transpose ins(%x : tensor<2x16x7x7xf32>) outs(%e0 : tensor<2x7x16x7xf32>) permutation = [0, 2, 1, 3]
+  %e1 = tensor.empty() : tensor<2x7x7x16xf32>
+  %y = linalg.transpose ins(%v : tensor<2x7x16x7xf32>) outs(%e1 : tensor<2x7x7x16xf32>) permutation = [0, 1, 3, 2]
+  %e2 = tensor.empty() : tensor<2x7x16x7xf32>
+  %w = linalg.transpose ins(%y : tensor<2x7x7x16xf32>) outs(%e2 : tensor<2x7x16x7xf32>) permutation = [0, 1, 3, 2]
+  %e3 = tensor.empty() : tensor<2x16x7x7xf32>
+  %z = linalg.transpose ins(%w : tensor<2x7x16x7xf32>) outs(%e3 : tensor<2x16x7x7xf32>) permutation = [0, 2, 1, 3]
+  return %y, %z : tensor<2x7x7x16xf32>, tensor<2x16x7x7xf32>
+})";
+  CompileResult c = tpuCompile(writeGraph("nhwc", g), "nhwc");
+  ASSERT_EQ(c.status, 0) << c.log;
+  NpyArray x = randomF32Array({2, 16, 7, 7}, 75);
+  TpuKernelRun run = runProgram(c.dir, {{"x", x}}, tpuArchWith());
+  std::vector<double> xv = asDoubles(x), nhwc(xv.size());
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t ch = 0; ch < 16; ++ch)
+      for (int64_t i = 0; i < 7; ++i)
+        for (int64_t j = 0; j < 7; ++j)
+          nhwc[static_cast<size_t>(((n * 7 + i) * 7 + j) * 16 + ch)] =
+              xv[static_cast<size_t>(((n * 16 + ch) * 7 + i) * 7 + j)];
+  expectClose(run.outputs.at("nhwc"), nhwc, 0, 0, "NCHW to NHWC");
+  expectClose(run.outputs.at("back"), xv, 0, 0, "and back");
 }
 
 } // namespace

@@ -269,17 +269,26 @@ def _permute3(g, value, shape, merge, perm, split, to_shape, element):
     return g.expand(flat, [merged[p] for p in perm], split, to_shape, element)
 
 
-def to_nhwc(g, value, shape, element):
-    """NCHW `value` of `shape` permuted to NHWC (through rank 3, the spatial dimensions
-    merged, which the Spyre front end's re-layout divides over its cores)."""
+def to_nhwc(g, value, shape, element, lanes=False):
+    """NCHW `value` of `shape` permuted to NHWC: through rank 3, the spatial dimensions merged,
+    which the Spyre front end's re-layout divides over its cores; or with `lanes` (a chip
+    that pads every innermost dimension to its vector lanes, the TPU, where H and W do not
+    merge in place) as [N, H, C, W] (a view) with its last two dimensions swapped."""
     n, c, h, w = shape
+    if lanes:
+        rows = transpose(g, value, shape, [0, 2, 1, 3], element)
+        return transpose(g, rows, [n, h, c, w], [0, 1, 3, 2], element)
     return _permute3(g, value, shape, [[0], [1], [2, 3]], [0, 2, 1], [[0], [1, 2], [3]],
                      [n, h, w, c], element)
 
 
-def to_nchw(g, value, shape, element):
-    """NHWC `value` of `shape` permuted back to NCHW."""
+def to_nchw(g, value, shape, element, lanes=False):
+    """NHWC `value` of `shape` permuted back to NCHW (with `lanes` as to_nhwc: its last two
+    dimensions swapped, [N, H, C, W], then viewed as NCHW)."""
     n, h, w, c = shape
+    if lanes:
+        rows = transpose(g, value, shape, [0, 1, 3, 2], element)
+        return transpose(g, rows, [n, h, c, w], [0, 2, 1, 3], element)
     return _permute3(g, value, shape, [[0], [1, 2], [3]], [0, 2, 1], [[0], [1], [2, 3]],
                      [n, c, h, w], element)
 
@@ -304,20 +313,26 @@ def _window_attributes(stride, dilation):
             f"strides = dense<{list(stride)}> : tensor<2xi64>}}")
 
 
-def filters_hwcf(g, value, shape, element):
-    """PyTorch's filters [F, C, KH, KW] permuted to the graph form's [KH, KW, C, F]."""
+def filters_hwcf(g, value, shape, element, lanes=False):
+    """PyTorch's filters [F, C, KH, KW] permuted to the graph form's [KH, KW, C, F]: through
+    rank 3, KH and KW merged; or with `lanes` (as to_nhwc) viewed as [C, KH, F, KW] (a view),
+    its last two dimensions swapped, and that [C, KH, KW, F] permuted to [KH, KW, C, F]."""
     f, c, kh, kw = shape
+    if lanes:
+        view = transpose(g, value, shape, [1, 2, 0, 3], element)
+        chwf = transpose(g, view, [c, kh, f, kw], [0, 1, 3, 2], element)
+        return transpose(g, chwf, [c, kh, kw, f], [1, 2, 0, 3], element)
     return _permute3(g, value, shape, [[0], [1], [2, 3]], [2, 1, 0], [[0, 1], [2], [3]],
                      [kh, kw, c, f], element)
 
 
-def emit_conv2d(g, x, w, bias, stride, padding, dilation, element):
+def emit_conv2d(g, x, w, bias, stride, padding, dilation, element, lanes=False):
     """PyTorch's conv2d on NCHW `x` and filters `w` already permuted to [KH, KW, C, F]
     (filters_hwcf) ((value, shape) each; `bias` one too, or None) as the graph form has it:
-    the image permuted to NHWC, padded with zeros (tensor.pad), linalg.conv_2d_nhwc_hwcf, the
-    bias added per output channel, permuted back to NCHW."""
+    the image permuted to NHWC (to_nhwc, `lanes` as there), padded with zeros (tensor.pad),
+    linalg.conv_2d_nhwc_hwcf, the bias added per output channel, permuted back to NCHW."""
     (xv, (n, c, h, wd)), (filters, (kh, kw, _, f)) = x, w
-    image, shape = to_nhwc(g, xv, [n, c, h, wd], element), [n, h, wd, c]
+    image, shape = to_nhwc(g, xv, [n, c, h, wd], element, lanes), [n, h, wd, c]
     if any(padding):
         image, shape = pad_spatial(g, image, shape, padding, 0.0, element)
     oh = conv_output(h, kh, stride[0], padding[0], dilation[0])
@@ -332,18 +347,19 @@ def emit_conv2d(g, x, w, bias, stride, padding, dilation, element):
     if bias is not None:
         conv = emit_elementwise(g, [(conv, out_shape), bias], out_shape, element,
                                 lambda b, v: b.op("arith.addf", v[0], v[1]))
-    return to_nchw(g, conv, out_shape, element)
+    return to_nchw(g, conv, out_shape, element, lanes)
 
 
-def emit_pool2d(g, x, kind, kernel, stride, padding, dilation, element, divisor=None):
+def emit_pool2d(g, x, kind, kernel, stride, padding, dilation, element, divisor=None,
+                lanes=False):
     """Max pooling (`kind` "max", padded with -inf) or average pooling ("avg", padded with
     zeros, the window sums divided by `divisor`, by default the window's size) of NCHW `x`
-    ((value, shape)), as PyTorch's max_pool2d and avg_pool2d: permuted to NHWC,
-    linalg.pooling_nhwc_max or _sum, permuted back."""
+    ((value, shape)), as PyTorch's max_pool2d and avg_pool2d: permuted to NHWC (to_nhwc,
+    `lanes` as there), linalg.pooling_nhwc_max or _sum, permuted back."""
     xv, (n, c, h, w) = x
     kh, kw = kernel
     fill = float("-inf") if kind == "max" else 0.0
-    image, shape = to_nhwc(g, xv, [n, c, h, w], element), [n, h, w, c]
+    image, shape = to_nhwc(g, xv, [n, c, h, w], element, lanes), [n, h, w, c]
     if any(padding):
         image, shape = pad_spatial(g, image, shape, padding, fill, element)
     out_shape = [n, conv_output(h, kh, stride[0], padding[0], dilation[0]),
@@ -360,7 +376,7 @@ def emit_pool2d(g, x, kind, kernel, stride, padding, dilation, element, divisor=
         scale = 1.0 / (divisor or kh * kw)
         pooled = emit_elementwise(g, [(pooled, out_shape)], out_shape, element,
                                   lambda b, v: b.op("arith.mulf", v[0], b.const(scale)))
-    return to_nchw(g, pooled, out_shape, element)
+    return to_nchw(g, pooled, out_shape, element, lanes)
 
 
 def broadcast(g, value, shape, to_shape, dimensions, element):

@@ -1,7 +1,7 @@
 """Copies of a weight re-laid out for a chip that reads it dearly as it lies, made on the
 device the first time and kept with the weight's storage until that is written or freed
 (chipless::derived, pybind/torch/derived_copies.cpp): a Linear layer's transposed weight
-and a convolution's filters on Spyre.
+and a convolution's filters.
 """
 import torch
 

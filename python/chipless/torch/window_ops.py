@@ -1,9 +1,9 @@
 """The ops Spyre's front end lowers through its window, concatenation and gather kernels:
 2-d convolutions (unfold + matmul), pooling, batch normalisation in inference form, `cat`,
 `index_select` and `repeat_interleave`. tpu-compile has `cat` (each part written into its
-slice), `repeat_interleave` (a broadcast), pooling (maxima or sums over strided slices) and
-batch normalisation; convolutions and gathers run on the CPU there (counted, or an error in
-strict mode). Registered like the ops of
+slice), `repeat_interleave` (a broadcast), convolutions (matmuls over the taps' strided
+slices), pooling (maxima or sums over strided slices) and batch normalisation; gathers run on
+the CPU there (counted, or an error in strict mode). Registered like the ops of
 chipless.torch.ops, whose registry and helpers they use.
 """
 import math
@@ -19,15 +19,22 @@ from chipless.torch.ops import (_Refused, _autograd_lib, _device_of, _element, _
 # A convolution on a backend other than CPU and CUDA reaches convolution_overrideable, for
 # which the CPU has no kernel: what is not lowered runs ATen's own convolution on the host.
 
+def _pads_lanes(dev):
+    """Whether `dev` lays every tensor's innermost dimension out padded to its vector lanes
+    (the TPU): an image's H and W, or a filter's KH and KW, then do not merge in place, and
+    the graphs permute them without merging (graph_text.to_nhwc)."""
+    return dev.kind == "tpu"
+
+
 def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding,
                  groups):
-    """A 2-d convolution on Spyre (its front end unfolds it into a matmul); anything else on
-    the CPU."""
+    """A 2-d convolution on the device: Spyre's front end unfolds it into a matmul,
+    tpu-compile makes it a matmul over its taps' strided slices; a transposed or grouped one,
+    or one of another type, on the CPU."""
     args = (x, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     dev = _device_of(x, weight)
     element = _element(x.dtype, dev)
-    reason = ("convolutions are lowered on Spyre only" if dev.kind != "spyre" else
-              "a transposed or grouped convolution" if transposed or groups != 1 else
+    reason = ("a transposed or grouped convolution" if transposed or groups != 1 else
               "not a 2-d convolution" if x.dim() != 4 or weight.dim() != 4 else
               f"{x.dtype} convolutions" if element is None or weight.dtype != x.dtype else
               None)
@@ -36,10 +43,12 @@ def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_
     stride, padding, dilation = list(stride), list(padding), list(dilation)
     n, _, h, w = x.shape
     f, c, kh, kw = weight.shape
-    # the filters as the unfold's matmul reads them, [KH KW C, F]: kept with the weight
-    filters = kept_copies.kept_copy(dev, weight, "filters hwcf", [kh, kw, c, f],
-                         lambda g, v, shape, e: graph_text.filters_hwcf(g, v, shape, e),
-                         lambda h: h.permute(2, 3, 1, 0))
+    lanes = _pads_lanes(dev)
+    # the filters as the matmul reads them, [KH KW C, F]: kept with the weight
+    filters = kept_copies.kept_copy(
+        dev, weight, "filters hwcf", [kh, kw, c, f],
+        lambda g, v, shape, e: graph_text.filters_hwcf(g, v, shape, e, lanes),
+        lambda h: h.permute(2, 3, 1, 0))
     out_shape = [n, f, graph_text.conv_output(h, kh, stride[0], padding[0], dilation[0]),
                  graph_text.conv_output(w, kw, stride[1], padding[1], dilation[1])]
     operands = [x, filters] + ([bias.to(x.dtype)] if bias is not None else [])
@@ -49,7 +58,7 @@ def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_
 
     def emit(g, xs):
         return [graph_text.emit_conv2d(g, xs[0], xs[1], xs[2] if len(xs) == 3 else None,
-                                       stride, padding, dilation, element)]
+                                       stride, padding, dilation, element, lanes)]
     execution.execute(dev, eager.Op(key, operands, [out], emit, aten.convolution.default,
                                     args, {}))
     return out
@@ -109,7 +118,8 @@ def _pool2d(dev, aten_op, args, kind, x, kernel, stride, padding, dilation, ceil
            tuple(dilation), divisor, element)
     _execute(dev, aten_op, args, {}, key, [x], [out],
              lambda g, xs: [graph_text.emit_pool2d(g, xs[0], kind, kernel, stride, padding,
-                                                   dilation, element, divisor)])
+                                                   dilation, element, divisor,
+                                                   _pads_lanes(dev))])
     return out
 
 

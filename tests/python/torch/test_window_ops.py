@@ -2,8 +2,9 @@
 lookups) and reductions over several trailing dimensions on the emulated devices against
 the CPU: on Spyre through its front end's window, concat and gather kernels; on the TPU
 concatenation (each part written into its slice), repeat_interleave (a broadcast view),
-pooling (maxima or sums over strided slices) and batch normalisation; convolutions and
-gathers there on the CPU, counted, or an error in strict mode. Also what runs on the CPU keeps PyTorch's semantics: max pooling under autograd, and
+pooling (maxima or sums over strided slices), batch normalisation and convolutions (matmuls
+over the taps' strided slices); gathers and grouped convolutions there on the CPU, counted,
+or an error in strict mode. Also what runs on the CPU keeps PyTorch's semantics: max pooling under autograd, and
 the running statistics a batch norm in training form updates."""
 import pytest
 import torch
@@ -62,13 +63,13 @@ def test_tpu_adaptive_average_pooling_and_a_negative_max():
     close(got, want, rtol=0, atol=0)
 
 
-def test_tpu_pooling_of_an_image_whose_rows_the_dma_cannot_place_runs_on_the_cpu():
-    """NCHW to NHWC merges each image row into the channels' rows: rows of 6 f32 (24 bytes)
-    are not whole 32-byte DMA runs, so the compiler refuses and the op runs on the CPU."""
-    x = torch.randn(2, 4, 6, 6)
-    with torch.no_grad():
-        close(F.max_pool2d(x.to("tpu"), 2), F.max_pool2d(x, 2), rtol=0, atol=0)
-    assert chipless.torch.fallback_counts() == {"max_pool2d": 1}
+@pytest.mark.parametrize("shape", [(2, 4, 6, 6), (1, 16, 7, 7), (1, 8, 14, 14)])
+def test_tpu_pooling_of_images_whose_rows_are_not_whole_dma_runs(shape):
+    """Rows of 6, 7 or 14 f32 are not whole 32-byte DMA runs: NCHW to NHWC does not merge H
+    and W (it swaps the last two dimensions of [N, H, C, W]), so these pool on the chip."""
+    x = torch.randn(*shape)
+    got, want = on_device("tpu", lambda t: F.max_pool2d(t, 2), x)
+    close(got, want, rtol=0, atol=0)
 
 
 def test_max_pooling_of_negative_values_never_takes_the_padding():
@@ -260,10 +261,44 @@ def test_the_tpu_reduces_several_dimensions_in_one_program(shape, dims, op):
     assert chipless.torch.fallback_counts() == {}
 
 
-def test_convolutions_are_not_lowered_on_the_tpu():
-    x, w = torch.randn(2, 4, 8, 8), torch.randn(6, 4, 3, 3)
-    close(F.conv2d(x.to("tpu"), w.to("tpu")), F.conv2d(x, w), rtol=1e-5, atol=1e-5)
+@pytest.mark.parametrize("c,f,k,s,p,d,bias,hw", [
+    (16, 24, 3, 2, 1, 1, True, 16), (8, 16, 3, 1, 2, 2, False, 16), (3, 16, 3, 1, 1, 1, True, 16),
+    (32, 8, 1, 1, 0, 1, False, 16), (8, 8, 5, 1, 2, 1, True, 16), (3, 16, 7, 2, 3, 1, False, 30),
+    (16, 16, 3, 1, 1, 1, False, 7)])
+def test_tpu_convolution_is_one_program(c, f, k, s, p, d, bias, hw):
+    """tpu-compile makes the convolution a matmul over its taps' strided slices of the NHWC
+    image (one per tap for three channels: an RGB image), the bias and both permutations in
+    the same program; f32 matmuls in three bf16 passes."""
+    x, w = torch.randn(2, c, hw, hw), torch.randn(f, c, k, k)
+    b = [torch.randn(f)] if bias else []
+    args = [w.to("tpu")] + [v.to("tpu") for v in b]
+
+    def conv(t, u, *v):
+        return F.conv2d(t, u, *v, stride=s, padding=p, dilation=d)
+    # The first call also re-lays the filters out (kept with the weight), the second not.
+    for launches in (2, 1):
+        before = chipless.torch.stats("tpu")["launches"]
+        with torch.no_grad():
+            got = conv(x.to("tpu"), *args)
+        chipless.torch.synchronize()
+        stats = chipless.torch.stats("tpu")
+        assert stats["cpu_ops"] == {} and chipless.torch.fallback_counts() == {}, stats
+        assert stats["launches"] - before == launches
+        close(got, conv(x, w, *b), rtol=1e-4, atol=2e-3)
+
+
+def test_tpu_bf16_convolution():
+    x, w = torch.randn(1, 16, 16, 16, dtype=torch.bfloat16), torch.randn(32, 16, 3, 3,
+                                                                          dtype=torch.bfloat16)
+    got, want = on_device("tpu", lambda t, u: F.conv2d(t, u, padding=1), x, w, launches=2)
+    close(got, want, rtol=1e-2, atol=2e-2)
+
+
+def test_grouped_convolutions_run_on_the_cpu_of_the_tpu():
+    x, w = torch.randn(2, 4, 8, 8), torch.randn(6, 2, 3, 3)
+    close(F.conv2d(x.to("tpu"), w.to("tpu"), groups=2), F.conv2d(x, w, groups=2), rtol=1e-5,
+          atol=1e-5)
     assert sum(chipless.torch.fallback_counts().values()) == 1
     chipless.torch.set_strict(True)
-    with pytest.raises(RuntimeError, match="lowered on Spyre only"):
-        F.conv2d(x.to("tpu"), w.to("tpu"))
+    with pytest.raises(RuntimeError, match="a transposed or grouped convolution"):
+        F.conv2d(x.to("tpu"), w.to("tpu"), groups=2)

@@ -46,12 +46,18 @@ bool isComputeOp(mlir::Operation* op);
 /// A matmul: linalg.matmul, linalg.batch_matmul or a contraction (isContraction).
 bool isMatmul(mlir::Operation* op);
 /// A linalg.generic that is a matmul with batch dimensions [b...] (one or more): loops
-/// (b..., m, n, k), `acc + lhs * rhs` of LHS (b..., m, k) and RHS (k, n), broadcast over the
-/// batch, or (b..., k, n); float operands of the result's type or extended to it. tpu-decompose
-/// makes one per
-/// tap of a convolution (Windows.cpp): linalg.batch_matmul has one batch dimension and a
+/// (b..., m, n, k), `acc + lhs * rhs` of LHS (b..., m, k) or (m, k) and RHS (k, n) or
+/// (b..., k, n), each of rank 2 broadcast over the batch; float operands of the result's type or
+/// extended to it. tpu-decompose makes them for convolutions (Windows.cpp) and for transposes with
+/// several batch dimensions (Transposes.cpp): linalg.batch_matmul has one batch dimension and a
 /// per-batch RHS.
 bool isContraction(mlir::Operation* op);
+/// The contraction (isContraction) acc + lhs x rhs: `acc` [b..., M, N] (one batch dimension
+/// or more), `lhs` [b..., M, K] or [M, K] and `rhs` [b..., K, N] or [K, N] (shared by the
+/// batch); narrower
+/// float operands are extended to the accumulator's type.
+mlir::Value buildContraction(mlir::OpBuilder& b, mlir::Location loc, mlir::Value lhs,
+                             mlir::Value rhs, mlir::Value acc);
 /// A tensor.concat along the innermost dimension read only as matmuls' LHS: the matmuls read
 /// its parts in place, side by side along K (MatmulSpec::lhs), and it is never written (a
 /// convolution's taps, Windows.cpp).

@@ -69,7 +69,8 @@ bool isContraction(Operation* op) {
   for (unsigned i = 0; i + 1 < loops; ++i)
     if (iters[i] != utils::IteratorType::parallel) return false;
   if (iters.back() != utils::IteratorType::reduction) return false;
-  // Loops (b..., m, n, k): LHS (b..., m, k), RHS (k, n) or (b..., k, n), result (b..., m, n).
+  // Loops (b..., m, n, k): LHS (b..., m, k) or (m, k), RHS (k, n) or (b..., k, n), result
+  // (b..., m, n).
   MLIRContext* ctx = g.getContext();
   auto dims = [&](std::initializer_list<std::pair<unsigned, unsigned>> ranges) {
     SmallVector<AffineExpr> e;
@@ -79,7 +80,8 @@ bool isContraction(Operation* op) {
   };
   const unsigned b = loops - 3, m = b, n = b + 1, k = b + 2;
   SmallVector<AffineMap> maps = g.getIndexingMapsArray();
-  if (maps[0] != dims({{0, b}, {m, m + 1}, {k, k + 1}}) ||
+  if ((maps[0] != dims({{0, b}, {m, m + 1}, {k, k + 1}}) &&
+       maps[0] != dims({{m, m + 1}, {k, k + 1}})) ||
       maps[2] != dims({{0, b}, {m, m + 1}, {n, n + 1}}) ||
       (maps[1] != dims({{k, k + 1}, {n, n + 1}}) &&
        maps[1] != dims({{0, b}, {k, k + 1}, {n, n + 1}})))
@@ -100,6 +102,40 @@ bool isContraction(Operation* op) {
   };
   return (isArg(mul.getLhs(), 0) && isArg(mul.getRhs(), 1)) ||
          (isArg(mul.getLhs(), 1) && isArg(mul.getRhs(), 0));
+}
+
+Value buildContraction(OpBuilder& b, Location loc, Value lhs, Value rhs, Value acc) {
+  auto accType = cast<RankedTensorType>(acc.getType());
+  const auto batch = static_cast<unsigned>(accType.getRank() - 2);
+  const unsigned loops = batch + 3, m = batch, n = batch + 1, k = batch + 2;
+  MLIRContext* ctx = b.getContext();
+  auto map = [&](bool withBatch, std::initializer_list<unsigned> last) {
+    SmallVector<AffineExpr> e;
+    if (withBatch)
+      for (unsigned d = 0; d < batch; ++d) e.push_back(getAffineDimExpr(d, ctx));
+    for (unsigned d : last) e.push_back(getAffineDimExpr(d, ctx));
+    return AffineMap::get(loops, 0, e, ctx);
+  };
+  auto batched = [&](Value v) {
+    return cast<RankedTensorType>(v.getType()).getRank() == accType.getRank();
+  };
+  SmallVector<AffineMap> maps = {map(batched(lhs), {m, k}), map(batched(rhs), {k, n}),
+                                 map(true, {m, n})};
+  SmallVector<utils::IteratorType> iters(loops - 1, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  Type et = accType.getElementType();
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{accType}, ValueRange{lhs, rhs}, ValueRange{acc}, maps, iters,
+          [&](OpBuilder& nb, Location l, ValueRange args) {
+            auto widen = [&](Value v) {
+              return v.getType() == et ? v : nb.create<arith::ExtFOp>(l, et, v).getResult();
+            };
+            Value p = nb.create<arith::MulFOp>(l, widen(args[0]), widen(args[1]));
+            nb.create<linalg::YieldOp>(
+                l, ValueRange{nb.create<arith::AddFOp>(l, args[2], p).getResult()});
+          })
+      .getResult(0);
 }
 
 bool isLhsConcat(Operation* op) {

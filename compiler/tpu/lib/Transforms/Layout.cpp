@@ -342,11 +342,14 @@ struct AllocHbmPass : PassWrapper<AllocHbmPass, OperationPass<ModuleOp>> {
         for (size_t i = 0; i < chain.size(); ++i)
           if (isa<tensor::ConcatOp>(chain[i].first)) concats = i + 1;
         // The views of r and of each chain op's result, written back from the end of the
-        // longest prefix that works: the whole chain, the chain to its last concatenation,
-        // or nothing (r in its own layout).
+        // longest prefix that works and holds the last concatenation, or with none, nothing
+        // (r in its own layout). (A copy merged by a reshape and then transposed lies merged.)
+        SmallVector<size_t> prefixes;
+        for (size_t len = chain.size() + 1; len-- > concats;) prefixes.push_back(len);
+        if (concats > 0) prefixes.push_back(0);
         SmallVector<View> views;
         Value root = r;
-        for (size_t len : {chain.size(), concats, size_t{0}}) {
+        for (size_t len : prefixes) {
           root = len ? chain[len - 1].first->getResult(0) : r;
           const int out = returnedAs(root);
           View end = out >= 0 ? canonicalView(resultName(f, static_cast<unsigned>(out)),

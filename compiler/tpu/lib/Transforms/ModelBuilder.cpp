@@ -182,7 +182,9 @@ LogicalResult ModelBuilder::matmul(Operation& op) {
       return op.emitError() << what << " is transposed in HBM (its K dimension is not "
                             << "contiguous): only the RHS may be read transposed",
              failure();
-    SmallVector<int64_t> ldims(lv->strides.begin(), lv->strides.begin() + nb);
+    // A contraction's LHS may be one matrix for every batch index (rank 2).
+    SmallVector<int64_t> ldims(lv->strides.begin(), lv->strides.end() - 2);
+    ldims.resize(nb, 0);
     // One row (M = 1): its stride never moves a DMA.
     ldims.push_back(spec_.m == 1 ? 0 : lv->strides[lv->strides.size() - 2]);
     ldims.push_back(1);

@@ -74,10 +74,13 @@ LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw, bool exactF32) 
   auto type = cast<RankedTensorType>(view.getType());
   ArrayRef<int64_t> perm = t.getPermutation();
   const int64_t rank = type.getRank();
-  if (!(rank == 2 || (rank == 3 && perm[0] == 0)))
+  bool batchFirst = true; // every dimension but the last two stays (batch dimensions)
+  for (int64_t i = 0; i + 2 < rank; ++i) batchFirst &= perm[static_cast<size_t>(i)] == i;
+  if (!batchFirst)
     return t.emitError("a transpose that moves the innermost dimension is read in place only as "
                        "a matmul's RHS; other readers need it materialised, which is supported "
-                       "for rank 2 and for rank 3 with the batch dimension first"),
+                       "when it swaps the last two dimensions only (the others are batch "
+                       "dimensions)"),
            failure();
   Type et = type.getElementType();
   if (!isa<BFloat16Type, Float32Type>(et))
@@ -89,7 +92,8 @@ LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw, bool exactF32) 
   rw.setInsertionPointAfter(t);
   const Location loc = t.getLoc();
   ArrayRef<int64_t> shape = type.getShape();
-  SmallVector<int64_t> ishape(shape.begin(), shape.end() - 1);
+  // The identity [batch, C, C] (one matrix for every batch index beyond one batch dimension).
+  SmallVector<int64_t> ishape(shape.begin() + (rank > 3 ? rank - 2 : 0), shape.end() - 1);
   ishape.push_back(shape[static_cast<size_t>(rank - 2)]);
   // The products are accumulated in f32: I x view into a zero fill, or into `acc`.
   auto fold = [&](Value eye, Value rhs, Value acc) -> Value {
@@ -102,9 +106,12 @@ LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw, bool exactF32) 
       return rw
           .create<linalg::MatmulOp>(loc, TypeRange{type}, ValueRange{eye, rhs}, ValueRange{acc})
           .getResult(0);
-    return rw
-        .create<linalg::BatchMatmulOp>(loc, TypeRange{type}, ValueRange{eye, rhs}, ValueRange{acc})
-        .getResult(0);
+    if (rank == 3)
+      return rw
+          .create<linalg::BatchMatmulOp>(loc, TypeRange{type}, ValueRange{eye, rhs},
+                                         ValueRange{acc})
+          .getResult(0);
+    return buildContraction(rw, loc, eye, rhs, acc); // several batch dimensions
   };
   Value moved;
   if (et.isF32() && !exactF32) {

@@ -189,7 +189,6 @@ LogicalResult decomposeConv(linalg::Conv2DNhwcHwcfOp op, int64_t alignBytes, IRR
   const Location loc = op.getLoc();
   // The taps accumulate in f32; a narrower result is converted once at the end.
   Type f32 = rw.getF32Type();
-  auto accType = RankedTensorType::get(out, f32);
   Value acc = init;
   if (et != f32) {
     if (std::optional<double> c0 = constantValue(init))
@@ -201,14 +200,6 @@ LogicalResult decomposeConv(linalg::Conv2DNhwcHwcfOp op, int64_t alignBytes, IRR
     else
       acc = convertTensor(rw, loc, init, f32);
   }
-  MLIRContext* ctx = rw.getContext();
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-  // Loops (n, oh, ow, f, k) with k over (kh, kw, c).
-  SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(0), d(1), d(2), d(4)}, ctx),
-                                 AffineMap::get(5, 0, {d(4), d(3)}, ctx),
-                                 AffineMap::get(5, 0, {d(0), d(1), d(2), d(3)}, ctx)};
-  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
-  iters.push_back(utils::IteratorType::reduction);
   auto idx = [&](int64_t v) -> OpFoldResult { return rw.getIndexAttr(v); };
   // im2col without a copy: the LHS is the concatenation, along the channels, of one strided
   // view of the image per tap, which the kernel reads in place part by part.
@@ -243,17 +234,7 @@ LogicalResult decomposeConv(linalg::Conv2DNhwcHwcfOp op, int64_t alignBytes, IRR
                             SmallVector<OpFoldResult>{idx(c), idx(window[3])},
                             SmallVector<OpFoldResult>{idx(1), idx(1)})
                           .getResult();
-    acc = rw.create<linalg::GenericOp>(
-                loc, TypeRange{accType}, ValueRange{lhs, rhs}, ValueRange{acc}, maps, iters,
-                [&](OpBuilder& b, Location l, ValueRange args) {
-                  auto widen = [&](Value v) {
-                    return v.getType() == f32 ? v : b.create<arith::ExtFOp>(l, f32, v);
-                  };
-                  Value p = b.create<arith::MulFOp>(l, widen(args[0]), widen(args[1]));
-                  b.create<linalg::YieldOp>(
-                      l, ValueRange{b.create<arith::AddFOp>(l, args[2], p).getResult()});
-                })
-              .getResult(0);
+    acc = buildContraction(rw, loc, lhs, rhs, acc);
   }
   if (et != f32) acc = convertTensor(rw, loc, acc, et);
   rw.replaceOp(op, acc);
