@@ -1,8 +1,9 @@
 // The TPU compiler on reshapes that merge a padded innermost dimension: [B, S, H, 64] ->
 // [B * S, H * 64] (attention heads merged for the output projection) cannot be read in place
 // when the rows of 64 are padded to the vector lanes in HBM. When the value is an argument, or
-// a result also used elsewhere (returned), tpu-form-kernels reads a copy whose only use is the
-// reshape, written in the merged layout. Checked against fp64 (bf16x6: the MXU is exact).
+// a result also used elsewhere (returned), either possibly through views, tpu-form-kernels
+// reads a copy whose only use is the reshape, written in the merged layout. Checked against fp64
+// (bf16x6: the MXU is exact).
 #include "tests/e2e/tpu_compile_harness.h"
 
 #include <gtest/gtest.h>
@@ -55,6 +56,35 @@ TEST(TpuCompileReshape, ReturnedHeadsAreMergedThroughACopy) {
   std::vector<double> h = asDoubles(x);
   for (double& v : h) v *= 2;
   expectClose(run.outputs.at("h"), h, 0, 0, "h = x + x");
+  expectClose(run.outputs.at("y"), reference(h, w), 1e-5, 1e-4, "merged h @ w");
+}
+
+TEST(TpuCompileReshape, AReturnedViewOfAResultIsMergedThroughACopy) {
+  // h = x * 2 computed as [2, 12, 8, 64], returned as its transposed view [2, 8, 12, 64] (the
+  // innermost dimension kept: a view) and merged for the matmul: a CNN's pooled NCHW image
+  // returned and flattened for its classifier.
+  const std::string t = "tensor<2x12x8x64xf32>";
+  const std::string g =
+      std::string("func.func @f(%x: ") + t +
+      " {graph.name = \"x\"}, %w: tensor<768x32xf32> {graph.name = \"w\"}) -> (" + kHeads +
+      " {graph.name = \"h\"}, tensor<16x32xf32> {graph.name = \"y\"}) {\n"
+      "  %eh = tensor.empty() : " +
+      t + "\n  %d = linalg.add ins(%x, %x : " + t + ", " + t + ") outs(%eh : " + t + ") -> " + t +
+      "\n  %et = tensor.empty() : " + kHeads + "\n  %h = linalg.transpose ins(%d : " + t +
+      ") outs(%et : " + kHeads + ") permutation = [0, 2, 1, 3]\n" + mergedMatmul("%h") +
+      "  return %h, %y : " + kHeads + ", tensor<16x32xf32>\n}\n";
+  std::string dir = compileOrFail(writeGraph("view_heads", g), "view_heads", {"--set", kExact});
+  NpyArray x = randomF32Array({2, 12, 8, 64}, 85, 1.0f), w = randomF32Array({768, 32}, 86, 1.0f);
+  TpuKernelRun run = runProgram(dir, {{"x", x}, {"w", w}}, tpuArchWith({kExact}));
+  const std::vector<double> xv = asDoubles(x);
+  std::vector<double> h(xv.size());
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t i = 0; i < 8; ++i)
+      for (int64_t j = 0; j < 12; ++j)
+        for (int64_t d = 0; d < 64; ++d)
+          h[static_cast<size_t>(((b * 8 + i) * 12 + j) * 64 + d)] =
+              2 * xv[static_cast<size_t>(((b * 12 + j) * 8 + i) * 64 + d)];
+  expectClose(run.outputs.at("h"), h, 0, 0, "h = (x + x) transposed");
   expectClose(run.outputs.at("y"), reference(h, w), 1e-5, 1e-4, "merged h @ w");
 }
 

@@ -368,8 +368,8 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
   }
 
   /// A `tensor.collapse_shape` that merges the innermost dimension (padded to `lanes` in
-  /// HBM, so not in place) of an argument, or of a result that is used elsewhere too, reads a
-  /// copy instead: the copy's only use is the reshape, so tpu-alloc-hbm writes it in the
+  /// HBM, so not in place) of an argument, or of a result that is used elsewhere too
+  /// (either possibly through views), reads a copy instead: the copy's only use is the reshape, so tpu-alloc-hbm writes it in the
   /// merged layout (when its rows are whole DMA runs of `alignBytes`).
   void copyForMerges(func::FuncOp f, int64_t lanes, int64_t alignBytes) {
     SmallVector<tensor::CollapseShapeOp> todo;
@@ -389,8 +389,17 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
         if (group.back() != last) continue;
         bool merges = false;
         for (int64_t d : group) merges |= d != last && type.getShape()[d] > 1;
-        Operation* def = src.getDefiningOp();
-        if (merges && (!def || (isComputeOp(def) && !src.hasOneUse()))) todo.push_back(c);
+        // An argument, or a value (a view) that another reader takes in its own layout: no
+        // kernel writes it merged.
+        Value root = src;
+        bool shared = !src.hasOneUse();
+        while (Operation* d = root.getDefiningOp()) {
+          if (!isViewOp(d)) break;
+          root = d->getOperand(0);
+          shared |= !root.hasOneUse();
+        }
+        Operation* def = root.getDefiningOp();
+        if (merges && (!def || (isComputeOp(def) && shared))) todo.push_back(c);
       }
     });
     for (tensor::CollapseShapeOp c : todo) {
