@@ -293,19 +293,30 @@ def to_nchw(g, value, shape, element, lanes=False):
                      [n, c, h, w], element)
 
 
-def pad_spatial(g, value, shape, padding, fill, element):
-    """NHWC `value` of `shape` padded by padding = [ph, pw] on both sides of H and W with the
+def _pad(g, value, shape, low, high, fill, element):
+    """Rank-4 `value` of `shape` padded by `low` and `high` elements per dimension with the
     constant `fill` (tensor.pad): (value, shape)."""
-    n, h, w, c = shape
-    padded = [n, h + 2 * padding[0], w + 2 * padding[1], c]
+    padded = [s + a + b for s, a, b in zip(shape, low, high)]
     constant, out = g.value(), g.value()
     g.line(f"{constant} = arith.constant {_literal(fill, element)} : {element}")
-    low = [0, padding[0], padding[1], 0]
-    g.line(f"{out} = tensor.pad {value} low{low} high{low} {{")
+    g.line(f"{out} = tensor.pad {value} low{list(low)} high{list(high)} {{")
     g.line("^bb0(%p0: index, %p1: index, %p2: index, %p3: index):")
     g.line(f"  tensor.yield {constant} : {element}")
     g.line(f"}} : {tensor_type(shape, element)} to {tensor_type(padded, element)}")
     return out, padded
+
+
+def pad_spatial(g, value, shape, padding, fill, element):
+    """NHWC `value` of `shape` padded by padding = [ph, pw] on both sides of H and W with the
+    constant `fill` (tensor.pad): (value, shape)."""
+    low = [0, padding[0], padding[1], 0]
+    return _pad(g, value, shape, low, low, fill, element)
+
+
+def pad_channels(g, value, shape, channels, element):
+    """NCHW `value` (or filters [F, C, KH, KW]) of `shape` with zero channels appended up to
+    `channels` (dimension 1, never the innermost): (value, shape)."""
+    return _pad(g, value, shape, [0] * 4, [0, channels - shape[1], 0, 0], 0.0, element)
 
 
 def _window_attributes(stride, dilation):
@@ -313,10 +324,13 @@ def _window_attributes(stride, dilation):
             f"strides = dense<{list(stride)}> : tensor<2xi64>}}")
 
 
-def filters_hwcf(g, value, shape, element, lanes=False):
+def filters_hwcf(g, value, shape, element, lanes=False, channels=None):
     """PyTorch's filters [F, C, KH, KW] permuted to the graph form's [KH, KW, C, F]: through
     rank 3, KH and KW merged; or with `lanes` (as to_nhwc) viewed as [C, KH, F, KW] (a view),
-    its last two dimensions swapped, and that [C, KH, KW, F] permuted to [KH, KW, C, F]."""
+    its last two dimensions swapped, and that [C, KH, KW, F] permuted to [KH, KW, C, F].
+    With `channels`, zero channels are appended up to that many first (pad_channels)."""
+    if channels is not None and channels != shape[1]:
+        value, shape = pad_channels(g, value, shape, channels, element)
     f, c, kh, kw = shape
     if lanes:
         view = transpose(g, value, shape, [1, 2, 0, 3], element)
@@ -330,8 +344,13 @@ def emit_conv2d(g, x, w, bias, stride, padding, dilation, element, lanes=False):
     """PyTorch's conv2d on NCHW `x` and filters `w` already permuted to [KH, KW, C, F]
     (filters_hwcf) ((value, shape) each; `bias` one too, or None) as the graph form has it:
     the image permuted to NHWC (to_nhwc, `lanes` as there), padded with zeros (tensor.pad),
-    linalg.conv_2d_nhwc_hwcf, the bias added per output channel, permuted back to NCHW."""
-    (xv, (n, c, h, wd)), (filters, (kh, kw, _, f)) = x, w
+    linalg.conv_2d_nhwc_hwcf, the bias added per output channel, permuted back to NCHW.
+    Filters with more channels than the image (zeros appended, filters_hwcf) have the
+    image's channels padded with zeros to match."""
+    (xv, (n, c, h, wd)), (filters, (kh, kw, cf, f)) = x, w
+    if cf != c:
+        xv, _ = pad_channels(g, xv, [n, c, h, wd], cf, element)
+        c = cf
     image, shape = to_nhwc(g, xv, [n, c, h, wd], element, lanes), [n, h, wd, c]
     if any(padding):
         image, shape = pad_spatial(g, image, shape, padding, 0.0, element)

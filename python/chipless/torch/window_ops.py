@@ -6,9 +6,13 @@ slices), pooling (maxima or sums over strided slices) and batch normalisation; g
 the CPU there (counted, or an error in strict mode). Registered like the ops of
 chipless.torch.ops, whose registry and helpers they use.
 """
+import functools
 import math
 
 import torch
+import torch.nn.functional as F
+
+import chipless
 
 from chipless.torch import eager, execution, graph_text, kept_copies
 from chipless.torch.ops import (_Refused, _autograd_lib, _device_of, _element, _execute,
@@ -24,6 +28,23 @@ def _pads_lanes(dev):
     (the TPU): an image's H and W, or a filter's KH and KW, then do not merge in place, and
     the graphs permute them without merging (graph_text.to_nhwc)."""
     return dev.kind == "tpu"
+
+
+def _matmul_channels(dev, c, taps, element_size):
+    """The channels a convolution of `taps` filter positions over `c` channels computes with
+    on `dev`: tpu-compile concatenates the taps' slices of the NHWC image along the channels,
+    read in place, when each tap's channels are whole DMA runs (dma.alignment_bytes), and
+    makes one matmul per tap otherwise; there zero channels are appended to image and filters
+    (an RGB image's 3 become 8 in f32). `c` elsewhere."""
+    if not _pads_lanes(dev) or taps == 1:
+        return c
+    align = _dma_alignment(dev.arch, dev.sets)
+    return -(-c * element_size // align) * align // element_size
+
+
+@functools.lru_cache(maxsize=None)
+def _dma_alignment(arch, sets):
+    return int(chipless.arch(arch, sets)["params"]["dma.alignment_bytes"]["value"])
 
 
 def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding,
@@ -44,11 +65,12 @@ def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_
     n, _, h, w = x.shape
     f, c, kh, kw = weight.shape
     lanes = _pads_lanes(dev)
+    channels = _matmul_channels(dev, c, kh * kw, x.element_size())
     # the filters as the matmul reads them, [KH KW C, F]: kept with the weight
     filters = kept_copies.kept_copy(
-        dev, weight, "filters hwcf", [kh, kw, c, f],
-        lambda g, v, shape, e: graph_text.filters_hwcf(g, v, shape, e, lanes),
-        lambda h: h.permute(2, 3, 1, 0))
+        dev, weight, f"filters hwcf {channels}", [kh, kw, channels, f],
+        lambda g, v, shape, e: graph_text.filters_hwcf(g, v, shape, e, lanes, channels),
+        lambda h: F.pad(h, (0, 0, 0, 0, 0, channels - c)).permute(2, 3, 1, 0))
     out_shape = [n, f, graph_text.conv_output(h, kh, stride[0], padding[0], dilation[0]),
                  graph_text.conv_output(w, kw, stride[1], padding[1], dilation[1])]
     operands = [x, filters] + ([bias.to(x.dtype)] if bias is not None else [])

@@ -267,8 +267,9 @@ def test_the_tpu_reduces_several_dimensions_in_one_program(shape, dims, op):
     (16, 16, 3, 1, 1, 1, False, 7)])
 def test_tpu_convolution_is_one_program(c, f, k, s, p, d, bias, hw):
     """tpu-compile makes the convolution a matmul over its taps' strided slices of the NHWC
-    image (one per tap for three channels: an RGB image), the bias and both permutations in
-    the same program; f32 matmuls in three bf16 passes."""
+    image, the bias and both permutations in the same program (an RGB image's three channels
+    padded with zeros to 8, whole DMA runs; 7 x 7 images whose rows are not); f32 matmuls in
+    three bf16 passes."""
     x, w = torch.randn(2, c, hw, hw), torch.randn(f, c, k, k)
     b = [torch.randn(f)] if bias else []
     args = [w.to("tpu")] + [v.to("tpu") for v in b]
