@@ -1,4 +1,4 @@
-//===- Windows.cpp - padding and pooling (part of tpu-decompose) ----------===//
+//===- Windows.cpp - padding, pooling, convolutions (part of tpu-decompose) -===//
 //
 // Part of chipless. The TPU has no window instructions: tpu-decompose rewrites them into ops
 // tpu-compile has.
@@ -12,8 +12,11 @@
 // - linalg.conv_2d_nhwc_hwcf becomes one matmul on the MXUs (im2col): its LHS is the
 //   concatenation along the channels of the image's KH x KW strided slices, one per tap of the
 //   filter, each a view the kernel reads in place; its RHS is the filters as a
-//   [KH * KW * C, F] matrix. The sum accumulates in f32. Channels whose rows are not whole
-//   DMA runs make one matmul per tap instead, the sum carried through the accumulator.
+//   [KH * KW * C, F] matrix. The sum accumulates in f32. With unit strides the matmul's rows
+//   run over whole image rows (the image flattened to its pixels, each tap a slice of them:
+//   one unit per image, the window's overhang computed and dropped); otherwise they are the
+//   pixels of one output row. Channels whose rows are not whole DMA runs make one matmul per
+//   tap instead, the sum carried through the accumulator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,23 +165,46 @@ Value convertTensor(IRRewriter& rw, Location loc, Value x, Type to) {
       .getResult(0);
 }
 
-/// linalg.conv_2d_nhwc_hwcf as one contraction (isContraction, batch [N, OH]) accumulated in
-/// f32: the concatenation of the image's strided slices under the KH x KW taps, [N, OH, OW,
-/// KH * KW * C], times the filters as a [KH * KW * C, F] matrix. Every part of a concatenation
-/// read in place but the last must have rows of whole DMA runs (`alignBytes`); channels that
-/// are not make one contraction per tap, chained through the accumulator.
+/// How a convolution's output pixels become the rows of its matmul.
+struct ConvRows {
+  /// Whether the rows run over whole image rows: row r of image n is output pixel
+  /// (r / Wp, r % Wp) and reads the image at pixel r from each tap's first one, so an image is
+  /// one unit of rows (those at ow >= OW are computed and dropped, but for the last image row's:
+  /// the last tap's rows end at the image's last pixel). Otherwise the rows are the OW pixels
+  /// of one output row, batch [N, OH].
+  bool flat = false;
+  int64_t rows = 0; ///< computed rows per image (flat): OH * Wp - tail
+  int64_t tail = 0; ///< the last output row's dropped pixels, not computed (flat): Wp - OW
+};
+
+/// Flat rows (ConvRows) for unit strides, where they waste only the window's overhang
+/// (Wp - OW of Wp pixels per row); with strides a flat row would run over sh * Wp / sw pixels
+/// of which OW are kept (half or less), and the rows of one output row are cheaper.
+ConvRows convRows(ArrayRef<int64_t> image, ArrayRef<int64_t> out, std::array<int64_t, 2> strides) {
+  ConvRows r;
+  if (strides[0] != 1 || strides[1] != 1) return r;
+  r.flat = true;
+  r.tail = image[2] - out[2];
+  r.rows = out[1] * image[2] - r.tail;
+  return r;
+}
+
+/// linalg.conv_2d_nhwc_hwcf as one contraction (isContraction) accumulated in f32: the
+/// concatenation of the image's strided slices under the KH x KW taps (rows as ConvRows
+/// says), times the filters as a [KH * KW * C, F] matrix. Every part of a concatenation read
+/// in place but the last must have rows of whole DMA runs (`alignBytes`); channels that are
+/// not make one contraction per tap, chained through the accumulator.
 LogicalResult decomposeConv(linalg::Conv2DNhwcHwcfOp op, int64_t alignBytes, IRRewriter& rw) {
   Value input = op.getDpsInputs()[0], filters = op.getDpsInputs()[1], init = op.getDpsInits()[0];
   auto inType = cast<RankedTensorType>(input.getType());
   auto fType = cast<RankedTensorType>(filters.getType());
   auto outType = cast<RankedTensorType>(init.getType());
-  Type et = outType.getElementType();
-  if (!isa<FloatType>(et) || inType.getElementType() != fType.getElementType() ||
-      !isa<FloatType>(inType.getElementType()))
+  Type et = outType.getElementType(), it = inType.getElementType();
+  if (!isa<FloatType>(et) || it != fType.getElementType() || !isa<FloatType>(it))
     return op->emitError("tpu-compile convolves float images and filters of one type"), failure();
   ArrayRef<int64_t> out = outType.getShape();  // [N, OH, OW, F]
   ArrayRef<int64_t> window = fType.getShape(); // [KH, KW, C, F]
-  const int64_t c = window[2];
+  const int64_t n = out[0], c = window[2], f = window[3];
   if (window[0] * window[1] > kMaxWindowPositions)
     return op->emitError() << "tpu-compile convolves windows of at most " << kMaxWindowPositions
                            << " positions (got " << window[0] << " x " << window[1] << ")",
@@ -187,56 +213,108 @@ LogicalResult decomposeConv(linalg::Conv2DNhwcHwcfOp op, int64_t alignBytes, IRR
                                dilations = windowAttr(op, "dilations");
   rw.setInsertionPoint(op);
   const Location loc = op.getLoc();
-  // The taps accumulate in f32; a narrower result is converted once at the end.
-  Type f32 = rw.getF32Type();
-  Value acc = init;
-  if (et != f32) {
-    if (std::optional<double> c0 = constantValue(init))
-      acc = rw.create<linalg::FillOp>(loc,
-                                      ValueRange{rw.create<arith::ConstantOp>(
-                                          loc, rw.getF32FloatAttr(static_cast<float>(*c0)))},
-                                      ValueRange{rw.create<tensor::EmptyOp>(loc, out, f32)})
-                .getResult(0);
-    else
-      acc = convertTensor(rw, loc, init, f32);
-  }
   auto idx = [&](int64_t v) -> OpFoldResult { return rw.getIndexAttr(v); };
-  // im2col without a copy: the LHS is the concatenation, along the channels, of one strided
-  // view of the image per tap, which the kernel reads in place part by part.
-  auto tapType = RankedTensorType::get({out[0], out[1], out[2], c}, inType.getElementType());
+  auto ones = [&](size_t rank) { return SmallVector<OpFoldResult>(rank, idx(1)); };
+  const ConvRows rows = convRows(inType.getShape(), out, strides);
+  const int64_t wp = inType.getShape()[2];
+  // The accumulator's shape: [N, rows, F] (flat) or [N, OH, OW, F].
+  SmallVector<int64_t> accShape =
+      rows.flat ? SmallVector<int64_t>{n, rows.rows, f} : SmallVector<int64_t>(out);
+  // The taps accumulate in f32 from zero or the init's constant; a tensor init is added to the
+  // flat rows' result once they are cut back to [N, OH, OW, F].
+  Type f32 = rw.getF32Type();
+  Value acc;
+  std::optional<double> c0 = constantValue(init);
+  if (c0 || rows.flat) {
+    acc = rw.create<linalg::FillOp>(
+                loc,
+                ValueRange{rw.create<arith::ConstantOp>(
+                    loc, rw.getF32FloatAttr(static_cast<float>(c0.value_or(0.0))))},
+                ValueRange{rw.create<tensor::EmptyOp>(loc, accShape, f32)})
+              .getResult(0);
+  } else {
+    acc = et == f32 ? init : convertTensor(rw, loc, init, f32);
+  }
+  // The taps: strided views of the image read in place ([N, rows, C] of the image's pixels,
+  // flat, or [N, OH, OW, C]).
+  Value image = input;
+  if (rows.flat)
+    image = rw.create<tensor::CollapseShapeOp>(
+        loc, RankedTensorType::get({n, inType.getShape()[1] * wp, c}, it), image,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}});
+  SmallVector<int64_t> tapShape(accShape);
+  tapShape.back() = c;
+  auto tapType = RankedTensorType::get(tapShape, it);
   SmallVector<Value> taps;
   for (int64_t kh = 0; kh < window[0]; ++kh)
-    for (int64_t kw = 0; kw < window[1]; ++kw)
-      taps.push_back(rw.create<tensor::ExtractSliceOp>(
-          loc, tapType, input,
-          SmallVector<OpFoldResult>{idx(0), idx(kh * dilations[0]), idx(kw * dilations[1]), idx(0)},
-          SmallVector<OpFoldResult>{idx(out[0]), idx(out[1]), idx(out[2]), idx(c)},
-          SmallVector<OpFoldResult>{idx(1), idx(strides[0]), idx(strides[1]), idx(1)}));
+    for (int64_t kw = 0; kw < window[1]; ++kw) {
+      const int64_t y = kh * dilations[0], x = kw * dilations[1];
+      SmallVector<OpFoldResult> offsets, sizes, steps;
+      if (rows.flat) {
+        offsets = {idx(0), idx(y * wp + x), idx(0)};
+        steps = ones(3);
+      } else {
+        offsets = {idx(0), idx(y), idx(x), idx(0)};
+        steps = {idx(1), idx(strides[0]), idx(strides[1]), idx(1)};
+      }
+      for (int64_t d : tapShape) sizes.push_back(idx(d));
+      taps.push_back(rw.create<tensor::ExtractSliceOp>(loc, tapType, image, offsets, sizes, steps));
+    }
   // The filters [KH, KW, C, F] are already the [KH * KW * C, F] matrix in row-major order.
   const auto nTaps = static_cast<int64_t>(taps.size());
-  Value matrix = rw.create<tensor::CollapseShapeOp>(
-      loc, RankedTensorType::get({nTaps * c, window[3]}, fType.getElementType()), filters,
-      SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+  Value matrix =
+      rw.create<tensor::CollapseShapeOp>(loc, RankedTensorType::get({nTaps * c, f}, it), filters,
+                                         SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
   // Only the last part of a concatenation read in place may have rows that are not whole DMA
   // runs: with such channels, each tap is a matmul of its own, the sum carried from one to the
   // next as its accumulator input.
   const int64_t esize = inType.getElementTypeBitWidth() / 8;
   const int64_t perMatmul = (c * esize) % alignBytes == 0 ? nTaps : 1;
+  const auto last = static_cast<int64_t>(tapShape.size()) - 1;
   for (int64_t first = 0; first < nTaps; first += perMatmul) {
     ArrayRef<Value> group = ArrayRef<Value>(taps).slice(first, perMatmul);
     Value lhs = group.size() == 1 ? group.front()
-                                  : rw.create<tensor::ConcatOp>(loc, /*dim=*/3, group).getResult();
-    Value rhs = perMatmul == nTaps
-                    ? matrix
-                    : rw.create<tensor::ExtractSliceOp>(
-                            loc, RankedTensorType::get({c, window[3]}, fType.getElementType()),
-                            matrix, SmallVector<OpFoldResult>{idx(first * c), idx(0)},
-                            SmallVector<OpFoldResult>{idx(c), idx(window[3])},
-                            SmallVector<OpFoldResult>{idx(1), idx(1)})
-                          .getResult();
+                                  : rw.create<tensor::ConcatOp>(loc, last, group).getResult();
+    Value rhs =
+        perMatmul == nTaps
+            ? matrix
+            : rw.create<tensor::ExtractSliceOp>(loc, RankedTensorType::get({c, f}, it), matrix,
+                                                SmallVector<OpFoldResult>{idx(first * c), idx(0)},
+                                                SmallVector<OpFoldResult>{idx(c), idx(f)}, ones(2))
+                  .getResult();
     acc = buildContraction(rw, loc, lhs, rhs, acc);
   }
-  if (et != f32) acc = convertTensor(rw, loc, acc, et);
+  // A constant init: the result converted in the matmul's kernel, then cut (a view).
+  if (c0 && et != f32) acc = convertTensor(rw, loc, acc, et);
+  if (rows.flat) {
+    // [N, OH, Wp, F] (the uncomputed tail a constant part written beside the rows), the
+    // pixels at ow >= OW dropped (a view).
+    Type rt = cast<RankedTensorType>(acc.getType()).getElementType();
+    if (rows.tail > 0) acc = padDimension(rw, loc, acc, 1, 0, rows.tail, rw.getFloatAttr(rt, 0.0));
+    Value grid =
+        rw.create<tensor::ExpandShapeOp>(loc, RankedTensorType::get({n, out[1], wp, f}, rt), acc,
+                                         SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}});
+    acc = rw.create<tensor::ExtractSliceOp>(
+        loc, RankedTensorType::get(out, rt), grid, SmallVector<OpFoldResult>(4, idx(0)),
+        SmallVector<OpFoldResult>{idx(n), idx(out[1]), idx(out[2]), idx(f)}, ones(4));
+    if (!c0) {
+      // The tensor init added in f32.
+      const auto rank = static_cast<unsigned>(out.size());
+      AffineMap id = rw.getMultiDimIdentityMap(rank);
+      Value addend = et == f32 ? init : convertTensor(rw, loc, init, f32);
+      acc = rw.create<linalg::GenericOp>(
+                  loc, TypeRange{RankedTensorType::get(out, f32)}, ValueRange{acc, addend},
+                  ValueRange{rw.create<tensor::EmptyOp>(loc, out, f32)},
+                  ArrayRef<AffineMap>{id, id, id},
+                  SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+                  [&](OpBuilder& b, Location l, ValueRange args) {
+                    b.create<linalg::YieldOp>(
+                        l, ValueRange{b.create<arith::AddFOp>(l, args[0], args[1]).getResult()});
+                  })
+                .getResult(0);
+    }
+  }
+  if (!c0 && et != f32) acc = convertTensor(rw, loc, acc, et);
   rw.replaceOp(op, acc);
   return success();
 }
