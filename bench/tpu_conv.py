@@ -22,6 +22,7 @@ BIN = pathlib.Path(os.environ.get("CHIPLESS_BIN", ROOT / "build" / "bin"))
 # (name, N, H, W, C, F, K, stride, padding)
 LAYERS = [
     ("resnet conv1 (RGB, 7x7/2)", 1, 224, 224, 3, 64, 7, 2, 3),
+    ("the same, channels padded to 8", 1, 224, 224, 8, 64, 7, 2, 3),
     ("resnet layer1 3x3", 1, 56, 56, 64, 64, 3, 1, 1),
     ("resnet layer2 3x3/2", 1, 56, 56, 64, 128, 3, 2, 1),
     ("resnet layer3 3x3", 1, 14, 14, 256, 256, 3, 1, 1),
