@@ -1,9 +1,9 @@
 """The ops Spyre's front end lowers through its window, concatenation and gather kernels:
 2-d convolutions (unfold + matmul), pooling, batch normalisation in inference form, `cat`,
 `index_select` and `repeat_interleave`. tpu-compile has `cat` (each part written into its
-slice), `repeat_interleave` (a broadcast), convolutions (matmuls over the taps' strided
-slices), pooling (maxima or sums over strided slices) and batch normalisation; gathers run on
-the CPU there (counted, or an error in strict mode). Registered like the ops of
+slice), `index_select` (a DMA per gathered row), `repeat_interleave` (a broadcast),
+convolutions (matmuls over the taps' strided slices), pooling (maxima or sums over strided
+slices) and batch normalisation. Registered like the ops of
 chipless.torch.ops, whose registry and helpers they use.
 """
 import functools
@@ -107,13 +107,6 @@ def _float_element(dev, x, what):
     if element is None:
         raise _Refused(f"{what} of {x.dtype}")
     return element
-
-
-def _spyre_float(dev, x, what):
-    """x's graph element type, or _Refused unless a Spyre float tensor (a gather)."""
-    if dev.kind != "spyre":
-        raise _Refused(f"{what} is lowered on Spyre only (tpu-compile has no gathers)")
-    return _float_element(dev, x, what)
 
 
 def _pair(v):
@@ -240,13 +233,13 @@ def _cat(dev, tensors, dim=0):
 
 @_lowered(aten.index_select.default)
 def _index_select(dev, table, dim, index):
-    """Slices of a tensor along `dim` by a vector of indices, on Spyre, where nothing lies
-    before `dim` but dimensions of 1: rows of a matrix (an embedding lookup), heads of
-    [1, H, S, D] (grouped-query attention's repeated keys), read as the rows of [N, rest]
-    gathered; a vector's elements as the rows of [N, 1]. The indices are checked first, as
-    PyTorch's CPU checks them (_index_range): the device's gather would read whatever lies
-    past the table."""
-    element = _spyre_float(dev, table, "index_select")
+    """Slices of a tensor along `dim` by a vector of indices, where nothing lies before `dim`
+    but dimensions of 1: rows of a matrix (an embedding lookup), heads of [1, H, S, D]
+    (grouped-query attention's repeated keys), read as the rows of [N, rest] gathered; a
+    vector's elements as the rows of [N, 1]. Spyre's front end and tpu-compile gather them by
+    DMA, a row per index. The indices are checked first, as PyTorch's CPU checks them
+    (_index_range): Spyre's gather would read whatever lies past the table, the TPU's clamps."""
+    element = _float_element(dev, table, "index_select")
     dim = dim % max(table.dim(), 1)
     if table.dim() < 1 or any(d != 1 for d in table.shape[:dim]) or index.dim() != 1 or \
             index.dtype not in (torch.int64, torch.int32) or index.numel() == 0:

@@ -2,9 +2,9 @@
 lookups) and reductions over several trailing dimensions on the emulated devices against
 the CPU: on Spyre through its front end's window, concat and gather kernels; on the TPU
 concatenation (each part written into its slice), repeat_interleave (a broadcast view),
-pooling (maxima or sums over strided slices), batch normalisation and convolutions (matmuls
-over the taps' strided slices); gathers and grouped convolutions there on the CPU, counted,
-or an error in strict mode. Also what runs on the CPU keeps PyTorch's semantics: max pooling under autograd, and
+pooling (maxima or sums over strided slices), batch normalisation, convolutions (matmuls
+over the taps' strided slices) and row gathers (a DMA per row); grouped convolutions there on
+the CPU, counted, or an error in strict mode. Also what runs on the CPU keeps PyTorch's semantics: max pooling under autograd, and
 the running statistics a batch norm in training form updates."""
 import pytest
 import torch
@@ -175,19 +175,40 @@ def test_a_tpu_concatenation_the_dma_cannot_place_runs_on_the_cpu():
     assert any("would be written as 32-byte DMA runs" in r for r in reasons), reasons
 
 
+FLOAT = {"spyre": H, "tpu": torch.float32}
+
+
+@pytest.mark.parametrize("device", ["spyre", "tpu"])
 @pytest.mark.parametrize("dtype", [torch.int64, torch.int32])
-def test_embedding_lookup(dtype):
-    table = torch.randn(500, 96, dtype=H)
+def test_embedding_lookup(dtype, device):
+    table = torch.randn(500, 96, dtype=FLOAT[device])
     ids = torch.tensor([[3, 499, 0], [7, 7, 42]], dtype=dtype)
-    got, want = on_spyre(lambda t, i: F.embedding(i, t), table, ids)
+    got, want = on_device(device, lambda t, i: F.embedding(i, t), table, ids)
     close(got, want, rtol=0, atol=0)
 
 
-def test_index_select_of_heads():
+@pytest.mark.parametrize("device", ["spyre", "tpu"])
+def test_index_select_of_heads(device):
     """Slices along a dimension after ones of size 1: a gather of [H, S*D] rows."""
-    x = torch.randn(1, 3, 10, 128, dtype=H)
-    got, want = on_spyre(lambda t, i: t.index_select(1, i), x, torch.tensor([2, 0, 2, 1]))
+    x = torch.randn(1, 3, 10, 128, dtype=FLOAT[device])
+    got, want = on_device(device, lambda t, i: t.index_select(1, i), x,
+                          torch.tensor([2, 0, 2, 1]))
     close(got, want, rtol=0, atol=0)
+
+
+def test_a_tpu_embedding_of_a_vocabulary_in_bf16_and_its_gradient():
+    """GPT-2's token embedding at a smaller vocabulary: 700 ids into [5000, 256] bf16, units of
+    rows each a DMA per id; the backward (an index_add) on the CPU."""
+    table = torch.randn(5000, 256, dtype=torch.bfloat16)
+    ids = torch.randint(0, 5000, (7, 100))
+    got, want = on_device("tpu", lambda t, i: F.embedding(i, t), table, ids)
+    close(got, want, rtol=0, atol=0)
+    w = torch.randn(50, 32).to("tpu").requires_grad_()
+    i = torch.tensor([1, 4, 4, 49])
+    F.embedding(i.to("tpu"), w).sum(-1).sum(-1).backward()
+    wc = w.detach().cpu().requires_grad_()
+    F.embedding(i, wc).sum(-1).sum(-1).backward()
+    close(w.grad, wc.grad, rtol=0, atol=0)
 
 
 def test_repeat_interleave_of_key_heads_is_one_gather():
@@ -219,11 +240,12 @@ def test_repeat_interleave_keeps_its_gradient(device):
     close(xd.grad, xc.grad, rtol=1e-2, atol=1e-2)
 
 
+@pytest.mark.parametrize("device", ["spyre", "tpu"])
 @pytest.mark.parametrize("bad", [500, -1, 100000])
-def test_an_index_out_of_range_is_an_error_as_on_the_cpu(bad):
-    table = torch.randn(500, 96, dtype=H).to("spyre")
+def test_an_index_out_of_range_is_an_error_as_on_the_cpu(bad, device):
+    table = torch.randn(500, 96, dtype=FLOAT[device]).to(device)
     with pytest.raises(IndexError, match="index out of range in self"):
-        F.embedding(torch.tensor([3, bad]).to("spyre"), table)
+        F.embedding(torch.tensor([3, bad]).to(device), table)
 
 
 def test_indices_are_checked_again_once_written():

@@ -81,6 +81,12 @@ struct VInput {
   /// elements as dma.alignment_bytes chunks (runBytes); otherwise (a column [batch..., M, 1] in
   /// its padded layout) one chunk per row, the element first.
   bool columnVector = false;
+  /// Rows gathered by index (tensor.gather): row r of a unit reads the row of `access` (its
+  /// offset the table's start, its rowStride the table's) that element m0 + r of these i32
+  /// indices names; their rowStride is the bytes between consecutive indices. An index
+  /// outside [0, tableRows) is clamped into it, as XLA's gather clamps.
+  std::optional<HbmAccess> rowIndices;
+  int64_t tableRows = 0;
   bool packed() const {
     return columnVector && access.rowStride == static_cast<int64_t>(dtypeSize(access.dtype));
   }

@@ -15,6 +15,9 @@ namespace chipless::tpuc::emitter {
 using tpuprog::Opcode;
 
 constexpr int kSemBarrier = 0, kSemIn = 1, kSemOut = 3, kSemFolds = 5, kSemPanels = 6;
+/// A gather's indices landing in SMEM: kernels with a gather have no matmul, whose folds
+/// semaphore it shares.
+constexpr int kSemIndices = kSemFolds;
 /// Semaphores for the panels of a resident RHS; panels past the last share the last one.
 constexpr int kMaxResidentSems = 8;
 

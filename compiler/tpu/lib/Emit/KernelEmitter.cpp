@@ -17,7 +17,10 @@ KernelEmitter::KernelEmitter(const KernelSpec& k, const TpuArch& arch, int core,
   upb_ = k.unitsPerBatch();
   first_ = k.cores[static_cast<size_t>(core)].first;
   end_ = k.cores[static_cast<size_t>(core)].second;
-  nIn_ = static_cast<int>(k.inputs.size() + (k.matmul ? k.matmul->lhs.size() : 0));
+  // Tokens of a unit's input DMAs: one per input (a gathered one: one per row of the unit)
+  // and LHS part.
+  nIn_ = static_cast<int>(k.matmul ? k.matmul->lhs.size() : 0);
+  for (const VInput& in : k.inputs) nIn_ += in.rowIndices ? static_cast<int>(p_.rowsPerUnit) : 1;
   nOut_ = static_cast<int>(k.outputs.size());
   if (k.matmul) {
     const MatmulSpec& mm = *k.matmul;
@@ -217,10 +220,77 @@ void KernelEmitter::issueInputs(const Geometry& g, const Val& half, const Val& s
     }
   }
   for (size_t i = 0; i < k_.inputs.size(); ++i)
-    if (k_.inputs[i].packed())
+    if (k_.inputs[i].rowIndices)
+      gathered(g, k_.inputs[i], half.plus(p_.inputOffsets[i]), p_.inputRowBytes[i], sem);
+    else if (k_.inputs[i].packed())
       column(k_.inputs[i].access, p_.inputOffsets[i]);
     else
       one(k_.inputs[i].access, p_.inputOffsets[i], p_.inputRowBytes[i], k_.inputs[i].rowVector);
+}
+
+void KernelEmitter::gathered(const Geometry& g, const VInput& in, const Val& dst, int64_t rowBytes,
+                             const Val& sem) {
+  const HbmAccess& table = in.access;
+  const HbmAccess& idx = *in.rowIndices;
+  const int64_t align = arch_.dma.alignment_bytes, mb = p_.rowsPerUnit;
+  const bool packedIdx = idx.rowStride == static_cast<int64_t>(dtypeSize(idx.dtype));
+  // Where index r lies in SMEM: packed, as in HBM; else one DMA run per index.
+  const int64_t smemStride = packedIdx ? idx.rowStride : align;
+  if (mb * smemStride + align > arch_.smem.bytes)
+    throw CompileError(k_.where, "kernel " + k_.name + " gathers " + num(mb) +
+                                     " rows per unit, whose indices need more than smem.bytes (" +
+                                     num(arch_.smem.bytes) + ")");
+  if (packedIdx && k_.units() > 1 && (mb * idx.rowStride) % align != 0)
+    throw CompileError(k_.where, "kernel " + k_.name + ": units of " + num(mb) +
+                                     " indices do not start on dma.alignment_bytes");
+  // The unit's indices into SMEM (at 0), and waited for: the row DMAs need their values.
+  SReg off(regs_), bytes(regs_);
+  Val src = Val::constant(g.m0.c * idx.rowStride + idx.offset);
+  if (!g.m0.isConst()) {
+    a_.op("mul " + off.str() + ", " + g.m0.str() + ", " + num(idx.rowStride));
+    src = Val::of(off.str(), idx.offset);
+  }
+  if (packedIdx) {
+    // The unit's indices in whole DMA runs.
+    Val size = Val::constant(roundUp(g.rows.c * idx.rowStride, align));
+    if (!g.rows.isConst()) {
+      a_.op("mul " + bytes.str() + ", " + g.rows.str() + ", " + num(idx.rowStride));
+      a_.op("add " + bytes.str() + ", " + bytes.str() + ", " + num(align - 1));
+      a_.op("div " + bytes.str() + ", " + bytes.str() + ", " + num(align));
+      a_.op("mul " + bytes.str() + ", " + bytes.str() + ", " + num(align));
+      size = Val::of(bytes.str());
+    }
+    a_.op("dma.in dst=0, src=" + symExpr(idx.symbol, src) + ", bytes=" + size.str() +
+          ", sem=" + num(kSemIndices) + ", mem=smem");
+  } else {
+    a_.op("dma.in dst=0, src=" + symExpr(idx.symbol, src) + ", bytes=" + num(align) +
+          ", rows=" + g.rows.str() + ", src_stride=" + num(idx.rowStride) +
+          ", dst_stride=" + num(align) + ", sem=" + num(kSemIndices) + ", mem=smem");
+  }
+  a_.op("sem.wait " + num(kSemIndices));
+  // One DMA per row of the unit from the table row its index names (clamped into the table,
+  // as XLA clamps); past the unit's rows (its last unit), the last row's again, so that every
+  // unit gives the same tokens.
+  SReg r(regs_), last(regs_), at(regs_), to(regs_);
+  if (g.rows.isConst())
+    a_.op("li " + last.str() + ", " + num(g.rows.c - 1));
+  else
+    a_.op("sub " + last.str() + ", " + g.rows.str() + ", 1");
+  a_.op("li " + r.str() + ", 0");
+  a_.op("loop " + num(mb));
+  a_.op("min " + at.str() + ", " + r.str() + ", " + last.str());
+  a_.op("mul " + at.str() + ", " + at.str() + ", " + num(smemStride));
+  a_.op("sld " + at.str() + ", " + at.str());
+  a_.op("max " + at.str() + ", " + at.str() + ", 0");
+  a_.op("min " + at.str() + ", " + at.str() + ", " + num(in.tableRows - 1));
+  a_.op("mul " + at.str() + ", " + at.str() + ", " + num(table.rowStride));
+  a_.op("mul " + to.str() + ", " + r.str() + ", " + num(rowBytes));
+  if (!dst.isConst()) a_.op("add " + to.str() + ", " + to.str() + ", " + dst.reg);
+  a_.op("dma.in dst=" + Val::of(to.str(), dst.c).str() +
+        ", src=" + symExpr(table.symbol, Val::of(at.str(), table.offset)) +
+        ", bytes=" + num(table.runBytes) + ", sem=" + sem.str());
+  a_.op("add " + r.str() + ", " + r.str() + ", 1");
+  a_.op("endloop");
 }
 
 void KernelEmitter::unitBody() {

@@ -45,6 +45,10 @@ private:
   /// DMAs of a unit's inputs (LHS rows and vector inputs) into the half at `half`, signalling
   /// semaphore `sem`.
   void issueInputs(const Geometry& g, const Val& half, const Val& sem);
+  /// DMAs of a gathered input (VInput::rowIndices): the unit's indices into SMEM, then one
+  /// row DMA per row of the unit (rowsPerUnit of them, each signalling `sem`) to `dst`.
+  void gathered(const Geometry& g, const VInput& in, const Val& dst, int64_t rowBytes,
+                const Val& sem);
   /// One unit: prefetch the next unit's inputs, wait for this one's, the matmul and vector
   /// phases, the output DMAs.
   void unitBody();

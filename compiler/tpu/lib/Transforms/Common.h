@@ -41,7 +41,8 @@ bool isViewOp(mlir::Operation* op);
 /// Ops that only provide initial or constant values: tensor.empty, arith.constant,
 /// linalg.fill of a constant.
 bool isInitOp(mlir::Operation* op);
-/// Ops that compute: linalg.matmul, linalg.batch_matmul, linalg.generic.
+/// Ops that compute: linalg.matmul, linalg.batch_matmul, linalg.generic, tensor.gather (rows
+/// by index, a kernel of its own).
 bool isComputeOp(mlir::Operation* op);
 /// A matmul: linalg.matmul, linalg.batch_matmul or a contraction (isContraction).
 bool isMatmul(mlir::Operation* op);
@@ -106,6 +107,9 @@ void transposeReductions(mlir::ModuleOp module);
 /// concatenated slices (rows of whole `alignBytes` DMA runs; else one per tap). Errors at the
 /// op.
 mlir::LogicalResult decomposeWindows(mlir::ModuleOp module, int64_t alignBytes);
+/// Part of tpu-decompose (Gathers.cpp): checks each tensor.gather is rows of a matrix by i32
+/// indices [K, 1] (an error at the gather otherwise) and makes its result rank-reduced [K, D].
+mlir::LogicalResult decomposeGathers(mlir::ModuleOp module);
 
 /// The attribute names the passes write.
 constexpr const char* kTargetAttr = "tpu.target";

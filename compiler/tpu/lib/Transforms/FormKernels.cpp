@@ -221,10 +221,11 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
     int current = -1;
     for (Operation& o : body) {
       Operation* op = &o;
-      if (isMatmul(op)) {
+      if (isMatmul(op) || isa<tensor::GatherOp>(op)) {
         startGroup(op,
                    SmallVector<int64_t>(cast<ShapedType>(op->getResult(0).getType()).getShape()));
-        current = static_cast<int>(groups.size()) - 1;
+        // A gather is a kernel of its own: nothing fuses after it.
+        current = isa<tensor::GatherOp>(op) ? -1 : static_cast<int>(groups.size()) - 1;
         continue;
       }
       auto g = dyn_cast<linalg::GenericOp>(op);
@@ -306,6 +307,10 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
         if (!constantValue(init)) regs += 2;
         continue;
       }
+      if (isa<tensor::GatherOp>(op)) {
+        regs += 2 + 6; // the table's buffer; the indices' offset and size, the row loop
+        continue;
+      }
       auto g = cast<linalg::GenericOp>(op);
       if (!g.getBody()->getOps<linalg::IndexOp>().empty()) regs += 2;
       const unsigned rank = g.getNumLoops();
@@ -369,8 +374,9 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
 
   /// A `tensor.collapse_shape` that merges the innermost dimension (padded to `lanes` in
   /// HBM, so not in place) of an argument, or of a result that is used elsewhere too
-  /// (either possibly through views), reads a copy instead: the copy's only use is the reshape, so tpu-alloc-hbm writes it in the
-  /// merged layout (when its rows are whole DMA runs of `alignBytes`).
+  /// (either possibly through views), reads a copy instead: the copy's only use is the reshape, so
+  /// tpu-alloc-hbm writes it in the merged layout (when its rows are whole DMA runs of
+  /// `alignBytes`).
   void copyForMerges(func::FuncOp f, int64_t lanes, int64_t alignBytes) {
     SmallVector<tensor::CollapseShapeOp> todo;
     f.walk([&](tensor::CollapseShapeOp c) {
@@ -447,6 +453,8 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
       kind = "batch_matmul";
     else if (isContraction(g.root))
       kind = "contraction";
+    else if (isa<tensor::GatherOp>(g.root))
+      kind = "gather";
     else {
       bool reduction = false;
       for (Operation* op : g.ops)

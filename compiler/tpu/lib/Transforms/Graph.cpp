@@ -152,7 +152,7 @@ bool isMatmul(Operation* op) {
 }
 
 bool isComputeOp(Operation* op) {
-  return isMatmul(op) || isa<linalg::GenericOp>(op);
+  return isMatmul(op) || isa<linalg::GenericOp, tensor::GatherOp>(op);
 }
 
 std::optional<Combiner> reductionCombiner(Value yielded, BlockArgument acc, std::string& why) {
@@ -299,10 +299,10 @@ const graph::GraphTarget& tpuTarget() {
         return s;
       },
       // Concatenations (their parts are written into their slices, tpu-alloc-hbm), padding,
-      // pooling and convolutions (tpu-decompose: Windows.cpp).
+      // pooling and convolutions (tpu-decompose: Windows.cpp), embedding lookups (Gathers.cpp).
       [](Operation* op) {
         return isa<tensor::ConcatOp, tensor::PadOp, linalg::PoolingNhwcMaxOp,
-                   linalg::PoolingNhwcSumOp, linalg::Conv2DNhwcHwcfOp>(op);
+                   linalg::PoolingNhwcSumOp, linalg::Conv2DNhwcHwcfOp, tensor::GatherOp>(op);
       }};
   return target;
 }
@@ -348,7 +348,8 @@ struct DecomposePass : PassWrapper<DecomposePass, OperationPass<ModuleOp>> {
       rewriter.replaceOp(s, *parts);
     }
     FailureOr<TpuArch> arch = targetArch(m);
-    if (failed(arch) || failed(decomposeWindows(m, arch->dma.alignment_bytes)))
+    if (failed(arch) || failed(decomposeWindows(m, arch->dma.alignment_bytes)) ||
+        failed(decomposeGathers(m)))
       return signalPassFailure();
     transposeReductions(m);
     SmallVector<linalg::LinalgOp> named;

@@ -47,6 +47,8 @@ FailureOr<KernelSpec> ModelBuilder::build() {
     if (isInitOp(&op)) continue;
     if (isMatmul(&op)) {
       if (failed(matmul(op))) return failure();
+    } else if (auto gt = dyn_cast<tensor::GatherOp>(op)) {
+      if (failed(gather(gt))) return failure();
     } else if (auto g = dyn_cast<linalg::GenericOp>(op)) {
       if (failed(generic(g))) return failure();
     } else if (auto y = dyn_cast<YieldOp>(op)) {
@@ -242,6 +244,32 @@ LogicalResult ModelBuilder::matmul(Operation& op) {
   return success();
 }
 
+LogicalResult ModelBuilder::gather(tensor::GatherOp g) {
+  FailureOr<View> tv = view(g.getSource(), g, "the gather's table");
+  if (failed(tv)) return failure();
+  FailureOr<View> iv = view(g.getIndices(), g, "the gather's indices");
+  if (failed(iv)) return failure();
+  // The table's rows, read whole: [V, D] with D contiguous, one DMA per gathered row.
+  FailureOr<HbmAccess> table =
+      access(*tv, {tv->strides[0], tv->strides[1]}, spec_.n, false, g, "the gather's table");
+  if (failed(table)) return failure();
+  // The indices [K, 1]: packed (a view of a vector [K]) or one per row of its padded layout.
+  HbmAccess idx;
+  idx.symbol = iv->symbol;
+  idx.dtype = iv->dtype;
+  idx.offset = iv->offset * iv->esize();
+  idx.rowStride = iv->strides[0] * iv->esize();
+  idx.runBytes = arch_.dma.alignment_bytes;
+  if (failed(checkAligned(idx, idx.rowStride != iv->esize(), g, "the gather's indices")))
+    return failure();
+  VInput in;
+  in.access = *table;
+  in.rowIndices = idx;
+  in.tableRows = tv->shape[0];
+  tensor_[g.getResult()] = addLoad(in, g);
+  return success();
+}
+
 FailureOr<int> ModelBuilder::load(Value x, const View& v, SmallVector<int64_t> dims, Operation* at,
                                   const std::string& what) {
   // One row (M = 1): its stride never moves a DMA (a [1, M] view of a vector [M]).
@@ -258,9 +286,9 @@ FailureOr<int> ModelBuilder::load(Value x, const View& v, SmallVector<int64_t> d
 
 int ModelBuilder::addLoad(const VInput& in, Operation* at) {
   int index = -1;
-  for (size_t i = 0; i < spec_.inputs.size(); ++i) {
+  for (size_t i = 0; i < spec_.inputs.size() && !in.rowIndices; ++i) {
     const VInput& o = spec_.inputs[i];
-    if (o.columnVector == in.columnVector && o.rowVector == in.rowVector &&
+    if (!o.rowIndices && o.columnVector == in.columnVector && o.rowVector == in.rowVector &&
         o.access.symbol == in.access.symbol && o.access.offset == in.access.offset &&
         o.access.rowStride == in.access.rowStride &&
         o.access.batchStrides == in.access.batchStrides && o.access.dtype == in.access.dtype)

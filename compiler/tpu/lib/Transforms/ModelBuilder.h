@@ -65,6 +65,8 @@ private:
   mlir::FailureOr<View> view(mlir::Value v, mlir::Operation* at, const std::string& what);
   /// The MatmulSpec of a linalg.matmul / batch_matmul (and its init as a vector value).
   mlir::LogicalResult matmul(mlir::Operation& op);
+  /// The rows of a tensor.gather (rank-reduced, tpu-decompose): a Load of the table by index.
+  mlir::LogicalResult gather(mlir::tensor::GatherOp g);
   /// A Load of external tensor `x` whose element strides over the kernel's dimensions are `dims`.
   mlir::FailureOr<int> load(mlir::Value x, const View& v, mlir::SmallVector<int64_t> dims,
                             mlir::Operation* at, const std::string& what);

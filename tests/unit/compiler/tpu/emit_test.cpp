@@ -138,7 +138,9 @@ TEST(TpucEmit, FusedSoftmax) {
   k.where = "test";
   k.m = m;
   k.n = n;
-  k.inputs.push_back({canonical("X", DType::F32, n), false});
+  VInput input;
+  input.access = canonical("X", DType::F32, n);
+  k.inputs.push_back(input);
   auto add = [&](VOp o) {
     k.ops.push_back(o);
     return static_cast<int>(k.ops.size() - 1);
