@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 import chipless
 
-from chipless.torch import eager, execution, graph_text, kept_copies
+from chipless.torch import eager, execution, graph_text, graph_windows, kept_copies
 from chipless.torch.ops import (_Refused, _autograd_lib, _device_of, _element, _execute,
                                 _lib, _lowered, aten, on_cpu)
 
@@ -26,7 +26,7 @@ from chipless.torch.ops import (_Refused, _autograd_lib, _device_of, _element, _
 def _pads_lanes(dev):
     """Whether `dev` lays every tensor's innermost dimension out padded to its vector lanes
     (the TPU): an image's H and W, or a filter's KH and KW, then do not merge in place, and
-    the graphs permute them without merging (graph_text.to_nhwc)."""
+    the graphs permute them without merging (graph_windows.to_nhwc)."""
     return dev.kind == "tpu"
 
 
@@ -69,17 +69,17 @@ def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_
     # the filters as the matmul reads them, [KH KW C, F]: kept with the weight
     filters = kept_copies.kept_copy(
         dev, weight, f"filters hwcf {channels}", [kh, kw, channels, f],
-        lambda g, v, shape, e: graph_text.filters_hwcf(g, v, shape, e, lanes, channels),
+        lambda g, v, shape, e: graph_windows.filters_hwcf(g, v, shape, e, lanes, channels),
         lambda h: F.pad(h, (0, 0, 0, 0, 0, channels - c)).permute(2, 3, 1, 0))
-    out_shape = [n, f, graph_text.conv_output(h, kh, stride[0], padding[0], dilation[0]),
-                 graph_text.conv_output(w, kw, stride[1], padding[1], dilation[1])]
+    out_shape = [n, f, graph_windows.conv_output(h, kh, stride[0], padding[0], dilation[0]),
+                 graph_windows.conv_output(w, kw, stride[1], padding[1], dilation[1])]
     operands = [x, filters] + ([bias.to(x.dtype)] if bias is not None else [])
     out = torch.empty(out_shape, dtype=x.dtype, device=dev.torch_device)
     key = ("conv2d", tuple(x.shape), tuple(weight.shape), bias is not None, tuple(stride),
            tuple(padding), tuple(dilation), element)
 
     def emit(g, xs):
-        return [graph_text.emit_conv2d(g, xs[0], xs[1], xs[2] if len(xs) == 3 else None,
+        return [graph_windows.emit_conv2d(g, xs[0], xs[1], xs[2] if len(xs) == 3 else None,
                                        stride, padding, dilation, element, lanes)]
     execution.execute(dev, eager.Op(key, operands, [out], emit, aten.convolution.default,
                                     args, {}))
@@ -123,7 +123,7 @@ def _pool2d(dev, aten_op, args, kind, x, kernel, stride, padding, dilation, ceil
     if x.dim() != 4:
         raise _Refused("pooling of a tensor that is not NCHW")
     n, c, h, w = x.shape
-    out_shape = [n, c] + [graph_text.conv_output(size, k, s, p, d) for size, k, s, p, d in
+    out_shape = [n, c] + [graph_windows.conv_output(size, k, s, p, d) for size, k, s, p, d in
                           zip((h, w), kernel, stride, padding, dilation)]
     if ceil_mode and any((size + 2 * p - d * (k - 1) - 1) % s for size, k, s, p, d in
                          zip((h, w), kernel, stride, padding, dilation)):
@@ -132,7 +132,7 @@ def _pool2d(dev, aten_op, args, kind, x, kernel, stride, padding, dilation, ceil
     key = (f"{kind}_pool2d", tuple(x.shape), tuple(kernel), tuple(stride), tuple(padding),
            tuple(dilation), divisor, element)
     _execute(dev, aten_op, args, {}, key, [x], [out],
-             lambda g, xs: [graph_text.emit_pool2d(g, xs[0], kind, kernel, stride, padding,
+             lambda g, xs: [graph_windows.emit_pool2d(g, xs[0], kind, kernel, stride, padding,
                                                    dilation, element, divisor,
                                                    _pads_lanes(dev))])
     return out
