@@ -6,6 +6,7 @@
 /// what an instruction costs and how the next pc is taken stay with each chip.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,13 +26,23 @@ public:
   /// How deep counted loops may nest.
   static constexpr size_t kMaxLoopDepth = 16;
 
-  /// Forgets every open loop (at the start of a launch).
-  void reset() { loops_.clear(); }
+  /// Forgets every open loop (at the start of a launch) and sets the launch's bound:
+  /// `maxCycles` (0: none), the cycles each timed step takes and what errors call those
+  /// steps ("scalar instructions", "bundles").
+  void reset(double maxCycles = 0, double cyclesPerStep = 1, const char* steps = "steps") {
+    loops_.clear();
+    maxCycles_ = maxCycles;
+    cyclesPerStep_ = cyclesPerStep;
+    stepNoun_ = steps;
+  }
 
   /// Runs `op` at `pc` if it is a control instruction; `arg(i)` is the value of operand i
   /// (called in operand order, once each) and `imm(i)` its constant (a target pc).
-  template <typename Opcode, typename Arg, typename Imm>
-  ControlStep step(Opcode op, size_t pc, Arg&& arg, Imm&& imm) {
+  /// `cyclesLeft` is what the launch has left before --max-cycles; a loop whose count times
+  /// `floor(pc, end)` (the fewest timed steps of one iteration, loopIterationFloor) needs
+  /// more faults when it starts. The floor is only read for a count that could pass.
+  template <typename Opcode, typename Arg, typename Imm, typename Floor>
+  ControlStep step(Opcode op, size_t pc, Arg&& arg, Imm&& imm, double cyclesLeft, Floor&& floor) {
     ControlStep s;
     s.control = true;
     switch (op) {
@@ -56,8 +67,9 @@ public:
         s.jump = static_cast<size_t>(imm(1));
       else if (loops_.size() >= kMaxLoopDepth)
         s.fault = "loops nested deeper than " + std::to_string(kMaxLoopDepth);
-      else
-        loops_.push_back({pc + 1, count});
+      else if (mayPass(count, pc, static_cast<size_t>(imm(1)), cyclesLeft))
+        s.fault = tooLong(count, floor(pc, static_cast<size_t>(imm(1))), cyclesLeft);
+      if (s.fault.empty() && count > 0) loops_.push_back({pc + 1, count});
       return s;
     }
     case Opcode::EndLoop:
@@ -74,11 +86,34 @@ public:
   }
 
 private:
+  /// Whether `count` iterations of the loop at `pc` could pass the bound even if every step
+  /// of its body ran each time (the floor is computed only then).
+  bool mayPass(int64_t count, size_t pc, size_t end, double cyclesLeft) const {
+    return maxCycles_ > 0 && end > pc &&
+           static_cast<double>(count) * static_cast<double>(end - pc) * cyclesPerStep_ > cyclesLeft;
+  }
+  /// The fault of a loop whose `count` iterations of at least `steps` timed steps need more
+  /// than `cyclesLeft`; empty when they do not.
+  std::string tooLong(int64_t count, int64_t steps, double cyclesLeft) const {
+    const double least = static_cast<double>(count) * static_cast<double>(steps) * cyclesPerStep_;
+    if (steps <= 0 || least <= cyclesLeft) return {};
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "count = %lld: each iteration issues at least %lld %s (%.4g cycles), so the "
+                  "loop takes at least %.4g cycles, past --max-cycles %.0f",
+                  static_cast<long long>(count), static_cast<long long>(steps), stepNoun_,
+                  static_cast<double>(steps) * cyclesPerStep_, least, maxCycles_);
+    return text;
+  }
+
   struct LoopFrame {
     size_t body;       ///< pc of the loop's first instruction
     int64_t remaining; ///< iterations left, this one included
   };
   std::vector<LoopFrame> loops_;
+  double maxCycles_ = 0;
+  double cyclesPerStep_ = 1;
+  const char* stepNoun_ = "steps";
 };
 
 } // namespace chipless::sim

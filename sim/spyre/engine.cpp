@@ -1,5 +1,6 @@
 #include "sim/spyre/engine.h"
 
+#include "sim/common/loop_floor.h"
 #include "sim/common/scalar_alu.h"
 #include "sim/spyre/chip.h"
 #include "sim/spyre/core.h"
@@ -18,6 +19,16 @@ std::string engineLabel(int core, Unit unit, int corelet) {
   if (isCoreletUnit(unit)) s += std::to_string(corelet);
   return s;
 }
+/// What instruction `ins` is to control flow; the instructions every unit runs (scalar
+/// arithmetic, control, tokens) take at least an instruction's time, the unit's own ones may
+/// not (they issue and go on).
+StepControl stepControl(const Instruction& ins) {
+  constexpr uint32_t kEveryUnit = (1u << kUnitCount) - 1;
+  StepControl c = controlOf(ins);
+  c.timed = opcodeInfo(ins.op).unitMask == kEveryUnit;
+  return c;
+}
+
 /// Trace track: per-core units first, then per-corelet units grouped by corelet.
 int trackOf(Unit unit, int corelet) {
   if (!isCoreletUnit(unit)) return static_cast<int>(unit);
@@ -42,7 +53,8 @@ void Engine::arm(const Program* program, Cycles start, const Partition& partitio
   lastAsyncDone_ = start;
   pc_ = 0;
   counters_ = {};
-  control_.reset();
+  control_.reset(chip_.maxCycles(), chip_.arch().scalar.cycles_per_instruction,
+                 "scalar instructions");
   for (auto& r : regs_) r = 0;
   regs_[kRegCore] = core_.index() - partition.coreFirst;
   regs_[kRegCorelet] = corelet_ < 0 ? 0 : corelet_;
@@ -129,7 +141,11 @@ bool Engine::scalarOp(const Instruction& ins) {
   }
   ControlStep c = control_.step(
       ins.op, pc_, [&](size_t i) { return arg(ins, i); },
-      [&](size_t i) { return ins.operands[i].imm; });
+      [&](size_t i) { return ins.operands[i].imm; }, limitAt_ - local_,
+      [&](size_t loop, size_t end) {
+        return loopIterationFloor(loop, end,
+                                  [&](size_t p) { return stepControl(program_->code[p]); });
+      });
   if (c.control) {
     if (!c.fault.empty()) fault(c.fault);
     pc_ = c.jump ? *c.jump : pc_ + 1;

@@ -1,5 +1,6 @@
 #include "sim/tpu/tensor_core.h"
 
+#include "sim/common/loop_floor.h"
 #include "sim/common/scalar_alu.h"
 #include "sim/tpu/system.h"
 #include "support/error.h"
@@ -14,6 +15,19 @@
 namespace chipless::sim::tpu {
 
 using namespace tpuprog;
+
+namespace {
+/// What bundle `b` is to control flow (its one control operation, if any); every bundle
+/// takes at least a bundle's time.
+StepControl bundleControl(const Bundle& b) {
+  StepControl c;
+  for (const Op& op : b.ops) {
+    if (op.op == Opcode::Trap) return {StepControl::Kind::Leave, 0, true};
+    if (StepControl k = controlOf(op); k.kind != StepControl::Kind::Other) c = k;
+  }
+  return c;
+}
+} // namespace
 
 std::string TensorCore::hex(int64_t v) {
   return formatDevPtr(static_cast<uint64_t>(v));
@@ -55,7 +69,7 @@ void TensorCore::arm(const Program* program, Cycles start, const Partition& part
   pc_ = 0;
   current_ = nullptr;
   counters_ = {};
-  control_.reset();
+  control_.reset(system_.maxCycles(), a.scalar.cycles_per_bundle, "bundles");
   for (auto& r : regs_) r = 0;
   regs_[kRegCore] = core_ - partition.coreFirst;
   regs_[kRegNCores] = partition.cores > 0 ? partition.cores : a.chip.tensorcores;
@@ -189,7 +203,11 @@ bool TensorCore::scalarOp(const Op& op, size_t& nextPc) {
   }
   ControlStep c = control_.step(
       op.op, pc_, [&](size_t i) { return arg(op, i); },
-      [&](size_t i) { return op.operands[i].imm; });
+      [&](size_t i) { return op.operands[i].imm; }, limitAt_ - local_,
+      [&](size_t loop, size_t end) {
+        return loopIterationFloor(loop, end,
+                                  [&](size_t p) { return bundleControl(program_->bundles[p]); });
+      });
   if (c.control) {
     if (!c.fault.empty()) fault(c.fault);
     if (c.jump) nextPc = *c.jump;

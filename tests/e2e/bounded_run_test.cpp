@@ -80,6 +80,48 @@ TEST_F(BoundedRun, AbsurdCountsOfStreamsRingsAndDmaStridesAreErrorsAtOnce) {
   expectMentions(r, {"core 0 ring pc 0", "src range", "outside the scratchpad"});
 }
 
+TEST_F(BoundedRun, AnAbsurdLoopCountIsAnErrorWhenTheLoopStarts) {
+  // The matmul's slice loop raised to 193,273,528,321 iterations: each issues at least five
+  // scalar instructions (min, li, bne, add, endloop; the branch skips one li, pt.mm is the
+  // unit's own), so it could not end within the bound and fails before its first iteration.
+  std::string plan =
+      assemble(matmulWith("    loop r7\n      min  r5", "    loop 193273528321\n      min  r5"));
+  ShellResult r = sh(tool("spyre-sim") + " run " + plan + kMatmulScalars);
+  expectMentions(r,
+                 {"compute0 pc 9 (loop): count = 193273528321",
+                  "each iteration issues at least 5 scalar instructions (5 cycles)",
+                  "so the loop takes at least 9.664e+11 cycles, past --max-cycles 100000000000"});
+  // Under a tighter bound a smaller count fails the same way; within it, the run is the
+  // matmul's as before.
+  r = sh(tool("spyre-sim") + " run " + plan + kMatmulScalars + " --max-cycles 1000000");
+  expectMentions(r, {"count = 193273528321", "past --max-cycles 1000000"});
+  plan = assemble(matmulWith("    loop r7\n      min  r5", "    loop 100000\n      min  r5"));
+  r = sh(tool("spyre-sim") + " run " + plan + kMatmulScalars + " --max-cycles 400000");
+  expectMentions(r, {"count = 100000", "at least 5e+05 cycles, past --max-cycles 400000"});
+}
+
+TEST_F(BoundedRun, ALoopThatMayBeLeftEarlyIsNotRefused) {
+  // 10^12 iterations, but a branch out of the body ends it in the first: it runs.
+  std::string plan = assemble(".kernel leave\n.program dma_in cores=0\n"
+                              "    loop 1000000000000\n      beq r0, 0, out\n      nop\n"
+                              "    endloop\nout:\n    nop\n.end\n");
+  ShellResult r = sh(tool("spyre-sim") + " run " + plan + " --timing-only");
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
+TEST_F(BoundedRun, AnAbsurdTpuLoopCountIsAnErrorWhenTheLoopStarts) {
+  writeFileAtomically((dir / "t.s").string(), ".kernel many\n.program cores=0\n"
+                                              "    loop 1000000000000\n    nop\n    nop\n"
+                                              "    endloop\n.end\n");
+  ShellResult a =
+      sh(tool("tpu-as") + " " + (dir / "t.s").string() + " -o " + (dir / "tp").string());
+  ASSERT_EQ(a.status, 0) << a.output;
+  ShellResult r = sh(tool("tpu-sim") + " run " + (dir / "tp" / "job.plan").string());
+  expectMentions(r, {"chip 0 core 0 scalar pc 0 (loop): count = 1000000000000",
+                     "each iteration issues at least 3 bundles (3 cycles)",
+                     "past --max-cycles 100000000000"});
+}
+
 TEST_F(BoundedRun, ALoopThatNeverEndsStopsAtMaxCycles) {
   std::string plan = assemble(".kernel spin\n.program dma_in cores=0\ntop: nop\n  jmp top\n.end\n"
                               ".program dma_out cores=3\n  nop 10\n.end\n");
