@@ -101,6 +101,12 @@ mlir::LogicalResult materializeTransposesOf(mlir::Value v);
 /// innermost one becomes a reduction over the innermost dimension of its transposed input.
 void transposeReductions(mlir::ModuleOp module);
 
+/// Part of tpu-decompose (TransposeSinking.cpp), first: each element-wise linalg.generic whose
+/// full-size inputs are all transposes by one permutation, read by it alone, runs on their
+/// sources with its result transposed instead, and a transpose that the next one undoes goes,
+/// so that layout changes on either side of element-wise ops cancel.
+void sinkTransposes(mlir::ModuleOp module);
+
 /// Part of tpu-decompose (Windows.cpp): tensor.pad by a constant becomes concatenations with
 /// constant fills; linalg.pooling_nhwc_max / _sum a chain of element-wise maxima / sums over
 /// the window's strided slices of the input; linalg.conv_2d_nhwc_hwcf one matmul over the

@@ -334,6 +334,7 @@ struct DecomposePass : PassWrapper<DecomposePass, OperationPass<ModuleOp>> {
   }
   void runOnOperation() override {
     ModuleOp m = getOperation();
+    sinkTransposes(m);
     IRRewriter rewriter(m.getContext());
     SmallVector<linalg::SoftmaxOp> softmaxes;
     m.walk([&](linalg::SoftmaxOp s) { softmaxes.push_back(s); });
