@@ -465,6 +465,24 @@ func.func @f(%x: {t} {{graph.name = "x"}}) -> ({t} {{graph.name = "y"}}) {{
     close(y, np.full(shape, value, np.float32), rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("shape", [(4,), (7, 33)])
+def test_a_graph_that_returns_its_argument(tmp_path, shape):
+    """A graph of no op at all (the result is the argument): a re-layout kernel copies it.
+    spyre-compile crashed on this before (fuzz_graph: the dialects of the ops the front end
+    builds were loaded only by the graph's own ops)."""
+    t = "tensor<" + "x".join(map(str, shape)) + "xf16>"
+    graph = f"""
+func.func @f(%x: {t} {{graph.name = "x"}}) -> ({t} {{graph.name = "y"}}) {{
+  return %x : {t}
+}}
+"""
+    out, dump = compile_graph(tmp_path, graph, "identity")
+    assert kernels_of(dump) == ["k1_relayout.mlir"], kernels_of(dump)
+    x = f16(np.random.default_rng(5), *shape)
+    y = simulate(tmp_path, out, {"x": x}, ["y"])["y"]
+    close(y, x.astype(np.float32), rtol=0, atol=0)
+
+
 def test_a_constant_read_by_an_op(tmp_path):
     """A one filled with a constant, broadcast and divided by (a mean's backward seed): a fill
     kernel writes the constant to memory, which the broadcast then reads; the constant is

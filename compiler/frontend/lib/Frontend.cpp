@@ -162,6 +162,11 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
     if (options.timing) options.timing(name, std::chrono::duration<double>(now - clock).count());
     clock = now;
   };
+  // The dialects of the ops the front end builds, loaded whatever the graph holds: a graph
+  // of no op of theirs (one that returns its argument) has not loaded them.
+  graph.getContext()
+      ->loadDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
+                    tensor::TensorDialect>();
   // The graph form (compiler/graph, shared with tpu-compile) for the Spyre's types and ops.
   if (failed(graph::verifyGraph(graph, spyreTarget()))) return failure();
   func::FuncOp f = graph::graphFunction(graph);
