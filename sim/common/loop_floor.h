@@ -64,7 +64,7 @@ StepControl controlOf(const Op& op) {
 /// the floor stays a lower bound without following cycles.
 template <typename At>
 int64_t loopIterationFloor(size_t loop, size_t end, const At& at) {
-  constexpr int64_t kLeaves = -1;
+  static constexpr int64_t kLeaves = -1;
   if (end <= loop + 1) return 0;
   const size_t last = end - 1; // the endloop
   std::vector<int64_t> fewest(end - loop, 0);
