@@ -2,6 +2,7 @@
 /// the device storage, each transfer with its modelled host-link time.
 #include "pybind/torch/backend.h"
 
+#include <ATen/ops/_local_scalar_dense.h>
 #include <ATen/ops/as_strided.h>
 #include <ATen/ops/empty.h>
 #include <c10/util/Exception.h>
@@ -79,6 +80,12 @@ at::Tensor copyFrom(const at::Tensor& self, const at::Tensor& dst, bool nonBlock
   return dst;
 }
 
+/// The value of a one-element device tensor (`.item()`): read over the host link like any
+/// copy to the host, so that it is not counted among the ops run on the CPU.
+at::Scalar localScalarDense(const at::Tensor& self) {
+  return at::_local_scalar_dense(toHost(self));
+}
+
 at::Tensor copyFromAndResize(const at::Tensor& self, const at::Tensor& dst) {
   if (dst.sizes() != self.sizes()) dst.resize_(self.sizes());
   return copyFrom(self, dst, false);
@@ -91,4 +98,5 @@ at::Tensor copyFromAndResize(const at::Tensor& self, const at::Tensor& dst) {
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from", TORCH_FN(chipless::torchbackend::copyFrom));
   m.impl("_copy_from_and_resize", TORCH_FN(chipless::torchbackend::copyFromAndResize));
+  m.impl("_local_scalar_dense", TORCH_FN(chipless::torchbackend::localScalarDense));
 }

@@ -14,7 +14,7 @@ import math
 import torch
 
 from chipless.errors import ChiplessError
-from chipless.torch import devices, eager, execution, graph_text, kept_copies
+from chipless.torch import devices, eager, execution, graph_text, kept_copies, scalar_rows
 
 _lib = torch.library.Library("aten", "IMPL", "PrivateUse1")
 #: Kernels of CompositeImplicitAutograd ops lowered as a whole (a backend kernel alone would
@@ -129,7 +129,7 @@ def _row(value, n, dtype, dev):
         return value.reshape(1).to(dtype).expand(n)
     if isinstance(value, torch.Tensor):
         value = value.item()
-    return torch.full([n], value, dtype=dtype).to(dev.torch_device)
+    return scalar_rows.row(value, n, dtype, dev)
 
 
 def _execute(dev, aten_op, args, kwargs, key, operands, outputs, emit):

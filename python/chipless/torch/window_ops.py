@@ -184,7 +184,9 @@ _autograd_lib.impl("max_pool2d", _max_pool2d)
 @_lowered(aten.native_batch_norm.default)
 def _batch_norm(dev, x, weight, bias, running_mean, running_var, training, momentum, eps):
     """Inference form (training False, running statistics given) on Spyre; the training form
-    (batch statistics, running ones updated) on the CPU."""
+    (batch statistics, running ones updated) on the CPU; an empty input on neither."""
+    if x.numel() == 0:
+        return _empty_batch_norm(dev, x, running_mean, running_var, training, momentum)
     if training or running_mean is None or running_var is None:
         raise _Refused("batch normalisation in training form")
     element = _float_element(dev, x, "batch normalisation")
@@ -206,6 +208,25 @@ def _batch_norm(dev, x, weight, bias, running_mean, running_var, training, momen
     _execute(dev, aten.native_batch_norm.default, args, {}, key, [x, *params], [out], emit)
     empty = torch.empty([0], dtype=x.dtype, device=dev.torch_device)
     return out, empty, empty.clone()
+
+
+def _empty_batch_norm(dev, x, running_mean, running_var, training, momentum):
+    """Batch normalisation of an input with no element, as PyTorch's CPU computes it where it
+    can: an empty result; in training form NaN batch statistics, the running mean moved
+    towards NaN and the running variance by a variance sum of 0. PyTorch 1.13's CPU kernel
+    itself divides by zero (SIGFPE, the process dies) on a batch or channel count of 0, which
+    group_norm of an empty batch reaches here through its composite (batch_norm over
+    [1, N G, -1])."""
+    out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
+    if not training:
+        empty = torch.empty([0], dtype=x.dtype, device=dev.torch_device)
+        return out, empty, empty.clone()
+    stats = torch.full([x.shape[1]], math.nan, dtype=x.dtype, device=dev.torch_device)
+    if running_mean is not None:
+        running_mean.mul_(1 - momentum).add_(stats, alpha=momentum)
+    if running_var is not None:
+        running_var.mul_(1 - momentum)
+    return out, stats, stats.clone()
 
 
 # ---- concatenation (both chips) and row gathers (Spyre) ---------------------------------------

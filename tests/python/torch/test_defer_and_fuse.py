@@ -146,7 +146,7 @@ def test_a_spyre_training_step_is_one_program():
                 launches.append(chipless.torch.stats("spyre")["launches"])
         finally:
             chipless.torch.set_defer_and_fuse(False)
-        assert chipless.torch.fallback_counts() == {"aten::_local_scalar_dense": 1}
+        assert chipless.torch.fallback_counts() == {}  # .item() is a read, not a CPU op
         return [p.detach().cpu().float() for p in model.parameters()], launches
 
     eager_params, _ = train(False)

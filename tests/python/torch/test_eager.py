@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 
 import chipless.torch
+from chipless.torch import scalar_rows
 from torch_checks import close
 
 PYTHON_DIR = pathlib.Path(__file__).resolve().parents[3] / "python"
@@ -239,6 +240,39 @@ def test_spyre_fills_and_zeroes_in_place(value):
     got = runs_on_device("spyre", lambda t: t.fill_(value) if value else t.zero_(), x,
                          launches=1)
     close(got, torch.full_like(x, value), 0, 0)
+
+
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
+def test_a_number_an_op_reads_is_uploaded_once_and_kept_per_value(device):
+    dtype = torch.float16 if device == "spyre" else torch.float32
+    x = torch.rand(8, 96, dtype=dtype) + 0.5
+    d = x.to(device)
+    scalar_rows.clear()
+    chipless.torch.reset_stats()
+    close((d * 0.375).cpu(), x * 0.375, 0, 0)
+    first = chipless.torch.stats(device)["link_bytes_in"]
+    assert first > 0  # the row of 0.375s went over the link
+    chipless.torch.reset_stats()
+    close((d * 0.375).cpu(), x * 0.375, 0, 0)
+    assert chipless.torch.stats(device)["link_bytes_in"] == 0  # kept from the first call
+    # kept per value: another number (and -0.0 apart from 0.0) is a row of its own
+    close((d * 0.25).cpu(), x * 0.25, 0, 0)
+    assert chipless.torch.stats(device)["link_bytes_in"] == first
+    assert torch.signbit((d * 0.0).cpu()).sum() == 0
+    assert torch.signbit((d * -0.0).cpu()).all()
+
+
+@pytest.mark.parametrize("defer", [False, True])
+def test_item_reads_the_value_over_the_link_and_is_not_a_cpu_op(defer):
+    x = torch.randn(4, 64)
+    chipless.torch.set_defer_and_fuse(defer)
+    try:
+        value = (x.to("tpu") * 2).mean(-1).mean(-1).item()
+    finally:
+        chipless.torch.set_defer_and_fuse(False)
+    assert value == pytest.approx(float((x * 2).mean()), rel=1e-5, abs=1e-5)
+    assert chipless.torch.fallback_counts() == {}
+    assert chipless.torch.stats("tpu")["link_bytes_out"] > 0
 
 
 def test_ops_without_a_lowering_run_on_the_cpu_and_are_counted():

@@ -135,6 +135,33 @@ def test_batch_norm_in_training_form_updates_the_running_statistics(device):
     assert int(dev.num_batches_tracked.cpu()) == 1
 
 
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
+def test_normalising_an_empty_batch_gives_an_empty_result_not_a_crash(device):
+    """group_norm of an empty batch reaches batch_norm over [1, 0, -1], on which PyTorch
+    1.13's CPU kernel divides by zero (SIGFPE); the devices compute it without that kernel,
+    as the CPU computes what it can: empty results, NaN batch statistics."""
+    dtype = torch.float32 if device == "tpu" else H
+    w, b = torch.ones(2, dtype=dtype), torch.zeros(2, dtype=dtype)
+    got = F.group_norm(torch.randn(0, 2, dtype=dtype).to(device), 1, w.to(device), b.to(device))
+    assert got.is_tpu if device == "tpu" else got.is_spyre
+    assert tuple(got.shape) == (0, 2)
+    x = torch.randn(2, 3, 0, dtype=dtype)
+    mean, var = torch.zeros(3, dtype=dtype), torch.ones(3, dtype=dtype)
+    dmean, dvar = mean.to(device), var.to(device)
+    # the CPU's copies in float32 (it has no float16 kernel); each side updates its own
+    cmean, cvar = mean.float().clone(), var.float().clone()
+    want = torch.native_batch_norm(x.float(), None, None, cmean, cvar, True, 0.1, 1e-5)
+    got = torch.native_batch_norm(x.to(device), None, None, dmean, dvar, True, 0.1, 1e-5)
+    assert [tuple(t.shape) for t in got] == [tuple(t.shape) for t in want]
+    for g, w in [(got[1], want[1]), (got[2], want[2]), (dmean, cmean), (dvar, cvar)]:
+        torch.testing.assert_close(g.cpu().float(), w.float(), rtol=1e-3, atol=1e-3,
+                                   equal_nan=True)
+    for shape in [(0, 3, 2), (1, 0, 2)]:  # the shapes the CPU's own kernel dies on
+        got = torch.native_batch_norm(torch.randn(shape, dtype=dtype).to(device), None, None,
+                                      None, None, True, 0.1, 1e-5)
+        assert [tuple(t.shape) for t in got] == [shape, (shape[1],), (shape[1],)]
+
+
 class ResidualBlock(torch.nn.Module):
     """ResNet's basic block: two 3x3 convolutions, batch norms and ReLUs with the input added
     back, then a max pooling; its ops between the convolutions are NCHW."""
