@@ -1008,9 +1008,9 @@ def registrations():
     regs = sorted(torch._C._dispatch_get_registrations_for_dispatch_key("PrivateUse1"))
     in_float = {f"aten::{n}" for n in ops.CPU_IN_FLOAT}
     conv = {"aten::convolution_overrideable", "aten::convolution_backward_overrideable"}
-    infra = {"aten::_copy_from", "aten::_copy_from_and_resize", "aten::_reshape_alias",
-             "aten::as_strided", "aten::empty.memory_format", "aten::empty_strided",
-             "aten::resize_", "aten::unfold", "aten::view"}
+    infra = {"aten::_copy_from", "aten::_copy_from_and_resize", "aten::_local_scalar_dense",
+             "aten::_reshape_alias", "aten::as_strided", "aten::empty.memory_format",
+             "aten::empty_strided", "aten::resize_", "aten::unfold", "aten::view"}
     lowered = [r for r in regs if r not in in_float | conv | infra]
     return [("lowered to device programs", lowered),
             ("memory, copies and views", [r for r in regs if r in infra]),

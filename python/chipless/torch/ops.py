@@ -427,6 +427,8 @@ def _clone(dev, x, memory_format=None):
 
 @_lowered(aten.fill_.Scalar)
 def _fill(dev, a, value):
+    if a.numel() == 0:
+        return a  # nothing to write: no program
     element = _element(a.dtype, dev)
     if element is None or eager.bindable(a) is None:
         raise _Refused("fill of this dtype or of a view")
@@ -438,6 +440,8 @@ def _fill(dev, a, value):
 
 @_lowered(aten.zero_.default)
 def _zero(dev, a):
+    if a.numel() == 0:
+        return a  # nothing to write: no program
     element = _element(a.dtype, dev)
     if element is None or eager.bindable(a) is None:
         raise _Refused("zero of this dtype or of a view")
