@@ -531,25 +531,33 @@ def _reduce_last(dev, aten_op, args, name, x, dims, keepdim, dtype, combine, ini
     if element is not None and dtype in (None, x.dtype) and not mean and \
             x.dim() in (2, 3) and dims == [x.dim() - 2]:
         return _reduce_columns(dev, aten_op, args, name, x, keepdim, element, combine, init)
-    trailing = len(dims)
+    if not dims and x.dim():
+        dims = list(range(x.dim()))  # no dimension named: all of them (x.sum(), x.mean())
+    trailing = len(set(dims))
     if element is None or dtype not in (None, x.dtype) or x.dim() < 1 or not dims or \
-            sorted(dims) != list(range(x.dim() - trailing, x.dim())):
-        raise _Refused("a reduction over other dimensions than the last ones, or of this dtype")
+            trailing != len(dims) or x.numel() == 0:
+        raise _Refused("a reduction of this dtype, of no element, or naming a dimension twice")
     shape = list(x.shape)
-    out = torch.empty(shape[:-trailing], dtype=x.dtype, device=dev.torch_device)
+    # the reduced dimensions moved last (the others keep their order), then reduced there
+    kept = [d for d in range(x.dim()) if d not in dims]
+    perm = kept + sorted(dims)
+    out = torch.empty([shape[d] for d in kept], dtype=x.dtype, device=dev.torch_device)
 
     def emit(g, xs):
-        # one dimension at a time from the last (a global average pool: W, then H)
         v, now = xs[0]
+        if perm != list(range(x.dim())):
+            v, now = graph_text.transpose(g, v, now, perm, element), [now[p] for p in perm]
+        # one dimension at a time from the last (a global average pool: W, then H)
         for _ in range(trailing):
             v = graph_text.emit_reduce_last(g, (v, now), element, combine, init,
                                             1.0 / now[-1] if mean else None)
             now = graph_text.reduced_shape(now)
         return [v]
-    execution.execute(dev, eager.Op((name, tuple(shape), element) +
-                                    ((trailing,) if trailing > 1 else ()), [x], [out], emit,
-                                    aten_op, args, {}))
-    return out.reshape(shape[:-trailing] + [1] * trailing) if keepdim else out
+    execution.execute(dev, eager.Op((name, tuple(shape), element, tuple(perm)), [x], [out],
+                                    emit, aten_op, args, {}))
+    if keepdim:
+        return out.reshape([1 if d in dims else shape[d] for d in range(x.dim())])
+    return out
 
 
 @_lowered(aten.sum.dim_IntList)
