@@ -517,20 +517,9 @@ def _softmax(dev, x, dim, half_to_float):
     return out
 
 
-def _reduce_columns(dev, aten_op, args, name, x, keepdim, element, combine, init):
-    shape = list(x.shape)
-    out = torch.empty(shape[:-2] + shape[-1:], dtype=x.dtype, device=dev.torch_device)
-    _execute(dev, aten_op, args, {}, (name + "_columns", tuple(shape), element), [x], [out],
-             lambda g, xs: [graph_text.emit_reduce_columns(g, xs[0], element, combine, init)])
-    return out.unsqueeze(-2) if keepdim else out
-
-
 def _reduce_last(dev, aten_op, args, name, x, dims, keepdim, dtype, combine, init, mean=False):
     element = _element(x.dtype, dev)
     dims = [d % x.dim() for d in (dims or [])] if x.dim() else []
-    if element is not None and dtype in (None, x.dtype) and not mean and \
-            x.dim() in (2, 3) and dims == [x.dim() - 2]:
-        return _reduce_columns(dev, aten_op, args, name, x, keepdim, element, combine, init)
     if not dims and x.dim():
         dims = list(range(x.dim()))  # no dimension named: all of them (x.sum(), x.mean())
     trailing = len(set(dims))
@@ -538,26 +527,61 @@ def _reduce_last(dev, aten_op, args, name, x, dims, keepdim, dtype, combine, ini
             trailing != len(dims) or x.numel() == 0:
         raise _Refused("a reduction of this dtype, of no element, or naming a dimension twice")
     shape = list(x.shape)
-    # the reduced dimensions moved last (the others keep their order), then reduced there
     kept = [d for d in range(x.dim()) if d not in dims]
-    perm = kept + sorted(dims)
     out = torch.empty([shape[d] for d in kept], dtype=x.dtype, device=dev.torch_device)
-
-    def emit(g, xs):
-        v, now = xs[0]
-        if perm != list(range(x.dim())):
-            v, now = graph_text.transpose(g, v, now, perm, element), [now[p] for p in perm]
-        # one dimension at a time from the last (a global average pool: W, then H)
-        for _ in range(trailing):
-            v = graph_text.emit_reduce_last(g, (v, now), element, combine, init,
-                                            1.0 / now[-1] if mean else None)
-            now = graph_text.reduced_shape(now)
-        return [v]
-    execution.execute(dev, eager.Op((name, tuple(shape), element, tuple(perm)), [x], [out],
+    if kept and kept[-1] == x.dim() - 1 and x.dim() <= 3:
+        # the last dimension stays: each reduced one brought next to it and reduced there as
+        # columns are (tpu-compile would have to move the last dimension otherwise)
+        emit, name = _reduce_as_columns(dims, element, combine, init, mean), name + "_columns"
+    else:
+        emit = _reduce_moved_last(dims, element, combine, init, mean)
+    execution.execute(dev, eager.Op((name, tuple(shape), element, tuple(dims)), [x], [out],
                                     emit, aten_op, args, {}))
     if keepdim:
         return out.reshape([1 if d in dims else shape[d] for d in range(x.dim())])
     return out
+
+
+def _reduce_moved_last(dims, element, combine, init, mean):
+    """emit(g, [x]) reducing x over `dims`: moved last by a transpose (the others keep their
+    order), then reduced there one at a time from the last (a global average pool: W, then
+    H). With the last dimension among `dims` the transpose leaves it in place; otherwise it
+    moves it, which tpu-compile refuses (Spyre's front end re-lays it out)."""
+    def emit(g, xs):
+        v, now = xs[0]
+        perm = [d for d in range(len(now)) if d not in dims] + sorted(dims)
+        if perm != list(range(len(now))):
+            v, now = graph_text.transpose(g, v, now, perm, element), [now[p] for p in perm]
+        for _ in dims:
+            v = graph_text.emit_reduce_last(g, (v, now), element, combine, init,
+                                            1.0 / now[-1] if mean else None)
+            now = graph_text.reduced_shape(now)
+        return [v]
+    return emit
+
+
+def _reduce_as_columns(dims, element, combine, init, mean):
+    """emit(g, [x]) reducing x (rank 2 or 3, as the compilers reduce columns) over `dims`,
+    which keep its last dimension: from the highest, each moved next to the last by a
+    transpose that keeps the last dimension in place, then reduced as the columns of a
+    matrix; a mean scaled at the end."""
+    def emit(g, xs):
+        v, now = xs[0]
+        count = 1
+        for d in sorted(dims, reverse=True):
+            r = len(now)
+            if d != r - 2:
+                perm = [i for i in range(r) if i not in (d, r - 1)] + [d, r - 1]
+                v, now = graph_text.transpose(g, v, now, perm, element), [now[p] for p in perm]
+            count *= now[-2]
+            v = graph_text.emit_reduce_columns(g, (v, now), element, combine, init)
+            now = now[:-2] + now[-1:]
+        if mean:
+            v = graph_text.emit_elementwise(
+                g, [(v, now)], now, element,
+                lambda b, e: b.op("arith.mulf", e[0], b.const(1.0 / count)))
+        return [v]
+    return emit
 
 
 @_lowered(aten.sum.dim_IntList)
