@@ -520,7 +520,9 @@ def _softmax(dev, x, dim, half_to_float):
 def _reduce_last(dev, aten_op, args, name, x, dims, keepdim, dtype, combine, init, mean=False):
     element = _element(x.dtype, dev)
     dims = [d % x.dim() for d in (dims or [])] if x.dim() else []
-    if not dims and x.dim():
+    if x.dim() == 0 and dtype in (None, x.dtype):
+        return x.clone()  # the reduction of one number is that number
+    if not dims:
         dims = list(range(x.dim()))  # no dimension named: all of them (x.sum(), x.mean())
     trailing = len(set(dims))
     if element is None or dtype not in (None, x.dtype) or x.dim() < 1 or not dims or \

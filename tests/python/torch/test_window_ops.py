@@ -356,14 +356,16 @@ def test_the_tpu_reduces_several_dimensions_in_one_program(shape, dims, op):
 
 
 #: Reductions over dimensions that are not the last ones, and over all of them (no dimension
-#: named: x.sum()), of [3, 5, 70] and [2, 3, 4, 70]; "tpu_cpu": tpu-compile cannot (a rank-4
-#: tensor whose last dimension stays: reduced as columns only up to rank 3, and moving the
-#: last dimension is refused), so the CPU computes it there, counted.
+#: named: x.sum()), of [3, 5, 70], [2, 3, 4, 70] and a number (rank 0: a copy of it);
+#: "tpu_cpu": tpu-compile cannot (a rank-4 tensor whose last dimension stays: reduced as
+#: columns only up to rank 3, and moving the last dimension is refused), so the CPU computes
+#: it there, counted.
 REDUCTIONS = [
     ("sum", (), 3, False), ("mean", (), 3, False), ("amax", (), 4, False),
     ("sum", (0,), 3, False), ("mean", (1,), 3, False), ("amax", (0, 2), 3, False),
     ("sum", (0, 1), 3, False), ("mean", (0,), 3, False), ("amax", (-2,), 3, False),
-    ("mean", (0, 2, 3), 4, False), ("amax", (1, 3), 4, False), ("sum", (1,), 4, True)]
+    ("mean", (0, 2, 3), 4, False), ("amax", (1, 3), 4, False), ("sum", (1,), 4, True),
+    ("sum", (0,), 0, False), ("mean", (), 0, False), ("amax", (-1,), 0, False)]
 
 
 @pytest.mark.parametrize("op,dims,rank,tpu_cpu", REDUCTIONS)
@@ -375,7 +377,7 @@ def test_reductions_over_any_dimensions(op, dims, rank, tpu_cpu, keepdim, device
     reduced dimensions are moved last by a transpose and reduced there one at a time."""
     torch.manual_seed(0)
     dtype, tol = (H, 2e-2) if device == "spyre" else (torch.float32, 1e-4)
-    x = torch.randn(*((3, 5, 70) if rank == 3 else (2, 3, 4, 70)), dtype=dtype)
+    x = torch.randn({0: (), 3: (3, 5, 70), 4: (2, 3, 4, 70)}[rank], dtype=dtype)
     f = lambda t: getattr(t, op)(dims, keepdim=keepdim) if dims else getattr(t, op)()  # noqa
     got = f(x.to(device))
     assert got.is_spyre if device == "spyre" else got.is_tpu
