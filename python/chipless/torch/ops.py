@@ -605,6 +605,44 @@ def _amax(dev, x, dim=(), keepdim=False):
                         -3.0e38 if x.dtype != torch.float16 else -65504.0)
 
 
+def _variance(dev, x, dim, correction, keepdim):
+    """(variance, mean) over `dim` (all dimensions when None) as device ops: the mean, then
+    the sum of squared deviations from it (two passes, as the CPU computes it, so that a
+    large mean does not swamp a small spread) over the count less `correction` (1 when
+    None)."""
+    if not x.is_floating_point() or x.numel() == 0:
+        raise _Refused("a variance of no element or of integers")
+    dims = list(range(x.dim())) if dim is None or len(dim) == 0 else list(dim)
+    count = math.prod(x.shape[d] for d in dims) if x.dim() else 1
+    mean = x.mean(dims, keepdim=True) if x.dim() else x.clone()
+    centred = x - mean
+    squares = (centred * centred).sum(dims, keepdim=keepdim) if x.dim() else centred * centred
+    # the CPU's divisor, never below 0 (a count of 1 with the default correction: 0 / 0)
+    var = squares / max(0, count - (1 if correction is None else correction))
+    return var, mean if keepdim or not x.dim() else mean.reshape(var.shape)
+
+
+@_lowered(aten.var.correction)
+def _var(dev, x, dim=None, correction=None, keepdim=False):
+    return _variance(dev, x, dim, correction, keepdim)[0]
+
+
+@_lowered(aten.std.correction)
+def _std(dev, x, dim=None, correction=None, keepdim=False):
+    return _variance(dev, x, dim, correction, keepdim)[0].sqrt()
+
+
+@_lowered(aten.var_mean.correction)
+def _var_mean(dev, x, dim=None, correction=None, keepdim=False):
+    return _variance(dev, x, dim, correction, keepdim)
+
+
+@_lowered(aten.std_mean.correction)
+def _std_mean(dev, x, dim=None, correction=None, keepdim=False):
+    var, mean = _variance(dev, x, dim, correction, keepdim)
+    return var.sqrt(), mean
+
+
 # ---- normalisation and powers -----------------------------------------------------------------
 
 @_lowered(aten.native_layer_norm.default)

@@ -386,6 +386,38 @@ def test_reductions_over_any_dimensions(op, dims, rank, tpu_cpu, keepdim, device
     assert on_cpu == ({op: 1} if device == "tpu" and tpu_cpu else {}), on_cpu
 
 
+#: var, std and their _mean forms: (name, function, runs wholly on Spyre). Spyre's front end
+#: takes no operand broadcast along a middle dimension, so a deviation from a mean kept along
+#: the middle one is subtracted on the CPU there.
+VARIANCES = [
+    ("var()", lambda t: t.var(), True), ("std(-1)", lambda t: t.std(-1), True),
+    ("var(0) biased", lambda t: torch.var(t, 0, unbiased=False), True),
+    ("var_mean(-1)", lambda t: torch.var_mean(t, -1), True),
+    ("std_mean()", lambda t: torch.std_mean(t), True),
+    ("var of a number", lambda t: t[0, 0, 0].var(), True),  # 0 / 0, NaN as on the CPU
+    ("std(1) keepdim", lambda t: t.std(1, keepdim=True), False),
+    ("var((0, 2)) correction 2", lambda t: torch.var(t, (0, 2), correction=2), False),
+    ("var correction past the count", lambda t: torch.var(t, -1, correction=100), True)]
+
+
+@pytest.mark.parametrize("name,f,on_spyre", VARIANCES, ids=[v[0] for v in VARIANCES])
+@pytest.mark.parametrize("device", ["spyre", "tpu"])
+def test_variances_are_device_ops(name, f, on_spyre, device):
+    """The mean, then the sum of squared deviations from it, over the count less the
+    correction (never below 0, as the CPU divides)."""
+    torch.manual_seed(0)
+    dtype, tol = (H, 3e-2) if device == "spyre" else (torch.float32, 1e-4)
+    x = torch.randn(3, 5, 70, dtype=dtype) * 2 + 3
+    got, want = f(x.to(device)), f(x.float())
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert g.is_spyre if device == "spyre" else g.is_tpu
+        torch.testing.assert_close(g.cpu().double(), w.double(), rtol=tol, atol=tol,
+                                   equal_nan=True)
+    counts = chipless.torch.fallback_counts()
+    assert counts == {} if device == "tpu" or on_spyre else set(counts) == {"subf"}, counts
+
+
 @pytest.mark.parametrize("c,f,k,s,p,d,bias,hw", [
     (16, 24, 3, 2, 1, 1, True, 16), (8, 16, 3, 1, 2, 2, False, 16), (3, 16, 3, 1, 1, 1, True, 16),
     (32, 8, 1, 1, 0, 1, False, 16), (8, 8, 5, 1, 2, 1, True, 16), (3, 16, 7, 2, 3, 1, False, 30),
