@@ -399,6 +399,31 @@ def emit_layer_norm(g, x, weight, bias, element, eps):
     return emit_elementwise(g, operands, [m, n], element, body), mean, rstd
 
 
+def emit_log_softmax(g, x, element, lowest):
+    """log_softmax over the last dimension of x ([M, N]): x - max - log(sum(exp(x - max))),
+    the maximum taken from `lowest` (the element type's most negative finite value)."""
+    v, (m, n) = x
+    top = emit_reduce_last(g, (v, [m, n]), element, "arith.maximumf", lowest)
+    shifted = emit_elementwise(g, [(v, [m, n]), (top, [m], [0])], [m, n], element,
+                               lambda w, e: w.op("arith.subf", e[0], e[1]))
+    sums = emit_reduce_last(
+        g, (emit_elementwise(g, [(shifted, [m, n])], [m, n], element,
+                             lambda w, e: w.op("math.exp", e[0])), [m, n]),
+        element, "arith.addf", 0.0)
+    return emit_elementwise(g, [(shifted, [m, n]), (sums, [m], [0])], [m, n], element,
+                            lambda w, e: w.op("arith.subf", e[0], w.op("math.log", e[1])))
+
+
+def emit_log_softmax_backward(g, grad, out, element):
+    """The gradient of log_softmax over the last dimension ([M, N] each): grad - exp(out) *
+    sum(grad), the sum per row."""
+    gv, (m, n) = grad
+    sums = emit_reduce_last(g, (gv, [m, n]), element, "arith.addf", 0.0)
+    return emit_elementwise(
+        g, [(gv, [m, n]), (out[0], [m, n]), (sums, [m], [0])], [m, n], element,
+        lambda w, e: w.op("arith.subf", e[0], w.op("arith.mulf", w.op("math.exp", e[1]), e[2])))
+
+
 def emit_reduce_columns(g, x, element, combine, init):
     """combine over the next-to-last dimension of x (rank 2 or 3: column sums, a bias's
     gradient); the TPU compiler reduces the transposed input on its MXU."""

@@ -78,7 +78,6 @@ def on_cpu(op, args, kwargs, dev, reason=None):
 #: on the CPU in float32 (ATen's own CPU fallback would fail on them).
 CPU_IN_FLOAT = (
     "native_batch_norm_backward", "native_layer_norm_backward",
-    "_log_softmax", "_log_softmax_backward_data",
     "_softmax_backward_data", "mse_loss", "mse_loss_backward",
     "nll_loss_forward", "nll_loss_backward", "max_pool2d_with_indices",
     "max_pool2d_with_indices_backward")
@@ -603,6 +602,55 @@ def _amax(dev, x, dim=(), keepdim=False):
     return _reduce_last(dev, aten.amax.default, (x, dim, keepdim), "amax", x, list(dim),
                         keepdim, None, "arith.maximumf",
                         -3.0e38 if x.dtype != torch.float16 else -65504.0)
+
+
+def _lowest(dtype):
+    """The most negative finite value of a float dtype (a maximum's starting value)."""
+    return -65504.0 if dtype == torch.float16 else -3.0e38
+
+
+def _rows(x):
+    """[M, N]: x's last dimension and the product of the others."""
+    n = x.shape[-1]
+    return [x.numel() // n, n]
+
+
+@_lowered(aten._log_softmax.default)
+def _log_softmax(dev, x, dim, half_to_float):
+    element = _element(x.dtype, dev)
+    if half_to_float or element is None or x.dim() < 1 or dim % x.dim() != x.dim() - 1 or \
+            x.numel() == 0:
+        raise _Refused("log_softmax over another dimension than the last, or of this dtype")
+    out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
+    shape, rows = list(x.shape), _rows(x)
+
+    def emit(g, xs):
+        v = graph_text.reshape(g, xs[0][0], shape, rows, element)
+        y = graph_text.emit_log_softmax(g, (v, rows), element, _lowest(x.dtype))
+        return [graph_text.reshape(g, y, rows, shape, element)]
+    _execute(dev, aten._log_softmax.default, (x, dim, half_to_float), {},
+             ("log_softmax", tuple(shape), element), [x], [out], emit)
+    return out
+
+
+@_lowered(aten._log_softmax_backward_data.default)
+def _log_softmax_backward(dev, grad, out, dim, input_dtype):
+    element = _element(grad.dtype, dev)
+    if element is None or grad.dim() < 1 or dim % grad.dim() != grad.dim() - 1 or \
+            input_dtype != grad.dtype or out.dtype != grad.dtype or grad.numel() == 0 or \
+            out.shape != grad.shape:
+        raise _Refused("log_softmax's gradient over another dimension than the last, or of "
+                       "this dtype")
+    result = torch.empty(grad.shape, dtype=grad.dtype, device=dev.torch_device)
+    shape, rows = list(grad.shape), _rows(grad)
+
+    def emit(g, xs):
+        gv, ov = (graph_text.reshape(g, v, shape, rows, element) for v, _ in xs)
+        r = graph_text.emit_log_softmax_backward(g, (gv, rows), (ov, rows), element)
+        return [graph_text.reshape(g, r, rows, shape, element)]
+    _execute(dev, aten._log_softmax_backward_data.default, (grad, out, dim, input_dtype), {},
+             ("log_softmax_backward", tuple(shape), element), [grad, out], [result], emit)
+    return result
 
 
 def _variance(dev, x, dim, correction, keepdim):

@@ -242,6 +242,25 @@ def test_spyre_fills_and_zeroes_in_place(value):
     close(got, torch.full_like(x, value), 0, 0)
 
 
+@pytest.mark.parametrize("shape", [(4, 100), (2, 3, 70), (7,), (1, 1)])
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
+def test_log_softmax_and_its_gradient_on_the_device(shape, device):
+    """x - max - log(sum(exp(x - max))) per row, and grad - exp(out) * sum(grad): one program
+    each, nothing on the CPU (cross-entropy's first half)."""
+    torch.manual_seed(0)
+    dtype, tol = (torch.float16, 2e-2) if device == "spyre" else (torch.float32, 1e-5)
+    x, g = (torch.randn(*shape) * 3).to(dtype), torch.randn(*shape).to(dtype)
+    xd = x.to(device).requires_grad_()
+    y = F.log_softmax(xd, -1)
+    y.backward(g.to(device))
+    xc = x.float().requires_grad_()
+    F.log_softmax(xc, -1).backward(g.float())
+    close(y.detach(), F.log_softmax(x.float(), -1), tol, tol)
+    close(xd.grad, xc.grad, tol, 2 * tol)
+    assert chipless.torch.fallback_counts() == {}
+    assert chipless.torch.stats(device)["launches"] == 2
+
+
 @pytest.mark.parametrize("device", ["tpu", "spyre"])
 def test_a_number_an_op_reads_is_uploaded_once_and_kept_per_value(device):
     dtype = torch.float16 if device == "spyre" else torch.float32
