@@ -530,17 +530,22 @@ def _reduce_last(dev, aten_op, args, name, x, dims, keepdim, dtype, combine, ini
     shape = list(x.shape)
     kept = [d for d in range(x.dim()) if d not in dims]
     out = torch.empty([shape[d] for d in kept], dtype=x.dtype, device=dev.torch_device)
-    if kept and kept[-1] == x.dim() - 1 and x.dim() <= 3:
-        # the last dimension stays: each reduced one brought next to it and reduced there as
-        # columns are (tpu-compile would have to move the last dimension otherwise)
-        emit, name = _reduce_as_columns(dims, element, combine, init, mean), name + "_columns"
-    else:
-        emit = _reduce_moved_last(dims, element, combine, init, mean)
-    execution.execute(dev, eager.Op((name, tuple(shape), element, tuple(dims)), [x], [out],
-                                    emit, aten_op, args, {}))
+    emit, columns = reduction(x.dim(), dims, element, combine, init, mean)
+    execution.execute(dev, eager.Op((name + ("_columns" if columns else ""), tuple(shape),
+                                     element, tuple(dims)), [x], [out], emit, aten_op, args, {}))
     if keepdim:
         return out.reshape([1 if d in dims else shape[d] for d in range(x.dim())])
     return out
+
+
+def reduction(rank, dims, element, combine, init, mean=False):
+    """(emit(g, [x]) -> [x reduced over `dims`], whether it reduces as columns): where the
+    last dimension stays (rank 2 or 3), each reduced dimension is brought next to it and
+    reduced as columns are (tpu-compile would have to move the last dimension otherwise);
+    else the reduced dimensions are moved last and reduced there."""
+    if rank - 1 not in dims and rank <= 3:
+        return _reduce_as_columns(dims, element, combine, init, mean), True
+    return _reduce_moved_last(dims, element, combine, init, mean), False
 
 
 def _reduce_moved_last(dims, element, combine, init, mean):

@@ -16,7 +16,7 @@ import chipless
 
 from chipless.torch import eager, execution, graph_text, graph_windows, kept_copies
 from chipless.torch.ops import (_Refused, _autograd_lib, _device_of, _element, _execute,
-                                _lib, _lowered, aten, on_cpu)
+                                _lib, _lowered, aten, on_cpu, reduction)
 
 
 # ---- convolutions ------------------------------------------------------------------------------
@@ -183,12 +183,10 @@ _autograd_lib.impl("max_pool2d", _max_pool2d)
 
 @_lowered(aten.native_batch_norm.default)
 def _batch_norm(dev, x, weight, bias, running_mean, running_var, training, momentum, eps):
-    """Inference form (training False, running statistics given) on Spyre; the training form
-    (batch statistics, running ones updated) on the CPU; an empty input on neither."""
+    """Inference form (running statistics given) and training form (the batch's statistics,
+    the running ones updated) on the device; an empty input launches nothing."""
     if x.numel() == 0:
         return _empty_batch_norm(dev, x, running_mean, running_var, training, momentum)
-    if training or running_mean is None or running_var is None:
-        raise _Refused("batch normalisation in training form")
     element = _float_element(dev, x, "batch normalisation")
     if not 2 <= x.dim() <= 4:
         raise _Refused(f"batch normalisation of a rank-{x.dim()} tensor")
@@ -196,6 +194,8 @@ def _batch_norm(dev, x, weight, bias, running_mean, running_var, training, momen
     if any(p.dtype != x.dtype or p.device != x.device for p in params):
         raise _Refused("statistics or parameters of another dtype or device")
     args = (x, weight, bias, running_mean, running_var, training, momentum, eps)
+    if training or running_mean is None or running_var is None:
+        return _batch_norm_training(dev, args, element)
     out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
     key = ("batch_norm", tuple(x.shape), weight is not None, bias is not None, eps, element)
 
@@ -208,6 +208,61 @@ def _batch_norm(dev, x, weight, bias, running_mean, running_var, training, momen
     _execute(dev, aten.native_batch_norm.default, args, {}, key, [x, *params], [out], emit)
     empty = torch.empty([0], dtype=x.dtype, device=dev.torch_device)
     return out, empty, empty.clone()
+
+
+def _batch_norm_training(dev, args, element):
+    """Batch normalisation with the batch's statistics, in one program: the mean per channel
+    (dimension 1) over the others, the variance as the mean of the squared deviations from it
+    (two passes, as the CPU computes it), y normalised by them; outputs y, the mean, 1 /
+    sqrt(variance + eps) and the unbiased variance, with which the running statistics given
+    are then moved by `momentum` (device ops)."""
+    x, weight, bias, running_mean, running_var, _, momentum, eps = args
+    shape, c = list(x.shape), x.shape[1]
+    count = x.numel() // c
+    if count < 2:
+        raise _Refused("batch statistics of one value per channel")
+    dims = [0] + list(range(2, x.dim()))
+    mean_of, _ = reduction(x.dim(), dims, element, "arith.addf", 0.0, mean=True)
+    new = lambda s: torch.empty(s, dtype=x.dtype, device=dev.torch_device)  # noqa: E731
+    out, mean, invstd, unbiased = new(shape), new([c]), new([c]), new([c])
+
+    def emit(g, xs):
+        xv = xs[0][0]
+        it = iter(v for v, _ in xs[1:])
+        w = next(it) if weight is not None else None
+        b = next(it) if bias is not None else None
+        m = mean_of(g, [(xv, shape)])[0]
+        # x - mean: a batch norm by a variance of 1 with no epsilon (a scale of exactly 1)
+        centred = graph_text.emit_batch_norm(g, (xv, shape), m, g.fill(1.0, [c], element),
+                                             None, None, 0.0, element)
+        squares = graph_text.emit_elementwise(g, [(centred, shape)], shape, element,
+                                              lambda wr, e: wr.op("arith.mulf", e[0], e[0]))
+        var = mean_of(g, [(squares, shape)])[0]
+        y = graph_text.emit_batch_norm(g, (xv, shape), m, var, w, b, eps, element)
+        inv = graph_text.emit_elementwise(
+            g, [(var, [c])], [c], element,
+            lambda wr, e: graph_text.rstd_of_variance(wr, e, eps))
+        unb = graph_text.emit_elementwise(
+            g, [(var, [c])], [c], element,
+            lambda wr, e: wr.op("arith.mulf", e[0], wr.const(count / (count - 1))))
+        return [y, m, inv, unb]
+
+    def reference(hx, *hp):
+        it = iter(hp)
+        w = next(it) if weight is not None else None
+        b = next(it) if bias is not None else None
+        y, m, inv = torch.native_batch_norm(hx, w, b, None, None, True, momentum, eps)
+        return [y, m, inv, hx.var(dims, unbiased=True)]
+    params = [p for p in (weight, bias) if p is not None]
+    execution.execute(dev, eager.Op(
+        ("batch_norm_training", tuple(shape), weight is not None, bias is not None, eps,
+         element), [x, *params], [out, mean, invstd, unbiased], emit,
+        aten.native_batch_norm.default, args, {}, reference=reference))
+    if running_mean is not None:
+        running_mean.mul_(1 - momentum).add_(mean, alpha=momentum)
+    if running_var is not None:
+        running_var.mul_(1 - momentum).add_(unbiased, alpha=momentum)
+    return out, mean, invstd
 
 
 def _empty_batch_norm(dev, x, running_mean, running_var, training, momentum):
