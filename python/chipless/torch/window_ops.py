@@ -194,8 +194,10 @@ def _batch_norm(dev, x, weight, bias, running_mean, running_var, training, momen
     if any(p.dtype != x.dtype or p.device != x.device for p in params):
         raise _Refused("statistics or parameters of another dtype or device")
     args = (x, weight, bias, running_mean, running_var, training, momentum, eps)
-    if training or running_mean is None or running_var is None:
+    if training:
         return _batch_norm_training(dev, args, element)
+    if running_mean is None or running_var is None:
+        raise _Refused("inference form without running statistics")  # the CPU's error
     out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
     key = ("batch_norm", tuple(x.shape), weight is not None, bias is not None, eps, element)
 
