@@ -92,7 +92,10 @@ class Op:
 
 def to_host(v, upcast=False):
     """`v` with its device tensors (also inside lists and tuples) copied to the host; with
-    `upcast`, float16 ones as float32 (PyTorch 1.13's CPU lacks most float16 kernels)."""
+    `upcast`, float16 ones as float32 (PyTorch 1.13's CPU lacks most float16 kernels), and so
+    is a float16 dtype argument (`_softmax_backward_data`'s input_dtype must match them)."""
+    if upcast and v is torch.float16:
+        return torch.float32
     if isinstance(v, torch.Tensor) and v.device.type == "privateuseone":
         host = v.cpu()
         return host.float() if upcast and host.dtype == torch.float16 else host

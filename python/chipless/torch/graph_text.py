@@ -424,6 +424,18 @@ def emit_log_softmax_backward(g, grad, out, element):
         lambda w, e: w.op("arith.subf", e[0], w.op("arith.mulf", w.op("math.exp", e[1]), e[2])))
 
 
+def emit_softmax_backward(g, grad, out, element):
+    """The gradient of softmax over the last dimension ([M, N] each): out * (grad -
+    sum(grad * out)), the sum per row."""
+    gv, (m, n) = grad
+    products = emit_elementwise(g, [(gv, [m, n]), (out[0], [m, n])], [m, n], element,
+                                lambda w, e: w.op("arith.mulf", e[0], e[1]))
+    sums = emit_reduce_last(g, (products, [m, n]), element, "arith.addf", 0.0)
+    return emit_elementwise(
+        g, [(gv, [m, n]), (out[0], [m, n]), (sums, [m], [0])], [m, n], element,
+        lambda w, e: w.op("arith.mulf", e[1], w.op("arith.subf", e[0], e[2])))
+
+
 def emit_reduce_columns(g, x, element, combine, init):
     """combine over the next-to-last dimension of x (rank 2 or 3: column sums, a bias's
     gradient); the TPU compiler reduces the transposed input on its MXU."""

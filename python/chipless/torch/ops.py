@@ -77,8 +77,7 @@ def on_cpu(op, args, kwargs, dev, reason=None):
 #: Ops PyTorch 1.13's CPU has no float16 kernels for: with float16 device tensors they run
 #: on the CPU in float32 (ATen's own CPU fallback would fail on them).
 CPU_IN_FLOAT = (
-    "native_batch_norm_backward", "native_layer_norm_backward",
-    "_softmax_backward_data", "mse_loss", "mse_loss_backward",
+    "native_batch_norm_backward", "native_layer_norm_backward", "mse_loss", "mse_loss_backward",
     "nll_loss_forward", "nll_loss_backward", "max_pool2d_with_indices",
     "max_pool2d_with_indices_backward")
 
@@ -504,15 +503,37 @@ def _bmm(dev, a, b):
 
 # ---- softmax and reductions over the last dimension ------------------------------------------
 
+def _along_last(dim, element, rows, f):
+    """emit(g, operands) applying f(g, [(value, shape)...]) -> value over the last dimension
+    of operands of one shape to their dimension `dim`: where `dim` is not the last, each is
+    transposed to swap the two first and the result swapped back (tpu-compile refuses a swap
+    that moves the last dimension other than with the one before it; Spyre re-lays it out).
+    With `rows`, f sees them as [M, N] matrices."""
+    def emit(g, xs):
+        shape = list(xs[0][1])
+        perm = list(range(len(shape)))
+        perm[dim], perm[-1] = perm[-1], perm[dim]
+        now = [shape[p] for p in perm]
+        values = [v if perm == sorted(perm) else graph_text.transpose(g, v, shape, perm, element)
+                  for v, _ in xs]
+        view = [math.prod(now[:-1]), now[-1]] if rows else now
+        y = f(g, [(graph_text.reshape(g, v, now, view, element), view) for v in values])
+        y = graph_text.reshape(g, y, view, now, element)
+        return [y if perm == sorted(perm) else graph_text.transpose(g, y, now, perm, element)]
+    return emit
+
+
 @_lowered(aten._softmax.default)
 def _softmax(dev, x, dim, half_to_float):
     element = _element(x.dtype, dev)
-    if half_to_float or element is None or x.dim() < 1 or dim % x.dim() != x.dim() - 1:
-        raise _Refused("softmax over another dimension than the last, or of this dtype")
+    if half_to_float or element is None or x.dim() < 1 or x.numel() == 0:
+        raise _Refused("softmax of this dtype or of no element")
     out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
+    dim %= x.dim()
     _execute(dev, aten._softmax.default, (x, dim, half_to_float), {},
-             ("softmax", tuple(x.shape), element), [x], [out],
-             lambda g, xs: [graph_text.emit_softmax(g, xs[0], element)])
+             ("softmax", tuple(x.shape), element) + ((dim,) if dim != x.dim() - 1 else ()),
+             [x], [out], _along_last(dim, element, False,
+                                     lambda g, xs: graph_text.emit_softmax(g, xs[0], element)))
     return out
 
 
@@ -614,47 +635,50 @@ def _lowest(dtype):
     return -65504.0 if dtype == torch.float16 else -3.0e38
 
 
-def _rows(x):
-    """[M, N]: x's last dimension and the product of the others."""
-    n = x.shape[-1]
-    return [x.numel() // n, n]
-
-
 @_lowered(aten._log_softmax.default)
 def _log_softmax(dev, x, dim, half_to_float):
     element = _element(x.dtype, dev)
-    if half_to_float or element is None or x.dim() < 1 or dim % x.dim() != x.dim() - 1 or \
-            x.numel() == 0:
-        raise _Refused("log_softmax over another dimension than the last, or of this dtype")
+    if half_to_float or element is None or x.dim() < 1 or x.numel() == 0:
+        raise _Refused("log_softmax of this dtype or of no element")
     out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
-    shape, rows = list(x.shape), _rows(x)
-
-    def emit(g, xs):
-        v = graph_text.reshape(g, xs[0][0], shape, rows, element)
-        y = graph_text.emit_log_softmax(g, (v, rows), element, _lowest(x.dtype))
-        return [graph_text.reshape(g, y, rows, shape, element)]
+    dim %= x.dim()
+    lowest = _lowest(x.dtype)
     _execute(dev, aten._log_softmax.default, (x, dim, half_to_float), {},
-             ("log_softmax", tuple(shape), element), [x], [out], emit)
+             ("log_softmax", tuple(x.shape), element, dim), [x], [out],
+             _along_last(dim, element, True,
+                         lambda g, xs: graph_text.emit_log_softmax(g, xs[0], element, lowest)))
     return out
 
 
 @_lowered(aten._log_softmax_backward_data.default)
 def _log_softmax_backward(dev, grad, out, dim, input_dtype):
     element = _element(grad.dtype, dev)
-    if element is None or grad.dim() < 1 or dim % grad.dim() != grad.dim() - 1 or \
-            input_dtype != grad.dtype or out.dtype != grad.dtype or grad.numel() == 0 or \
-            out.shape != grad.shape:
-        raise _Refused("log_softmax's gradient over another dimension than the last, or of "
-                       "this dtype")
+    if element is None or grad.dim() < 1 or input_dtype != grad.dtype or \
+            out.dtype != grad.dtype or grad.numel() == 0 or out.shape != grad.shape:
+        raise _Refused("log_softmax's gradient of this dtype or of no element")
     result = torch.empty(grad.shape, dtype=grad.dtype, device=dev.torch_device)
-    shape, rows = list(grad.shape), _rows(grad)
-
-    def emit(g, xs):
-        gv, ov = (graph_text.reshape(g, v, shape, rows, element) for v, _ in xs)
-        r = graph_text.emit_log_softmax_backward(g, (gv, rows), (ov, rows), element)
-        return [graph_text.reshape(g, r, rows, shape, element)]
+    dim %= grad.dim()
     _execute(dev, aten._log_softmax_backward_data.default, (grad, out, dim, input_dtype), {},
-             ("log_softmax_backward", tuple(shape), element), [grad, out], [result], emit)
+             ("log_softmax_backward", tuple(grad.shape), element, dim), [grad, out], [result],
+             _along_last(dim, element, True,
+                         lambda g, xs: graph_text.emit_log_softmax_backward(g, xs[0], xs[1],
+                                                                            element)))
+    return result
+
+
+@_lowered(aten._softmax_backward_data.default)
+def _softmax_backward(dev, grad, out, dim, input_dtype):
+    element = _element(grad.dtype, dev)
+    if element is None or grad.dim() < 1 or input_dtype != grad.dtype or \
+            out.dtype != grad.dtype or grad.numel() == 0 or out.shape != grad.shape:
+        raise _Refused("softmax's gradient of this dtype or of no element")
+    result = torch.empty(grad.shape, dtype=grad.dtype, device=dev.torch_device)
+    dim %= grad.dim()
+    _execute(dev, aten._softmax_backward_data.default, (grad, out, dim, input_dtype), {},
+             ("softmax_backward", tuple(grad.shape), element, dim), [grad, out], [result],
+             _along_last(dim, element, True,
+                         lambda g, xs: graph_text.emit_softmax_backward(g, xs[0], xs[1],
+                                                                        element)))
     return result
 
 
