@@ -650,36 +650,33 @@ def _log_softmax(dev, x, dim, half_to_float):
     return out
 
 
-@_lowered(aten._log_softmax_backward_data.default)
-def _log_softmax_backward(dev, grad, out, dim, input_dtype):
+def _softmax_gradient(dev, aten_op, name, emit_rows, grad, out, dim, input_dtype):
+    """The gradient of (log_)softmax along `dim` from the result `out`: emit_rows(g, grad,
+    out, element) over rows of the last dimension, another one swapped with it first."""
     element = _element(grad.dtype, dev)
     if element is None or grad.dim() < 1 or input_dtype != grad.dtype or \
             out.dtype != grad.dtype or grad.numel() == 0 or out.shape != grad.shape:
-        raise _Refused("log_softmax's gradient of this dtype or of no element")
+        raise _Refused(f"{name} of this dtype or of no element")
     result = torch.empty(grad.shape, dtype=grad.dtype, device=dev.torch_device)
     dim %= grad.dim()
-    _execute(dev, aten._log_softmax_backward_data.default, (grad, out, dim, input_dtype), {},
-             ("log_softmax_backward", tuple(grad.shape), element, dim), [grad, out], [result],
+    _execute(dev, aten_op, (grad, out, dim, input_dtype), {},
+             (name, tuple(grad.shape), element, dim), [grad, out], [result],
              _along_last(dim, element, True,
-                         lambda g, xs: graph_text.emit_log_softmax_backward(g, xs[0], xs[1],
-                                                                            element)))
+                         lambda g, xs: emit_rows(g, xs[0], xs[1], element)))
     return result
+
+
+@_lowered(aten._log_softmax_backward_data.default)
+def _log_softmax_backward(dev, grad, out, dim, input_dtype):
+    return _softmax_gradient(dev, aten._log_softmax_backward_data.default,
+                             "log_softmax_backward", graph_text.emit_log_softmax_backward,
+                             grad, out, dim, input_dtype)
 
 
 @_lowered(aten._softmax_backward_data.default)
 def _softmax_backward(dev, grad, out, dim, input_dtype):
-    element = _element(grad.dtype, dev)
-    if element is None or grad.dim() < 1 or input_dtype != grad.dtype or \
-            out.dtype != grad.dtype or grad.numel() == 0 or out.shape != grad.shape:
-        raise _Refused("softmax's gradient of this dtype or of no element")
-    result = torch.empty(grad.shape, dtype=grad.dtype, device=dev.torch_device)
-    dim %= grad.dim()
-    _execute(dev, aten._softmax_backward_data.default, (grad, out, dim, input_dtype), {},
-             ("softmax_backward", tuple(grad.shape), element, dim), [grad, out], [result],
-             _along_last(dim, element, True,
-                         lambda g, xs: graph_text.emit_softmax_backward(g, xs[0], xs[1],
-                                                                        element)))
-    return result
+    return _softmax_gradient(dev, aten._softmax_backward_data.default, "softmax_backward",
+                             graph_text.emit_softmax_backward, grad, out, dim, input_dtype)
 
 
 def _variance(dev, x, dim, correction, keepdim):
