@@ -523,11 +523,21 @@ def _along_last(dim, element, rows, f):
     return emit
 
 
+def _check_swap(dev, x, dim):
+    """Refuses a (log_)softmax along another dimension than the last on the TPU: tpu-compile
+    transposes on the MXU, which turns an infinity (a mask's -inf) into NaN where the CPU
+    computes a number (a pre-existing limit of its transposes, docs/tpu-compiler.md)."""
+    if dev.kind == "tpu" and dim % x.dim() != x.dim() - 1:
+        raise _Refused("a softmax along another dimension than the last (the TPU's transposes "
+                       "on the MXU turn infinities into NaN)")
+
+
 @_lowered(aten._softmax.default)
 def _softmax(dev, x, dim, half_to_float):
     element = _element(x.dtype, dev)
     if half_to_float or element is None or x.dim() < 1 or x.numel() == 0:
         raise _Refused("softmax of this dtype or of no element")
+    _check_swap(dev, x, dim)
     out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
     dim %= x.dim()
     _execute(dev, aten._softmax.default, (x, dim, half_to_float), {},
@@ -640,6 +650,7 @@ def _log_softmax(dev, x, dim, half_to_float):
     element = _element(x.dtype, dev)
     if half_to_float or element is None or x.dim() < 1 or x.numel() == 0:
         raise _Refused("log_softmax of this dtype or of no element")
+    _check_swap(dev, x, dim)
     out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
     dim %= x.dim()
     lowest = _lowest(x.dtype)
@@ -657,6 +668,7 @@ def _softmax_gradient(dev, aten_op, name, emit_rows, grad, out, dim, input_dtype
     if element is None or grad.dim() < 1 or input_dtype != grad.dtype or \
             out.dtype != grad.dtype or grad.numel() == 0 or out.shape != grad.shape:
         raise _Refused(f"{name} of this dtype or of no element")
+    _check_swap(dev, grad, dim)
     result = torch.empty(grad.shape, dtype=grad.dtype, device=dev.torch_device)
     dim %= grad.dim()
     _execute(dev, aten_op, (grad, out, dim, input_dtype), {},
