@@ -16,7 +16,8 @@ import chipless
 
 from chipless.torch import eager, execution, graph_text, graph_windows, kept_copies
 from chipless.torch.ops import (_Refused, _autograd_lib, _device_of, _element, _execute,
-                                _lib, _lowered, aten, on_cpu, reduction)
+                                _lib, _lowered, aten, on_cpu)
+from chipless.torch.reductions import reduction
 
 
 # ---- convolutions ------------------------------------------------------------------------------

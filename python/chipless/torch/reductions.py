@@ -1,0 +1,233 @@
+"""Softmax, log_softmax, their gradients, reductions (sum, mean, amax) over any dimensions
+and variances on the emulated devices: each along the last dimension of its operand, another
+dimension brought there by a transpose first. Registered like the ops of chipless.torch.ops,
+whose registry and helpers they use.
+"""
+import math
+
+import torch
+
+from chipless.torch import eager, execution, graph_text
+from chipless.torch.ops import _Refused, _element, _execute, _lowered, aten
+
+
+def _along_last(dim, element, rows, f):
+    """emit(g, operands) applying f(g, [(value, shape)...]) -> value over the last dimension
+    of operands of one shape to their dimension `dim`: where `dim` is not the last, each is
+    transposed to swap the two first and the result swapped back (tpu-compile refuses a swap
+    that moves the last dimension other than with the one before it; Spyre re-lays it out).
+    With `rows`, f sees them as [M, N] matrices."""
+    def emit(g, xs):
+        shape = list(xs[0][1])
+        perm = list(range(len(shape)))
+        perm[dim], perm[-1] = perm[-1], perm[dim]
+        now = [shape[p] for p in perm]
+        values = [v if perm == sorted(perm) else graph_text.transpose(g, v, shape, perm, element)
+                  for v, _ in xs]
+        view = [math.prod(now[:-1]), now[-1]] if rows else now
+        y = f(g, [(graph_text.reshape(g, v, now, view, element), view) for v in values])
+        y = graph_text.reshape(g, y, view, now, element)
+        return [y if perm == sorted(perm) else graph_text.transpose(g, y, now, perm, element)]
+    return emit
+
+
+def _check_swap(dev, x, dim):
+    """Refuses a (log_)softmax along another dimension than the last on the TPU: tpu-compile
+    transposes on the MXU, which turns an infinity (a mask's -inf) into NaN where the CPU
+    computes a number (a pre-existing limit of its transposes, docs/tpu-compiler.md)."""
+    if dev.kind == "tpu" and dim % x.dim() != x.dim() - 1:
+        raise _Refused("a softmax along another dimension than the last (the TPU's transposes "
+                       "on the MXU turn infinities into NaN)")
+
+
+def _softmax_like(dev, aten_op, name, x, dim, half_to_float, rows, emit):
+    """softmax or log_softmax of x along `dim`: emit(g, (value, shape), element) over the last
+    dimension (of [M, N] rows with `rows`), another dimension swapped with it first."""
+    element = _element(x.dtype, dev)
+    if half_to_float or element is None or x.dim() < 1 or x.numel() == 0:
+        raise _Refused(f"{name} of this dtype or of no element")
+    _check_swap(dev, x, dim)
+    out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
+    dim %= x.dim()
+    _execute(dev, aten_op, (x, dim, half_to_float), {},
+             (name, tuple(x.shape), element) + ((dim,) if dim != x.dim() - 1 else ()), [x],
+             [out], _along_last(dim, element, rows, lambda g, xs: emit(g, xs[0], element)))
+    return out
+
+
+@_lowered(aten._softmax.default)
+def _softmax(dev, x, dim, half_to_float):
+    return _softmax_like(dev, aten._softmax.default, "softmax", x, dim, half_to_float, False,
+                         graph_text.emit_softmax)
+
+
+@_lowered(aten._log_softmax.default)
+def _log_softmax(dev, x, dim, half_to_float):
+    lowest = _lowest(x.dtype)
+    return _softmax_like(dev, aten._log_softmax.default, "log_softmax", x, dim, half_to_float,
+                         True, lambda g, v, e: graph_text.emit_log_softmax(g, v, e, lowest))
+
+
+def _reduce_last(dev, aten_op, args, name, x, dims, keepdim, dtype, combine, init, mean=False):
+    element = _element(x.dtype, dev)
+    dims = [d % x.dim() for d in (dims or [])] if x.dim() else []
+    if x.dim() == 0 and dtype in (None, x.dtype):
+        return x.clone()  # the reduction of one number is that number
+    if not dims:
+        dims = list(range(x.dim()))  # no dimension named: all of them (x.sum(), x.mean())
+    trailing = len(set(dims))
+    if element is None or dtype not in (None, x.dtype) or x.dim() < 1 or not dims or \
+            trailing != len(dims) or x.numel() == 0:
+        raise _Refused("a reduction of this dtype, of no element, or naming a dimension twice")
+    shape = list(x.shape)
+    kept = [d for d in range(x.dim()) if d not in dims]
+    out = torch.empty([shape[d] for d in kept], dtype=x.dtype, device=dev.torch_device)
+    emit, columns = reduction(x.dim(), dims, element, combine, init, mean)
+    execution.execute(dev, eager.Op((name + ("_columns" if columns else ""), tuple(shape),
+                                     element, tuple(dims)), [x], [out], emit, aten_op, args, {}))
+    if keepdim:
+        return out.reshape([1 if d in dims else shape[d] for d in range(x.dim())])
+    return out
+
+
+def reduction(rank, dims, element, combine, init, mean=False):
+    """(emit(g, [x]) -> [x reduced over `dims`], whether it reduces as columns): where the
+    last dimension stays (rank 2 or 3), each reduced dimension is brought next to it and
+    reduced as columns are (tpu-compile would have to move the last dimension otherwise);
+    else the reduced dimensions are moved last and reduced there."""
+    if rank - 1 not in dims and rank <= 3:
+        return _reduce_as_columns(dims, element, combine, init, mean), True
+    return _reduce_moved_last(dims, element, combine, init, mean), False
+
+
+def _reduce_moved_last(dims, element, combine, init, mean):
+    """emit(g, [x]) reducing x over `dims`: moved last by a transpose (the others keep their
+    order), then reduced there one at a time from the last (a global average pool: W, then
+    H). With the last dimension among `dims` the transpose leaves it in place; otherwise it
+    moves it, which tpu-compile refuses (Spyre's front end re-lays it out)."""
+    def emit(g, xs):
+        v, now = xs[0]
+        perm = [d for d in range(len(now)) if d not in dims] + sorted(dims)
+        if perm != list(range(len(now))):
+            v, now = graph_text.transpose(g, v, now, perm, element), [now[p] for p in perm]
+        for _ in dims:
+            v = graph_text.emit_reduce_last(g, (v, now), element, combine, init,
+                                            1.0 / now[-1] if mean else None)
+            now = graph_text.reduced_shape(now)
+        return [v]
+    return emit
+
+
+def _reduce_as_columns(dims, element, combine, init, mean):
+    """emit(g, [x]) reducing x (rank 2 or 3, as the compilers reduce columns) over `dims`,
+    which keep its last dimension: from the highest, each moved next to the last by a
+    transpose that keeps the last dimension in place, then reduced as the columns of a
+    matrix; a mean scaled at the end."""
+    def emit(g, xs):
+        v, now = xs[0]
+        count = 1
+        for d in sorted(dims, reverse=True):
+            r = len(now)
+            if d != r - 2:
+                perm = [i for i in range(r) if i not in (d, r - 1)] + [d, r - 1]
+                v, now = graph_text.transpose(g, v, now, perm, element), [now[p] for p in perm]
+            count *= now[-2]
+            v = graph_text.emit_reduce_columns(g, (v, now), element, combine, init)
+            now = now[:-2] + now[-1:]
+        if mean:
+            v = graph_text.emit_elementwise(
+                g, [(v, now)], now, element,
+                lambda b, e: b.op("arith.mulf", e[0], b.const(1.0 / count)))
+        return [v]
+    return emit
+
+
+@_lowered(aten.sum.dim_IntList)
+def _sum(dev, x, dim, keepdim=False, dtype=None):
+    return _reduce_last(dev, aten.sum.dim_IntList, (x, dim, keepdim), "sum", x, dim, keepdim,
+                        dtype, "arith.addf", 0.0)
+
+
+@_lowered(aten.mean.dim)
+def _mean(dev, x, dim, keepdim=False, dtype=None):
+    return _reduce_last(dev, aten.mean.dim, (x, dim, keepdim), "mean", x, dim, keepdim, dtype,
+                        "arith.addf", 0.0, mean=True)
+
+
+@_lowered(aten.amax.default)
+def _amax(dev, x, dim=(), keepdim=False):
+    return _reduce_last(dev, aten.amax.default, (x, dim, keepdim), "amax", x, list(dim),
+                        keepdim, None, "arith.maximumf", _lowest(x.dtype))
+
+
+def _lowest(dtype):
+    """The most negative finite value of a float dtype (a maximum's starting value)."""
+    return -65504.0 if dtype == torch.float16 else -3.0e38
+
+
+def _softmax_gradient(dev, aten_op, name, emit_rows, grad, out, dim, input_dtype):
+    """The gradient of (log_)softmax along `dim` from the result `out`: emit_rows(g, grad,
+    out, element) over rows of the last dimension, another one swapped with it first."""
+    element = _element(grad.dtype, dev)
+    if element is None or grad.dim() < 1 or input_dtype != grad.dtype or \
+            out.dtype != grad.dtype or grad.numel() == 0 or out.shape != grad.shape:
+        raise _Refused(f"{name} of this dtype or of no element")
+    _check_swap(dev, grad, dim)
+    result = torch.empty(grad.shape, dtype=grad.dtype, device=dev.torch_device)
+    dim %= grad.dim()
+    _execute(dev, aten_op, (grad, out, dim, input_dtype), {},
+             (name, tuple(grad.shape), element, dim), [grad, out], [result],
+             _along_last(dim, element, True,
+                         lambda g, xs: emit_rows(g, xs[0], xs[1], element)))
+    return result
+
+
+@_lowered(aten._log_softmax_backward_data.default)
+def _log_softmax_backward(dev, grad, out, dim, input_dtype):
+    return _softmax_gradient(dev, aten._log_softmax_backward_data.default,
+                             "log_softmax_backward", graph_text.emit_log_softmax_backward,
+                             grad, out, dim, input_dtype)
+
+
+@_lowered(aten._softmax_backward_data.default)
+def _softmax_backward(dev, grad, out, dim, input_dtype):
+    return _softmax_gradient(dev, aten._softmax_backward_data.default, "softmax_backward",
+                             graph_text.emit_softmax_backward, grad, out, dim, input_dtype)
+
+
+def _variance(dev, x, dim, correction, keepdim):
+    """(variance, mean) over `dim` (all dimensions when None) as device ops: the mean, then
+    the sum of squared deviations from it (two passes, as the CPU computes it, so that a
+    large mean does not swamp a small spread) over the count less `correction` (1 when
+    None)."""
+    if not x.is_floating_point() or x.numel() == 0:
+        raise _Refused("a variance of no element or of integers")
+    dims = list(range(x.dim())) if dim is None or len(dim) == 0 else list(dim)
+    count = math.prod(x.shape[d] for d in dims) if x.dim() else 1
+    mean = x.mean(dims, keepdim=True) if x.dim() else x.clone()
+    centred = x - mean
+    squares = (centred * centred).sum(dims, keepdim=keepdim) if x.dim() else centred * centred
+    # the CPU's divisor, never below 0 (a count of 1 with the default correction: 0 / 0)
+    var = squares / max(0, count - (1 if correction is None else correction))
+    return var, mean if keepdim or not x.dim() else mean.reshape(var.shape)
+
+
+@_lowered(aten.var.correction)
+def _var(dev, x, dim=None, correction=None, keepdim=False):
+    return _variance(dev, x, dim, correction, keepdim)[0]
+
+
+@_lowered(aten.std.correction)
+def _std(dev, x, dim=None, correction=None, keepdim=False):
+    return _variance(dev, x, dim, correction, keepdim)[0].sqrt()
+
+
+@_lowered(aten.var_mean.correction)
+def _var_mean(dev, x, dim=None, correction=None, keepdim=False):
+    return _variance(dev, x, dim, correction, keepdim)
+
+
+@_lowered(aten.std_mean.correction)
+def _std_mean(dev, x, dim=None, correction=None, keepdim=False):
+    var, mean = _variance(dev, x, dim, correction, keepdim)
+    return var.sqrt(), mean
