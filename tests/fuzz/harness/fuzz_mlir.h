@@ -5,12 +5,12 @@
 #include "dataflow/DfirRegistration.h"
 #include "ktir/KtirRegistration.h"
 #include "ktir/ParseGuard.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "support/spyre_arch.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "support/spyre_arch.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -23,11 +23,13 @@
 namespace chipless::fuzz {
 
 /// One input's MLIR context and source, with its error diagnostics counted (not printed:
-/// set CHIPLESS_FUZZ_VERBOSE=1 to see them).
+/// set CHIPLESS_FUZZ_VERBOSE=1 to see them). The context has no thread pool: one is started
+/// per context otherwise, and starting threads for every input (under ASan) costs more than
+/// the passes it would parallelise over a fuzzed module's few functions.
 class MlirInput {
 public:
   MlirInput(const mlir::DialectRegistry& registry, const std::string& text, const char* harness)
-      : context_(registry), harness_(harness) {
+      : context_(registry, mlir::MLIRContext::Threading::DISABLED), harness_(harness) {
     context_.printOpOnDiagnostic(false);
     sources_.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "input.mlir"),
                                 llvm::SMLoc());

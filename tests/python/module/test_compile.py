@@ -1,6 +1,7 @@
 """chipless.compile: the compilers in this process, byte-identical to the tools, with their
 errors as ChiplessError, and the compile cache."""
 import filecmp
+import json
 import pathlib
 import subprocess
 
@@ -104,6 +105,24 @@ def test_the_cache_compiles_once_per_source_and_options(tmp_path):
             if p.name.startswith(".")] == []  # no staging folder left
     # A changed parameter is another program (even a timing one: its record differs).
     assert chipless.compile(VADD, sets=["dram.bandwidth_gb_s=400"]) != first
+
+
+def test_an_edited_kernel_is_named_from_its_new_text(tmp_path):
+    # A plan's tensors are named after the source's SSA names, read from the file the
+    # locations name. An edit between two compiles in one process gives the new names: the
+    # text is read again for each compile, not kept from the first.
+    kernel = tmp_path / "vadd.mlir"
+    kernel.write_text(VADD.read_text())
+    before = chipless.compile(kernel, tmp_path / "before")
+    kernel.write_text(VADD.read_text().replace("%A_ptr", "%P_ptr"))
+    after = chipless.compile(kernel, tmp_path / "after")
+
+    def names(program):
+        plan = json.loads((pathlib.Path(program) / "job.plan").read_text())
+        return [a["name"] for a in plan["arguments"]]
+
+    assert names(before) == ["A", "B", "C"]
+    assert names(after) == ["P", "B", "C"]
 
 
 def test_a_failed_compile_leaves_nothing_in_the_cache(tmp_path):

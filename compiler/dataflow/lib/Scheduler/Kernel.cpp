@@ -217,24 +217,23 @@ FailureOr<Expr> IndexEval::eval(Value v) {
 // Names from the source text
 //===----------------------------------------------------------------------===//
 
-std::optional<std::string> sourceName(Location loc) {
+std::optional<std::string> SourceNames::at(Location loc) {
   auto file = dyn_cast<FileLineColLoc>(loc);
   if (!file) {
     if (auto name = dyn_cast<NameLoc>(loc)) return name.getName().str();
     if (auto fused = dyn_cast<FusedLoc>(loc))
       for (Location l : fused.getLocations())
-        if (auto n = sourceName(l)) return n;
+        if (auto n = at(l)) return n;
     return std::nullopt;
   }
-  static std::map<std::string, std::vector<std::string>> cache;
   std::string path = file.getFilename().str();
-  auto it = cache.find(path);
-  if (it == cache.end()) {
+  auto it = lines_.find(path);
+  if (it == lines_.end()) {
     std::vector<std::string> lines;
     std::ifstream in(path);
     std::string line;
     while (std::getline(in, line)) lines.push_back(line);
-    it = cache.emplace(path, std::move(lines)).first;
+    it = lines_.emplace(path, std::move(lines)).first;
   }
   unsigned row = file.getLine(), col = file.getColumn();
   if (row == 0 || row > it->second.size()) return std::nullopt;
@@ -380,7 +379,8 @@ std::optional<std::pair<int, int64_t>> boundedSize(OpFoldResult size, IndexEval&
 } // namespace
 
 LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> tiles,
-                                const std::map<int, ScalarBounds>& givenBounds, KernelArgs& out) {
+                                const std::map<int, ScalarBounds>& givenBounds,
+                                SourceNames& sourceNames, KernelArgs& out) {
   // A scalar that steps a loop must be at least 1: the program assumes it, the runtime
   // checks it.
   std::map<int, ScalarBounds> bounds = givenBounds;
@@ -412,7 +412,7 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
     auto space = dyn_cast<ktdp::MemorySpaceAttrInterface>(view.getMemorySpace());
     int where = -1;
     if (space && !space.isGlobal()) where = static_cast<int>(space.getOwnerTileId().value_or(-2));
-    if (auto n = sourceName(c.getLoc()))
+    if (auto n = sourceNames.at(c.getLoc()))
       constantNames.emplace(std::make_pair(where, i.getInt()), *n);
   });
   for (func::FuncOp f : tiles) {
@@ -521,7 +521,7 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
       if (u.pointer == p) mine.push_back(&u);
     TensorArgument t;
     BlockArgument arg = original.getArgument(static_cast<unsigned>(p));
-    t.name = unique(argumentName(sourceName(arg.getLoc()).value_or("arg" + std::to_string(p))));
+    t.name = unique(argumentName(sourceNames.at(arg.getLoc()).value_or("arg" + std::to_string(p))));
     t.elemType = mine.front()->elemType;
     int64_t lo = 0, hi = 0;
     for (const ViewUse* u : mine) {
@@ -592,7 +592,7 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
     if (auto it = constantNames.find({constant[i]->space, constant[i]->lo});
         it != constantNames.end())
       ssa = it->second;
-    else if (auto n = sourceName(constant[i]->constLoc))
+    else if (auto n = sourceNames.at(constant[i]->constLoc))
       ssa = *n;
     t.name = unique(argumentName(ssa));
     for (const ViewUse* u : group) {
@@ -661,7 +661,7 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
                                      << " is not supported: pointer, integer and f16, bf16 or "
                                         "f32 arguments can be bound at launch";
     ScalarArgument s;
-    s.name = unique(sanitizeName(sourceName(arg.getLoc()).value_or("arg" + std::to_string(i))));
+    s.name = unique(sanitizeName(sourceNames.at(arg.getLoc()).value_or("arg" + std::to_string(i))));
     s.funcArg = static_cast<int>(i);
     if (real) s.real = t.isF16() ? DType::F16 : t.isBF16() ? DType::BF16 : DType::F32;
     if (auto b = bounds.find(static_cast<int>(i)); b != bounds.end()) {

@@ -101,9 +101,19 @@ private:
 /// The symbol of function argument `i` while arguments are being discovered.
 std::string pointerSymbol(unsigned i);
 
-/// Recovers an SSA name from the source text at `loc` ("%x_ptr: index" -> "x_ptr"; "%A_addr
-/// = arith.constant" -> "A_addr"); nullopt when the location is not a file position.
-std::optional<std::string> sourceName(mlir::Location loc);
+/// SSA names recovered from the source text that locations point at ("%x_ptr: index" ->
+/// "x_ptr"; "%A_addr = arith.constant" -> "A_addr"). One lives for one compile: the files it
+/// reads are kept for that compile only, so a long-lived process (the device server, eager
+/// PyTorch) neither grows with every kernel name it has seen nor reads a file it has since
+/// changed from a stale copy.
+class SourceNames {
+public:
+  /// The name at `loc`; nullopt when the location is not a file position with a name there.
+  std::optional<std::string> at(mlir::Location loc);
+
+private:
+  std::map<std::string, std::vector<std::string>> lines_;
+};
 /// A tensor argument name from an SSA name: without '%' and without the suffixes _ptr,
 /// _addr, _address, _start_address, _base.
 std::string argumentName(const std::string& ssaName);
@@ -122,7 +132,8 @@ using ScalarBounds = dataflow::ArgumentBounds;
 /// are reported at the ops.
 mlir::LogicalResult discoverArguments(mlir::func::FuncOp original,
                                       llvm::ArrayRef<mlir::func::FuncOp> tiles,
-                                      const std::map<int, ScalarBounds>& bounds, KernelArgs& out);
+                                      const std::map<int, ScalarBounds>& bounds,
+                                      SourceNames& sourceNames, KernelArgs& out);
 
 } // namespace chipless::sched
 

@@ -120,11 +120,12 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
     return entry.emitOpError("returns values; a kernel writes its results through memory"),
            failure();
 
+  SourceNames sourceNames; // names from the source text, read once for this compile
   // 1. Constants for integer arguments.
   std::set<std::string> used;
   for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
     BlockArgument arg = entry.getArgument(i);
-    std::string name = sanitizeName(sourceName(arg.getLoc()).value_or(""));
+    std::string name = sanitizeName(sourceNames.at(arg.getLoc()).value_or(""));
     if (auto real = dyn_cast<FloatType>(arg.getType())) {
       // A float argument fixed when compiling: a constant of its type.
       std::optional<std::pair<std::string, double>> given;
@@ -209,7 +210,7 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
   std::set<std::string> bounded;
   for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
     BlockArgument arg = entry.getArgument(i);
-    std::string name = sanitizeName(sourceName(arg.getLoc()).value_or(""));
+    std::string name = sanitizeName(sourceNames.at(arg.getLoc()).value_or(""));
     auto given = options.bounds.find(name);
     if (given == options.bounds.end()) given = options.bounds.find("arg" + std::to_string(i));
     auto runtime = dyn_cast<ktdp::RuntimeArgType>(arg.getType());
@@ -285,7 +286,7 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
 
   // 3. Arguments.
   KernelArgs args;
-  if (failed(discoverArguments(entry, tiles, bounds, args))) return failure();
+  if (failed(discoverArguments(entry, tiles, bounds, sourceNames, args))) return failure();
   lap("arguments");
   {
     std::ostringstream os;
