@@ -19,8 +19,10 @@ endif
 
 # make fuzz: each libFuzzer harness for FUZZ_RUNS inputs, or FUZZ_SECONDS each when given
 # (FUZZERS="fuzz_npy fuzz_arch" for some only); the corpus grows in build-san/fuzz/.
+# FUZZ_WORKERS=2 fuzzes each harness with two processes over one corpus, FUZZ_RUNS between them.
 FUZZ_RUNS ?= 1000000
 FUZZ_SECONDS ?=
+FUZZ_WORKERS ?= 1
 FUZZERS ?=
 CTEST_ARGS ?=
 
@@ -64,7 +66,7 @@ fuzz-smoke: fuzz-build
 fuzz: fuzz-build
 	@/usr/bin/python3 tests/fuzz/run_fuzzers.py --build-dir $(SAN_BUILD) --source-dir . \
 	  --work $(SAN_BUILD)/fuzz --examples-dir ../shared/ktir-examples --jobs $(JOBS) \
-	  $(if $(FUZZ_SECONDS),--seconds $(FUZZ_SECONDS),--runs $(FUZZ_RUNS)) $(FUZZERS)
+	  --workers $(FUZZ_WORKERS) $(if $(FUZZ_SECONDS),--seconds $(FUZZ_SECONDS),--runs $(FUZZ_RUNS)) $(FUZZERS)
 
 # The bundled studies (scenarios/*.yaml), their reports regenerated under docs/studies/.
 studies: build

@@ -10,9 +10,12 @@ It stops after --runs inputs or --seconds of fuzzing. A crash, a leak, a hang (-
 input) or a run out of memory fails the harness; libFuzzer's reproducer is kept in
 WORK/HARNESS/ (named on stderr) and its report printed. libFuzzer's own output of each run
 is in WORK/HARNESS/fuzz.log (or the build's fuzz/HARNESS/fuzz.log), to follow a long run.
+With --workers W, W processes fuzz the harness at once over one corpus (each takes up the
+others' new inputs as libFuzzer reloads it), --runs shared between them; worker i > 0 logs
+to fuzz.i.log. The inputs reported are the sum over the workers.
 
   run_fuzzers.py --build-dir build-san --source-dir . [--seconds S | --runs N]
-                 [--work DIR] [--examples-dir DIR] [--jobs N] [HARNESS ...]
+                 [--work DIR] [--examples-dir DIR] [--jobs N] [--workers W] [HARNESS ...]
 
 Without --work the new inputs the harness finds go to a temporary folder; `make fuzz` keeps
 them in build-san/fuzz/HARNESS/corpus so that later runs start where this one stopped.
@@ -27,6 +30,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -92,6 +96,21 @@ def final_stats(output):
             int(cov[-1][0]) if cov else 0, int(cov[-1][1]) if cov else 0)
 
 
+def wait_all(procs):
+    """The exit status of each process; once one fails, the others are interrupted (libFuzzer
+    then prints its statistics and stops) so that a find ends the run at once."""
+    while True:
+        codes = [p.poll() for p in procs]
+        if all(c is not None for c in codes):
+            return codes
+        if any(c not in (None, 0) for c in codes):
+            for p, c in zip(procs, codes):
+                if c is None:
+                    p.send_signal(signal.SIGINT)
+            return [p.wait() if c is None else c for p, c in zip(procs, codes)]
+        time.sleep(0.5)
+
+
 def run_harness(harness, args):
     binary = os.path.join(args.build_dir, "bin", harness)
     if not os.access(binary, os.X_OK):
@@ -134,31 +153,44 @@ def run_harness(harness, args):
         dictionary = os.path.join(fuzz_dir, "dict", harness + ".dict")
         if os.path.exists(dictionary):
             cmd.append("-dict=" + dictionary)
-        cmd.append("-runs=%d" % args.runs if args.runs else "-max_total_time=%d" % args.seconds)
-        cmd += [corpus, seeds]
+        workers = max(1, args.workers)
+        dirs = [corpus, seeds]
         checked_in = os.path.join(fuzz_dir, "corpus", harness)
         if os.path.isdir(checked_in):
-            cmd.append(checked_in)
+            dirs.append(checked_in)
         start = time.monotonic()
         # libFuzzer's own lines (inputs so far, coverage, executions per second) go to a log
         # beside the corpus, so a long run can be followed with `tail -f`.
-        log_path = os.path.join(artifacts, "fuzz.log")
-        with open(log_path, "w") as log:
-            returncode = subprocess.run(cmd, env=env, stdout=log, stderr=subprocess.STDOUT
-                                        ).returncode
-        with open(log_path, errors="replace") as log:
-            output = log.read()
+        logs, procs = [], []
+        for i in range(workers):
+            share = args.runs // workers + (1 if i < args.runs % workers else 0)
+            limit = "-runs=%d" % share if args.runs else "-max_total_time=%d" % args.seconds
+            logs.append(os.path.join(artifacts, "fuzz.log" if i == 0 else "fuzz.%d.log" % i))
+            with open(logs[-1], "w") as log:
+                procs.append(subprocess.Popen(cmd + [limit] + dirs, env=env, stdout=log,
+                                              stderr=subprocess.STDOUT))
+        returncodes = wait_all(procs)
         seconds = time.monotonic() - start
-        runs, cov, ft = final_stats(output)
-        if returncode != 0:
-            print(output[-20000:], file=sys.stderr)
-            found = re.findall(r"Test unit written to (\S+)", output)
+        outputs = []
+        for path in logs:
+            with open(path, errors="replace") as log:
+                outputs.append(log.read())
+        stats = [final_stats(o) for o in outputs]
+        runs = sum(r for r, _, _ in stats)
+        cov = max(c for _, c, _ in stats)
+        ft = max(f for _, _, f in stats)
+        failed = [o for o, code in zip(outputs, returncodes) if code != 0]
+        failed.sort(key=lambda o: "Test unit written to" not in o)  # the find first
+        if failed:
+            print(failed[0][-20000:], file=sys.stderr)
+            found = re.findall(r"Test unit written to (\S+)", failed[0])
             print("%s: FAILED after %d inputs in %.0f s%s" %
                   (harness, runs, seconds, (": reproducer " + found[-1]) if found else ""),
                   file=sys.stderr)
             return False
-        print("%-18s %9d inputs in %7.1f s  cov %6d  ft %7d  corpus %d" %
-              (harness, runs, seconds, cov, ft, len(os.listdir(corpus))))
+        print("%-18s %9d inputs in %7.1f s  cov %6d  ft %7d  corpus %d%s" %
+              (harness, runs, seconds, cov, ft, len(os.listdir(corpus)),
+               "  (%d workers)" % workers if workers > 1 else ""))
         return True
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -175,6 +207,8 @@ def main():
     p.add_argument("--timeout", type=int, default=60, help="seconds one input may take")
     p.add_argument("--rss-limit-mb", type=int, default=6144)
     p.add_argument("--jobs", type=int, default=1, help="harnesses run at once")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes fuzzing each harness at once over one corpus")
     p.add_argument("harnesses", nargs="*", help="default: all")
     args = p.parse_args()
     unknown = [h for h in args.harnesses if h not in SEEDS]
