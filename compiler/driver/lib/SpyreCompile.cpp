@@ -184,7 +184,9 @@ bool compileSpyre(std::unique_ptr<llvm::MemoryBuffer> source, const CompileReque
         module->print(os);
         dumps.emplace_back("00-ktir.mlir", text);
       }
-      auto job = dataflow::scheduleKernel(*module, arch, options);
+      dataflow::SchedulerOptions kernelOptions = options;
+      kernelOptions.sources = &sources; // names from this chunk's own text
+      auto job = dataflow::scheduleKernel(*module, arch, kernelOptions);
       if (mlir::failed(job)) return mlir::failure();
       mlir::dfir::JobOp jobOp = *(*job)->getOps<mlir::dfir::JobOp>().begin();
       auto start = std::chrono::steady_clock::now();

@@ -26,7 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         std::abort();
       }
     }
-    auto job = dataflow::scheduleKernel(*module, arch, {});
+    dataflow::SchedulerOptions options;
+    options.sources = &input.sources(); // as spyre-compile names arguments
+    auto job = dataflow::scheduleKernel(*module, arch, options);
     input.requireErrorIf(mlir::failed(job), "the Dataflow Scheduler");
     if (mlir::failed(job)) return;
     auto jobs = (*job)->getOps<mlir::dfir::JobOp>();

@@ -47,6 +47,8 @@ public:
     return chipless::ktir::parseModuleGuarded(sources_, &context_);
   }
   mlir::MLIRContext& context() { return context_; }
+  /// The input text as parsed (the compilers read SSA names from it).
+  const llvm::SourceMgr& sources() const { return sources_; }
 
   /// A stage that failed must have said why: aborts (a finding) when `failed` and no error
   /// was reported since the input started.

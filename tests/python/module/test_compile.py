@@ -108,9 +108,9 @@ def test_the_cache_compiles_once_per_source_and_options(tmp_path):
 
 
 def test_an_edited_kernel_is_named_from_its_new_text(tmp_path):
-    # A plan's tensors are named after the source's SSA names, read from the file the
-    # locations name. An edit between two compiles in one process gives the new names: the
-    # text is read again for each compile, not kept from the first.
+    # A plan's tensors are named after the source's SSA names. An edit between two compiles
+    # in one process gives the new names: the text is read again for each compile, not kept
+    # from the first.
     kernel = tmp_path / "vadd.mlir"
     kernel.write_text(VADD.read_text())
     before = chipless.compile(kernel, tmp_path / "before")
@@ -123,6 +123,9 @@ def test_an_edited_kernel_is_named_from_its_new_text(tmp_path):
 
     assert names(before) == ["A", "B", "C"]
     assert names(after) == ["P", "B", "C"]
+    # Text given in memory is named from its own lines too (there is no file to read).
+    from_text = chipless.compile(text=VADD.read_text(), output=tmp_path / "text")
+    assert names(from_text) == ["A", "B", "C"]
 
 
 def test_a_failed_compile_leaves_nothing_in_the_cache(tmp_path):

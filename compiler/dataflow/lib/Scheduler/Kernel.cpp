@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include <algorithm>
 #include <fstream>
@@ -217,6 +218,23 @@ FailureOr<Expr> IndexEval::eval(Value v) {
 // Names from the source text
 //===----------------------------------------------------------------------===//
 
+std::vector<std::string> SourceNames::linesOf(const std::string& path) const {
+  std::vector<std::string> lines;
+  if (sources_)
+    for (unsigned b = 1; b <= sources_->getNumBuffers(); ++b) {
+      const llvm::MemoryBuffer* buffer = sources_->getMemoryBuffer(b);
+      if (buffer->getBufferIdentifier() != path) continue;
+      std::istringstream in(buffer->getBuffer().str());
+      std::string line;
+      while (std::getline(in, line)) lines.push_back(line);
+      return lines;
+    }
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
 std::optional<std::string> SourceNames::at(Location loc) {
   auto file = dyn_cast<FileLineColLoc>(loc);
   if (!file) {
@@ -228,13 +246,7 @@ std::optional<std::string> SourceNames::at(Location loc) {
   }
   std::string path = file.getFilename().str();
   auto it = lines_.find(path);
-  if (it == lines_.end()) {
-    std::vector<std::string> lines;
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) lines.push_back(line);
-    it = lines_.emplace(path, std::move(lines)).first;
-  }
+  if (it == lines_.end()) it = lines_.emplace(path, linesOf(path)).first;
   unsigned row = file.getLine(), col = file.getColumn();
   if (row == 0 || row > it->second.size()) return std::nullopt;
   const std::string& text = it->second[row - 1];

@@ -108,10 +108,17 @@ std::string pointerSymbol(unsigned i);
 /// changed from a stale copy.
 class SourceNames {
 public:
+  /// Names read from the buffers of `sources` (the text that was parsed) where a location
+  /// names one of them, else from the file the location names.
+  explicit SourceNames(const llvm::SourceMgr* sources = nullptr) : sources_(sources) {}
   /// The name at `loc`; nullopt when the location is not a file position with a name there.
   std::optional<std::string> at(mlir::Location loc);
 
 private:
+  /// The lines of the buffer or file called `path`.
+  std::vector<std::string> linesOf(const std::string& path) const;
+
+  const llvm::SourceMgr* sources_;
   std::map<std::string, std::vector<std::string>> lines_;
 };
 /// A tensor argument name from an SSA name: without '%' and without the suffixes _ptr,

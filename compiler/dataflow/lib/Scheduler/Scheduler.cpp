@@ -120,7 +120,7 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleKernel(ModuleOp ktir, const SpyreArch& 
     return entry.emitOpError("returns values; a kernel writes its results through memory"),
            failure();
 
-  SourceNames sourceNames; // names from the source text, read once for this compile
+  SourceNames sourceNames(options.sources); // names from the source text, read once
   // 1. Constants for integer arguments.
   std::set<std::string> used;
   for (unsigned i = 0; i < entry.getNumArguments(); ++i) {

@@ -33,6 +33,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
 namespace chipless::dataflow {
 
 /// The values an integer argument may take at launch (`spyre-compile --bound`): the
@@ -67,6 +71,10 @@ struct SchedulerOptions {
   std::function<void(const std::string&, const std::string&)> dump;
   /// Called with a stage's name and the seconds it took, when set.
   std::function<void(const std::string&, double)> timing;
+  /// The source the kernel was parsed from, when set: tensor and scalar names are read from
+  /// its buffers, so that text given in memory or a `--split-input-file` chunk is named from
+  /// its own lines. A location naming no buffer of it is read from its file.
+  const llvm::SourceMgr* sources = nullptr;
 };
 
 /// Compiles `ktir` into a module holding one dfir.job named after the entry function.
