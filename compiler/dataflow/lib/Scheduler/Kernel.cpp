@@ -13,11 +13,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
 
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
-
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -212,82 +208,6 @@ FailureOr<Expr> IndexEval::eval(Value v) {
   if (failed(r)) return failure();
   cache_[v] = *r;
   return *r;
-}
-
-//===----------------------------------------------------------------------===//
-// Names from the source text
-//===----------------------------------------------------------------------===//
-
-std::vector<std::string> SourceNames::linesOf(const std::string& path) const {
-  std::vector<std::string> lines;
-  if (sources_)
-    for (unsigned b = 1; b <= sources_->getNumBuffers(); ++b) {
-      const llvm::MemoryBuffer* buffer = sources_->getMemoryBuffer(b);
-      if (buffer->getBufferIdentifier() != path) continue;
-      std::istringstream in(buffer->getBuffer().str());
-      std::string line;
-      while (std::getline(in, line)) lines.push_back(line);
-      return lines;
-    }
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
-  return lines;
-}
-
-std::optional<std::string> SourceNames::at(Location loc) {
-  auto file = dyn_cast<FileLineColLoc>(loc);
-  if (!file) {
-    if (auto name = dyn_cast<NameLoc>(loc)) return name.getName().str();
-    if (auto fused = dyn_cast<FusedLoc>(loc))
-      for (Location l : fused.getLocations())
-        if (auto n = at(l)) return n;
-    return std::nullopt;
-  }
-  std::string path = file.getFilename().str();
-  auto it = lines_.find(path);
-  if (it == lines_.end()) it = lines_.emplace(path, linesOf(path)).first;
-  unsigned row = file.getLine(), col = file.getColumn();
-  if (row == 0 || row > it->second.size()) return std::nullopt;
-  const std::string& text = it->second[row - 1];
-  size_t p = col > 0 ? col - 1 : 0;
-  // An op's location is its name, after `%result =`; an argument's is its own name.
-  size_t eq = text.rfind('=', p);
-  size_t before = eq == std::string::npos ? std::string::npos : text.rfind('%', eq);
-  if (before != std::string::npos && text.find_first_not_of(" \t", eq + 1) == p) {
-    p = before;
-  } else {
-    while (p < text.size() && text[p] != '%') ++p;
-  }
-  if (p >= text.size()) return std::nullopt;
-  size_t q = p + 1;
-  while (q < text.size() && (std::isalnum(static_cast<unsigned char>(text[q])) || text[q] == '_' ||
-                             text[q] == '$' || text[q] == '.' || text[q] == '-'))
-    ++q;
-  if (q == p + 1) return std::nullopt;
-  return text.substr(p + 1, q - p - 1);
-}
-
-std::string sanitizeName(const std::string& name) {
-  std::string n = name;
-  if (!n.empty() && n[0] == '%') n = n.substr(1);
-  std::string out;
-  for (char ch : n) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "t" + out;
-  return out;
-}
-
-std::string argumentName(const std::string& ssaName) {
-  std::string n = ssaName;
-  if (!n.empty() && n[0] == '%') n = n.substr(1);
-  for (const char* suffix : {"_start_address", "_address", "_addr", "_ptr", "_base"}) {
-    std::string s = suffix;
-    if (n.size() > s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0) {
-      n = n.substr(0, n.size() - s.size());
-      break;
-    }
-  }
-  return sanitizeName(n);
 }
 
 //===----------------------------------------------------------------------===//
