@@ -45,6 +45,9 @@ VProgram planPasses(const KernelSpec& k, int64_t lanes) {
   prog.passes.resize(static_cast<size_t>(passes));
   for (size_t i = 0; i < n; ++i) {
     const VOp& o = ops[i];
+    // A per-row value ready only after the last pass feeds no reduction or output (its readers
+    // run at or after the pass it is ready in): nothing computes it.
+    if (o.column && o.kind != VKind::Reduce && ready[i] >= passes) continue;
     if (o.column && o.kind != VKind::Const) prog.columnValues.push_back(static_cast<int>(i));
     if (o.kind == VKind::Reduce)
       prog.passes[static_cast<size_t>(pass[i])].reductions.push_back(static_cast<int>(i));
