@@ -1,8 +1,8 @@
 // The TPU compiler on materialised transposes: a linalg.transpose that moves the innermost
 // dimension and is read other than as a matmul's RHS (x^T @ W, x^T + y, a returned x^T) is
-// computed on the MXU as the transposed-weight fold of an identity generated on the VPU.
-// Awkward shapes (not multiples of 8 or 128), bf16 and f32, a batched transpose, and the
-// transposes that stay refused.
+// computed on the MXU as the transposed-weight fold of an identity generated on the VPU, its
+// infinities and NaN carried apart. Awkward shapes (not multiples of 8 or 128), bf16 and f32,
+// non-finite values, a batched transpose, and the transposes that stay refused.
 #include "tests/e2e/tpu_compile_harness.h"
 
 #include <algorithm>
@@ -80,9 +80,10 @@ std::string graph(int64_t r, int64_t c, int64_t n, const std::string& et) {
 
 /// Compiles and runs the graph for x [r, c], W [r, n]; checks the three results against fp64
 /// (the matmul with relative tolerance `rtol`, the transposes with `ttol`); the transpose
-/// takes `identityFolds` products of the identity [c, c] with the view.
+/// takes `identityFolds` products of the identity [c, c] with the view (its finite part, or
+/// each of its pieces, and the codes of its non-finite elements).
 void check(int64_t r, int64_t c, int64_t n, const std::string& et, const TpuArch& arch,
-           const std::vector<std::string>& flags, double rtol, double ttol, int identityFolds = 1) {
+           const std::vector<std::string>& flags, double rtol, double ttol, int identityFolds = 2) {
   const std::string tag = "tp_" + et + "_" + std::to_string(r) + "x" + std::to_string(c);
   std::string dir = compileOrFail(writeGraph(tag, graph(r, c, n, et)), tag, flags);
   NpyArray x = randomF32Array({r, c}, 71, 2.0f), w = randomF32Array({r, n}, 72),
@@ -98,7 +99,7 @@ void check(int64_t r, int64_t c, int64_t n, const std::string& et, const TpuArch
   expectClose(run.outputs.at("s"), s, 1e-6, std::max(1e-6, 8 * ttol), tag + ": x^T + y");
   expectClose(run.outputs.at("z"), matmul(xt, wv, c, r, n), rtol, rtol, tag + ": x^T @ W");
   // The transpose is real work on the MXU: the identity [c, c] times the view [c, r] (once
-  // per piece), besides the [c, r] x [r, n] matmul.
+  // per piece, and once for the codes), besides the [c, r] x [r, n] matmul.
   EXPECT_EQ(run.stats.get("mxu_flops"), 2.0 * c * r * n + identityFolds * 2.0 * c * c * r) << tag;
 }
 
@@ -113,15 +114,16 @@ TEST(TpuCompileTranspose, F32TransposeIsExactUnderEveryPrecision) {
         {"--set", "numerics.fp32_matmul_precision=bf16x6"}, 1e-5, 0);
   // bf16x3 (the default) and bf16: the source split into three bf16 pieces on the VPU, each
   // moved by a bf16 fold: exact all the same (an f32 fold would keep about 16 and 8 bits).
-  check(77, 200, 20, "f32", tpuArchWith(), {}, 1e-3, 0, 3);
+  check(77, 200, 20, "f32", tpuArchWith(), {}, 1e-3, 0, 4);
   // (bf16: the matmul x^T @ W itself multiplies bf16-rounded operands.)
   check(40, 136, 8, "f32", tpuArchWith({"numerics.fp32_matmul_precision=bf16"}),
-        {"--set", "numerics.fp32_matmul_precision=bf16"}, 0.25, 0, 3);
+        {"--set", "numerics.fp32_matmul_precision=bf16"}, 0.25, 0, 4);
 }
 
 TEST(TpuCompileTranspose, F32TransposeOfExtremeValuesIsExact) {
-  // Values across the exponent range the split keeps exact, [2^-110, 2^111) (tiny, huge,
-  // negative zero, ones with all 24 bits set), survive it.
+  // Values across the whole f32 range survive the split: tiny, huge, negative zero, ones with
+  // all 24 bits set, and those outside the range it keeps exact, [2^-110, 2^111), which are
+  // moved scaled (the largest float, a log_softmax's -3e38, subnormals down to the least).
   const std::string g = R"(func.func @ext(%x: tensor<24x40xf32> {graph.name = "x"})
     -> (tensor<40x24xf32> {graph.name = "t"}) {
   %e = tensor.empty() : tensor<40x24xf32>
@@ -130,15 +132,63 @@ TEST(TpuCompileTranspose, F32TransposeOfExtremeValuesIsExact) {
 })";
   std::string dir = compileOrFail(writeGraph("ext", g), "ext");
   NpyArray x = randomF32Array({24, 40}, 75);
-  const float special[] = {1e-30f, -3e30f, -0.0f, 16777215.0f, 1.0f + 0x1p-23f, 1e-33f, 2e33f};
+  const float special[] = {1e-30f,          -3e30f,    -0.0f,         16777215.0f,
+                           1.0f + 0x1p-23f, 1e-33f,    2e33f,         -3e38f,
+                           3.4028235e38f,   0x1p111f,  0x1p-111f,     -0x1.fffffep-111f,
+                           1e-40f,          0x1p-149f, -0x1.234p-130f};
+  const size_t specials = sizeof special / sizeof special[0];
   for (size_t i = 0; i < x.elements(); ++i) {
     float v;
     std::memcpy(&v, x.data.data() + 4 * i, 4);
-    v = i % 3 == 0 ? special[(i / 3) % 7] : v * std::ldexp(1.0f, static_cast<int>(i % 61) - 30);
+    v = i % 3 == 0 ? special[(i / 3) % specials]
+                   : v * std::ldexp(1.0f, static_cast<int>(i % 61) - 30);
     std::memcpy(x.data.data() + 4 * i, &v, 4);
   }
   TpuKernelRun run = runProgram(dir, {{"x", x}}, tpuArchWith());
   expectClose(run.outputs.at("t"), transposed(asDoubles(x), 24, 40), 0, 0, "x^T");
+}
+
+/// x [rows, cols] of `et` with +inf, -inf and NaN scattered over it (every seventh element,
+/// and all of every fifth row), transposed by tpu-compile's program under `flags`: every element
+/// arrives, the non-finite ones as they were and the finite ones exactly.
+void checkNonFinite(int64_t rows, int64_t cols, const std::string& et, const TpuArch& arch,
+                    const std::vector<std::string>& flags) {
+  const std::string x = "tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "x" + et +
+                        ">",
+                    t = "tensor<" + std::to_string(cols) + "x" + std::to_string(rows) + "x" + et +
+                        ">";
+  const std::string g = "func.func @nf(%x: " + x + " {graph.name = \"x\"}) -> (" + t +
+                        " {graph.name = \"t\"}) {\n  %e = tensor.empty() : " + t +
+                        "\n  %t = linalg.transpose ins(%x : " + x + ") outs(%e : " + t +
+                        ") permutation = [1, 0]\n  return %t : " + t + "\n}\n";
+  const std::string tag = "nf_" + et + "_" + std::to_string(flags.size());
+  std::string dir = compileOrFail(writeGraph(tag, g), tag, flags);
+  NpyArray in = randomF32Array({rows, cols}, 77, 3.0f);
+  const float special[] = {INFINITY, -INFINITY, NAN};
+  for (size_t i = 0; i < in.elements(); ++i)
+    if (i % 7 == 3 || (i / static_cast<size_t>(cols)) % 5 == 1) {
+      float v = special[(i / 7) % 3];
+      std::memcpy(in.data.data() + 4 * i, &v, 4);
+    }
+  TpuKernelRun run = runProgram(dir, {{"x", in}}, arch);
+  std::vector<double> ref = transposed(et == "bf16" ? bf16Values(in) : asDoubles(in), rows, cols);
+  const std::vector<double> got = asDoubles(run.outputs.at("t"));
+  ASSERT_EQ(got.size(), ref.size()) << tag;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (std::isnan(ref[i]))
+      ASSERT_TRUE(std::isnan(got[i])) << tag << ": element " << i << " is " << got[i];
+    else
+      ASSERT_EQ(got[i], ref[i]) << tag << ": element " << i;
+  }
+}
+
+TEST(TpuCompileTranspose, InfinitiesAndNanArriveAsTheyWere) {
+  // A product with the identity would make inf x 0 = NaN in every element of a column that
+  // holds one; the masks of attention (-inf) and overflowed values need them moved.
+  checkNonFinite(40, 136, "bf16", tpuArchWith(), {});
+  checkNonFinite(33, 20, "f32", tpuArchWith(), {}); // three bf16 pieces
+  checkNonFinite(33, 20, "f32", tpuArchWith({"numerics.fp32_matmul_precision=bf16x6"}),
+                 {"--set", "numerics.fp32_matmul_precision=bf16x6"}); // one f32 fold
 }
 
 TEST(TpuCompileTranspose, BatchedTransposeReturned) {

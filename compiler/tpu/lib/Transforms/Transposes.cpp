@@ -8,7 +8,10 @@
 // matmul's RHS read in place and I is generated on the VPU (a linalg.generic comparing
 // linalg.index values). Its cost is what the model makes of these kernels. An f32 transpose
 // is exact: unless the chip's f32 folds keep every product (bf16x6), its source is split into
-// three bf16 pieces, each moved by a bf16 fold and accumulated in f32.
+// three bf16 pieces, each moved by a bf16 fold and accumulated in f32. A product cannot move
+// an infinity or NaN (inf x 0 is NaN in every other element of its column), so only the
+// finite elements go through it; the others travel as small codes through one more fold and
+// are put back on the VPU.
 //
 // A returned reduction over rows (one value per row, a column of its kernel) is made a
 // contiguous vector the same way: broadcast along the row, column 0 viewed as [M, 1] and
@@ -20,6 +23,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
 #include "tpuc/Passes.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -69,6 +74,48 @@ Value identity(IRRewriter& rw, Location loc, ArrayRef<int64_t> shape, Type et) {
   return g.getResult(0);
 }
 
+/// An element-wise linalg.generic of `ins` (all of one shape) giving a tensor of `et`, its
+/// body's yielded value made by `body` from the elements of `ins`.
+Value elementwise(IRRewriter& rw, Location loc, ValueRange ins, Type et,
+                  function_ref<Value(OpBuilder&, Location, ValueRange)> body) {
+  auto inType = cast<RankedTensorType>(ins.front().getType());
+  const auto rank = static_cast<unsigned>(inType.getRank());
+  Value empty = rw.create<tensor::EmptyOp>(loc, inType.getShape(), et);
+  SmallVector<AffineMap> maps(ins.size() + 1, rw.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return rw
+      .create<linalg::GenericOp>(
+          loc, TypeRange{empty.getType()}, ins, ValueRange{empty}, maps, iters,
+          [&](OpBuilder& b, Location l, ValueRange args) {
+            b.create<linalg::YieldOp>(l, ValueRange{body(b, l, args.drop_back())});
+          })
+      .getResult(0);
+}
+
+Value floatConstant(OpBuilder& b, Location l, Type et, double v) {
+  return b.create<arith::ConstantOp>(l, b.getFloatAttr(et, v));
+}
+
+/// Whether `x` is finite: x - x is 0 then, NaN for an infinity or NaN.
+Value isFinite(OpBuilder& b, Location l, Value x) {
+  return b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, b.create<arith::SubFOp>(l, x, x),
+                                 floatConstant(b, l, x.getType(), 0.0));
+}
+
+/// What a product with the identity cannot carry, a code per element: 0 for a finite element,
+/// 1 for +inf, -1 for -inf, 2 for NaN (inf x 0 is NaN, so one non-finite element would spoil
+/// its whole column). When f32 is moved in bf16 pieces, also 3 for a magnitude of 2^111 or
+/// more and 4 for one below 2^-110: moved scaled by 2^-64 and 2^64 into the range the split
+/// keeps exact, and scaled back (exactly: by a power of two, to a value f32 holds).
+constexpr double kNanCode = 2.0, kHugeCode = 3.0, kTinyCode = 4.0;
+constexpr double kHuge = 0x1p111, kTiny = 0x1p-110, kScale = 0x1p64;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// |x|, by arith ops only (the VPU's max of x and -x).
+Value magnitude(OpBuilder& b, Location l, Value x) {
+  return b.create<arith::MaximumFOp>(l, x, b.create<arith::NegFOp>(l, x));
+}
+
 LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw, bool exactF32) {
   Value view = t->getResult(0);
   auto type = cast<RankedTensorType>(view.getType());
@@ -113,55 +160,105 @@ LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw, bool exactF32) 
           .getResult(0);
     return buildContraction(rw, loc, eye, rhs, acc); // several batch dimensions
   };
+  // `x` (of the source's shape) transposed as `t` does, a view the fold reads in place.
+  auto transposedView = [&](Value x) -> Value {
+    Type xt = cast<RankedTensorType>(x.getType()).getElementType();
+    Value empty = rw.create<tensor::EmptyOp>(loc, shape, xt);
+    return rw.create<linalg::TransposeOp>(loc, x, empty, perm)->getResult(0);
+  };
+  // f32 folds keep only some of the products of bf16 pieces (bf16x3: about 16 bits): then an
+  // f32 source is moved in bf16 pieces by bf16 folds (below).
+  const bool split = et.isF32() && !exactF32;
+  Type foldType = split ? Type(rw.getBF16Type()) : et;
+  Value eye = identity(rw, loc, ishape, foldType);
+  // The finite elements are moved by the product, the others (as codes) by a second one.
+  Value src = t.getInput();
+  // Whether |x| is beyond the split's range above (kHuge) or below (kTiny).
+  auto outside = [&](OpBuilder& b, Location l, Value x, arith::CmpFPredicate p, double bound) {
+    return b.create<arith::CmpFOp>(l, p, magnitude(b, l, x), floatConstant(b, l, et, bound))
+        .getResult();
+  };
+  Value finite = elementwise(rw, loc, src, et, [&](OpBuilder& b, Location l, ValueRange x) {
+    auto c = [&](double v) { return floatConstant(b, l, et, v); };
+    Value v = b.create<arith::SelectOp>(l, isFinite(b, l, x[0]), x[0], c(0.0));
+    if (!split) return v;
+    Value down = b.create<arith::MulFOp>(l, v, c(1 / kScale));
+    Value up = b.create<arith::MulFOp>(l, v, c(kScale));
+    return b
+        .create<arith::SelectOp>(
+            l, outside(b, l, v, arith::CmpFPredicate::OGE, kHuge), down,
+            b.create<arith::SelectOp>(l, outside(b, l, v, arith::CmpFPredicate::OLT, kTiny), up, v))
+        .getResult();
+  });
+  Value codes = elementwise(rw, loc, src, foldType, [&](OpBuilder& b, Location l, ValueRange x) {
+    auto c = [&](double v) { return floatConstant(b, l, et, v); };
+    Value sign = b.create<arith::SelectOp>(
+        l, b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x[0], c(0.0)), c(1.0), c(-1.0));
+    Value notNan = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, x[0], x[0]);
+    Value inRange = c(0.0);
+    if (split)
+      inRange = b.create<arith::SelectOp>(
+          l, outside(b, l, x[0], arith::CmpFPredicate::OGE, kHuge), c(kHugeCode),
+          b.create<arith::SelectOp>(l, outside(b, l, x[0], arith::CmpFPredicate::OLT, kTiny),
+                                    c(kTinyCode), c(0.0)));
+    Value code = b.create<arith::SelectOp>(
+        l, isFinite(b, l, x[0]), inRange,
+        b.create<arith::SelectOp>(l, notNan, sign, c(kNanCode)).getResult());
+    return foldType == et ? code : b.create<arith::TruncFOp>(l, foldType, code).getResult();
+  });
   Value moved;
-  if (et.isF32() && !exactF32) {
-    // f32 folds keep only some of the products of bf16 pieces (bf16x3: about 16 bits), so the
-    // source is split into three pieces of 8 significant bits on the VPU (Veltkamp's split,
-    // exact in f32 arithmetic: hi = t - (t - x) with t = x * (2^16 + 1); mid the same of
+  if (split) {
+    // The finite part is split into three pieces of 8 significant bits on the VPU (Veltkamp's
+    // split, exact in f32 arithmetic: hi = t - (t - x) with t = x * (2^16 + 1); mid the same of
     // x - hi; lo = x - hi - mid), each exactly a bf16 and moved by a bf16 fold, accumulated
     // in f32: I x hi^T + I x mid^T + I x lo^T is the transpose, exactly, for |x| from 2^-110
-    // (below, lo is subnormal) to 2^111 (above, t overflows). The VPU keeps a kernel's values
-    // in f32 and rounds only what it stores, so the pieces are made by arithmetic.
-    Value src = t.getInput();
-    auto srcType = cast<RankedTensorType>(src.getType());
-    Type bf16 = rw.getBF16Type();
-    const auto srcRank = static_cast<unsigned>(srcType.getRank());
-    AffineMap id = rw.getMultiDimIdentityMap(srcRank);
-    SmallVector<utils::IteratorType> iters(srcRank, utils::IteratorType::parallel);
+    // (below, lo is subnormal) to 2^111 (above, t overflows; the finite part is scaled into
+    // that range). The VPU keeps a kernel's values in f32 and rounds only what it stores, so
+    // the pieces are made by arithmetic.
     SmallVector<Value> pieces;
     for (int i = 0; i < 3; ++i) {
-      SmallVector<Value> ins{src};
+      SmallVector<Value> ins{finite};
       ins.append(pieces.begin(), pieces.end());
-      SmallVector<AffineMap> maps(ins.size() + 1, id);
-      Value empty = rw.create<tensor::EmptyOp>(loc, srcType.getShape(), bf16);
-      auto piece = rw.create<linalg::GenericOp>(
-          loc, TypeRange{empty.getType()}, ins, ValueRange{empty}, maps, iters,
-          [&](OpBuilder& b, Location l, ValueRange args) {
+      pieces.push_back(
+          elementwise(rw, loc, ins, foldType, [&](OpBuilder& b, Location l, ValueRange args) {
             Value rest = args[0]; // what the pieces so far miss
-            for (size_t j = 1; j + 1 < args.size(); ++j)
+            for (size_t j = 1; j < args.size(); ++j)
               rest = b.create<arith::SubFOp>(l, rest, b.create<arith::ExtFOp>(l, et, args[j]));
             if (i < 2) { // its top 8 significant bits
-              Value scale = b.create<arith::ConstantOp>(l, b.getFloatAttr(et, 65537.0));
-              Value t = b.create<arith::MulFOp>(l, rest, scale);
+              Value t = b.create<arith::MulFOp>(l, rest, floatConstant(b, l, et, 65537.0));
               rest = b.create<arith::SubFOp>(l, t, b.create<arith::SubFOp>(l, t, rest));
             }
-            b.create<linalg::YieldOp>(l, ValueRange{b.create<arith::TruncFOp>(l, bf16, rest)});
-          });
-      pieces.push_back(piece.getResult(0));
+            return b.create<arith::TruncFOp>(l, foldType, rest);
+          }));
     }
-    Value eye = identity(rw, loc, ishape, bf16);
-    for (Value piece : pieces) {
-      Value pieceEmpty = rw.create<tensor::EmptyOp>(loc, shape, bf16);
-      Value moves =
-          rw.create<linalg::TransposeOp>(loc, piece, pieceEmpty, t.getPermutation())->getResult(0);
-      moved = fold(eye, moves, moved);
-    }
+    for (Value piece : pieces) moved = fold(eye, transposedView(piece), moved);
   } else {
-    moved = fold(identity(rw, loc, ishape, et), view, Value());
+    moved = fold(eye, transposedView(finite), Value());
   }
-  rw.replaceUsesWithIf(view, moved, [&](OpOperand& use) {
-    return use.getOwner() != moved.getDefiningOp() && !usedInPlace(use);
-  });
+  Value movedCodes = fold(eye, transposedView(codes), Value());
+  // Each element of a product has one non-zero term, so the codes arrive exactly.
+  Value result = elementwise(
+      rw, loc, ValueRange{moved, movedCodes}, et, [&](OpBuilder& b, Location l, ValueRange args) {
+        auto c = [&](double v) { return floatConstant(b, l, et, v); };
+        auto is = [&](arith::CmpFPredicate p, double v) {
+          return b.create<arith::CmpFOp>(l, p, args[1], c(v)).getResult();
+        };
+        Value inf =
+            b.create<arith::SelectOp>(l, is(arith::CmpFPredicate::OGT, 0.0), c(kInf), c(-kInf));
+        Value special = b.create<arith::SelectOp>(l, is(arith::CmpFPredicate::OEQ, kNanCode),
+                                                  c(std::numeric_limits<double>::quiet_NaN()), inf);
+        if (split) {
+          Value up = b.create<arith::MulFOp>(l, args[0], c(kScale));
+          Value down = b.create<arith::MulFOp>(l, args[0], c(1 / kScale));
+          special = b.create<arith::SelectOp>(
+              l, is(arith::CmpFPredicate::OEQ, kHugeCode), up,
+              b.create<arith::SelectOp>(l, is(arith::CmpFPredicate::OEQ, kTinyCode), down,
+                                        special));
+        }
+        return b.create<arith::SelectOp>(l, is(arith::CmpFPredicate::OEQ, 0.0), args[0], special)
+            .getResult();
+      });
+  rw.replaceUsesWithIf(view, result, [&](OpOperand& use) { return !usedInPlace(use); });
   return success();
 }
 
