@@ -11,33 +11,44 @@ from chipless.torch import eager, execution, graph_text
 from chipless.torch.ops import _Refused, _element, _execute, _lowered, aten
 
 
-def _along_last(dim, element, rows, f):
+def _swaps(rank, dim, keep_last):
+    """The permutations, applied in order, that bring dimension `dim` last: one swap of it
+    with the last; with `keep_last` (tpu-compile materialises only a swap of the last two
+    dimensions) one that keeps the last in place and brings `dim` next to it (a view), then
+    the swap of the two."""
+    last = rank - 1
+    if dim == last:
+        return []
+    if not keep_last or dim == last - 1:
+        perm = list(range(rank))
+        perm[dim], perm[last] = perm[last], perm[dim]
+        return [perm]
+    swap = list(range(rank))
+    swap[-2], swap[-1] = swap[-1], swap[-2]
+    return [[d for d in range(rank) if d not in (dim, last)] + [dim, last], swap]
+
+
+def _along_last(dim, element, rows, keep_last, f):
     """emit(g, operands) applying f(g, [(value, shape)...]) -> value over the last dimension
     of operands of one shape to their dimension `dim`: where `dim` is not the last, each is
-    transposed to swap the two first and the result swapped back (tpu-compile refuses a swap
-    that moves the last dimension other than with the one before it; Spyre re-lays it out).
-    With `rows`, f sees them as [M, N] matrices."""
+    transposed to bring it there and the result transposed back (`keep_last`: as _swaps says,
+    for the TPU; Spyre swaps the two at once and re-lays the result out). With `rows`, f sees
+    them as [M, N] matrices."""
     def emit(g, xs):
-        shape = list(xs[0][1])
-        perm = list(range(len(shape)))
-        perm[dim], perm[-1] = perm[-1], perm[dim]
-        now = [shape[p] for p in perm]
-        values = [v if perm == sorted(perm) else graph_text.transpose(g, v, shape, perm, element)
-                  for v, _ in xs]
+        perms = _swaps(len(xs[0][1]), dim, keep_last)
+        values = []
+        for v, now in xs:
+            for p in perms:
+                v, now = graph_text.transpose(g, v, now, p, element), [now[i] for i in p]
+            values.append(v)
         view = [math.prod(now[:-1]), now[-1]] if rows else now
         y = f(g, [(graph_text.reshape(g, v, now, view, element), view) for v in values])
         y = graph_text.reshape(g, y, view, now, element)
-        return [y if perm == sorted(perm) else graph_text.transpose(g, y, now, perm, element)]
+        for p in reversed(perms):
+            back = [p.index(i) for i in range(len(p))]
+            y, now = graph_text.transpose(g, y, now, back, element), [now[i] for i in back]
+        return [y]
     return emit
-
-
-def _check_swap(dev, x, dim):
-    """Refuses a (log_)softmax along another dimension than the last on the TPU: tpu-compile
-    transposes on the MXU, which turns an infinity (a mask's -inf) into NaN where the CPU
-    computes a number (a pre-existing limit of its transposes, docs/tpu-compiler.md)."""
-    if dev.kind == "tpu" and dim % x.dim() != x.dim() - 1:
-        raise _Refused("a softmax along another dimension than the last (the TPU's transposes "
-                       "on the MXU turn infinities into NaN)")
 
 
 def _softmax_like(dev, aten_op, name, x, dim, half_to_float, rows, emit):
@@ -46,12 +57,12 @@ def _softmax_like(dev, aten_op, name, x, dim, half_to_float, rows, emit):
     element = _element(x.dtype, dev)
     if half_to_float or element is None or x.dim() < 1 or x.numel() == 0:
         raise _Refused(f"{name} of this dtype or of no element")
-    _check_swap(dev, x, dim)
     out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
     dim %= x.dim()
     _execute(dev, aten_op, (x, dim, half_to_float), {},
              (name, tuple(x.shape), element) + ((dim,) if dim != x.dim() - 1 else ()), [x],
-             [out], _along_last(dim, element, rows, lambda g, xs: emit(g, xs[0], element)))
+             [out], _along_last(dim, element, rows, dev.kind == "tpu",
+                                lambda g, xs: emit(g, xs[0], element)))
     return out
 
 
@@ -172,12 +183,11 @@ def _softmax_gradient(dev, aten_op, name, emit_rows, grad, out, dim, input_dtype
     if element is None or grad.dim() < 1 or input_dtype != grad.dtype or \
             out.dtype != grad.dtype or grad.numel() == 0 or out.shape != grad.shape:
         raise _Refused(f"{name} of this dtype or of no element")
-    _check_swap(dev, grad, dim)
     result = torch.empty(grad.shape, dtype=grad.dtype, device=dev.torch_device)
     dim %= grad.dim()
     _execute(dev, aten_op, (grad, out, dim, input_dtype), {},
              (name, tuple(grad.shape), element, dim), [grad, out], [result],
-             _along_last(dim, element, True,
+             _along_last(dim, element, True, dev.kind == "tpu",
                          lambda g, xs: emit_rows(g, xs[0], xs[1], element)))
     return result
 
