@@ -191,6 +191,31 @@ TEST(TpuCompileTranspose, InfinitiesAndNanArriveAsTheyWere) {
                  {"--set", "numerics.fp32_matmul_precision=bf16x6"}); // one f32 fold
 }
 
+TEST(TpuCompileTranspose, RowsBecomeColumns) {
+  // [B, 1, K] to [B, K, 1] (a log_softmax along the middle of [2, 3, 1]) and [1, K] to
+  // [K, 1]: the product's one column of K is read as the row it is, not as K rows of one
+  // element (runs of 4 bytes, below the DMA's alignment).
+  for (const std::string et : {"f32", "bf16"}) {
+    const std::string g =
+        "func.func @rc(%x: tensor<3x1x40x" + et + "> {graph.name = \"x\"}, " + "%y: tensor<1x70x" +
+        et + "> {graph.name = \"y\"})\n" + "    -> (tensor<3x40x1x" + et +
+        "> {graph.name = \"t\"}, tensor<70x1x" + et + "> {graph.name = \"u\"}) {\n" +
+        "  %e = tensor.empty() : tensor<3x40x1x" + et + ">\n" +
+        "  %t = linalg.transpose ins(%x : tensor<3x1x40x" + et + ">) outs(%e : tensor<3x40x1x" +
+        et + ">) permutation = [0, 2, 1]\n" + "  %f = tensor.empty() : tensor<70x1x" + et + ">\n" +
+        "  %u = linalg.transpose ins(%y : tensor<1x70x" + et + ">) outs(%f : tensor<70x1x" + et +
+        ">) permutation = [1, 0]\n" + "  return %t, %u : tensor<3x40x1x" + et + ">, tensor<70x1x" +
+        et + ">\n}\n";
+    std::string dir = compileOrFail(writeGraph("rc_" + et, g), "rc_" + et);
+    NpyArray x = randomF32Array({3, 1, 40}, 78), y = randomF32Array({1, 70}, 79);
+    TpuKernelRun run = runProgram(dir, {{"x", x}, {"y", y}}, tpuArchWith());
+    const bool bf = et == "bf16";
+    // The elements keep their order: [B, 1, K] and [B, K, 1] hold them alike.
+    expectClose(run.outputs.at("t"), bf ? bf16Values(x) : asDoubles(x), 0, 0, "t, " + et);
+    expectClose(run.outputs.at("u"), bf ? bf16Values(y) : asDoubles(y), 0, 0, "u, " + et);
+  }
+}
+
 TEST(TpuCompileTranspose, BatchedTransposeReturned) {
   const std::string g = R"(func.func @bt(%x: tensor<3x40x136xbf16> {graph.name = "x"})
     -> (tensor<3x136x40xbf16> {graph.name = "t"}) {

@@ -208,7 +208,10 @@ LogicalResult ModelBuilder::matmul(Operation& op) {
   // The RHS of a contraction may be one matrix for every batch index (rank 2).
   SmallVector<int64_t> rdims(rv->strides.begin(), rv->strides.end() - 2);
   int64_t runLen;
-  if (sN == 1 || spec_.n == 1) {
+  // One column (N = 1) is read as one row of K when K is contiguous (a transposed view of a
+  // row, [.., 1, K] seen as [.., K, 1]): as rows of one element it would be runs of an element.
+  const bool oneColumnOfK = spec_.n == 1 && sN != 1 && sK == 1 && mm.k > 1;
+  if (sN == 1 || (spec_.n == 1 && !oneColumnOfK)) {
     rdims.push_back(mm.k == 1 ? 0 : sK); // one row of K: its stride never moves a DMA
     runLen = spec_.n;
   } else if (sK == 1 || mm.k == 1) {
