@@ -88,6 +88,13 @@ def seed_files(harness, source_dir, examples_dir):
     return seeds
 
 
+def written_finds(output):
+    """The inputs libFuzzer wrote as finds (crash-, leak-, timeout-, oom-), not the slow units
+    it also writes (slow-unit-: an input slower than -report_slow_units, not a failure)."""
+    return [p for p in re.findall(r"Test unit written to (\S+)", output)
+            if not os.path.basename(p).startswith("slow-unit-")]
+
+
 def final_stats(output):
     """(inputs run, edges covered, features) from libFuzzer's -print_final_stats output."""
     runs = re.findall(r"stat::number_of_executed_units:\s*(\d+)", output)
@@ -180,10 +187,10 @@ def run_harness(harness, args):
         cov = max(c for _, c, _ in stats)
         ft = max(f for _, _, f in stats)
         failed = [o for o, code in zip(outputs, returncodes) if code != 0]
-        failed.sort(key=lambda o: "Test unit written to" not in o)  # the find first
+        failed.sort(key=lambda o: not written_finds(o))  # the find first
         if failed:
             print(failed[0][-20000:], file=sys.stderr)
-            found = re.findall(r"Test unit written to (\S+)", failed[0])
+            found = written_finds(failed[0])
             print("%s: FAILED after %d inputs in %.0f s%s" %
                   (harness, runs, seconds, (": reproducer " + found[-1]) if found else ""),
                   file=sys.stderr)
