@@ -41,13 +41,27 @@ VProgram planPasses(const KernelSpec& k, int64_t lanes) {
       any = true;
     }
   if (!any) passes = 0; // nothing for the vector unit to do
+  // The values the reductions and outputs read, directly or through others. A per-row value
+  // none of them reads is not computed (it may be ready only after the last pass).
+  std::vector<bool> live(n, false);
+  std::vector<int> stack;
+  for (size_t i = 0; i < n; ++i)
+    if (ops[i].kind == VKind::Reduce) stack.push_back(static_cast<int>(i));
+  for (size_t j = 0; j < k.outputs.size(); ++j)
+    if (!fromAcc(k, j)) stack.push_back(k.outputs[j].value);
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    if (v < 0 || live[static_cast<size_t>(v)]) continue;
+    live[static_cast<size_t>(v)] = true;
+    const VOp& o = ops[static_cast<size_t>(v)];
+    for (int x : {o.a, o.b, o.c}) stack.push_back(x);
+  }
   VProgram prog;
   prog.passes.resize(static_cast<size_t>(passes));
   for (size_t i = 0; i < n; ++i) {
     const VOp& o = ops[i];
-    // A per-row value ready only after the last pass feeds no reduction or output (its readers
-    // run at or after the pass it is ready in): nothing computes it.
-    if (o.column && o.kind != VKind::Reduce && ready[i] >= passes) continue;
+    if (o.column && !live[i]) continue;
     if (o.column && o.kind != VKind::Const) prog.columnValues.push_back(static_cast<int>(i));
     if (o.kind == VKind::Reduce)
       prog.passes[static_cast<size_t>(pass[i])].reductions.push_back(static_cast<int>(i));

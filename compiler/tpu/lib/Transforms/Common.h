@@ -59,6 +59,12 @@ bool isContraction(mlir::Operation* op);
 /// float operands are extended to the accumulator's type.
 mlir::Value buildContraction(mlir::OpBuilder& b, mlir::Location loc, mlir::Value lhs,
                              mlir::Value rhs, mlir::Value acc);
+/// An element-wise linalg.generic over `ins` (all of one shape, identity maps, every loop
+/// parallel) giving a tensor of element type `et`: its yielded value is `body` of the
+/// elements of `ins`.
+mlir::Value buildElementwise(
+    mlir::OpBuilder& b, mlir::Location loc, mlir::ValueRange ins, mlir::Type et,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder&, mlir::Location, mlir::ValueRange)> body);
 /// A tensor.concat along the innermost dimension read only as matmuls' LHS: the matmuls read
 /// its parts in place, side by side along K (MatmulSpec::lhs), and it is never written (a
 /// convolution's taps, Windows.cpp).

@@ -104,6 +104,22 @@ bool isContraction(Operation* op) {
          (isArg(mul.getLhs(), 1) && isArg(mul.getRhs(), 0));
 }
 
+Value buildElementwise(OpBuilder& b, Location loc, ValueRange ins, Type et,
+                       function_ref<Value(OpBuilder&, Location, ValueRange)> body) {
+  auto inType = cast<RankedTensorType>(ins.front().getType());
+  const auto rank = static_cast<unsigned>(inType.getRank());
+  Value empty = b.create<tensor::EmptyOp>(loc, inType.getShape(), et);
+  SmallVector<AffineMap> maps(ins.size() + 1, b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{empty.getType()}, ins, ValueRange{empty}, maps, iters,
+          [&](OpBuilder& nb, Location l, ValueRange args) {
+            nb.create<linalg::YieldOp>(l, ValueRange{body(nb, l, args.drop_back())});
+          })
+      .getResult(0);
+}
+
 Value buildContraction(OpBuilder& b, Location loc, Value lhs, Value rhs, Value acc) {
   auto accType = cast<RankedTensorType>(acc.getType());
   const auto batch = static_cast<unsigned>(accType.getRank() - 2);

@@ -210,8 +210,8 @@ LogicalResult ModelBuilder::matmul(Operation& op) {
   int64_t runLen;
   // One column (N = 1) is read as one row of K when K is contiguous (a transposed view of a
   // row, [.., 1, K] seen as [.., K, 1]): as rows of one element it would be runs of an element.
-  const bool oneColumnOfK = spec_.n == 1 && sN != 1 && sK == 1 && mm.k > 1;
-  if (sN == 1 || (spec_.n == 1 && !oneColumnOfK)) {
+  const bool rowOfK = sK == 1 && mm.k > 1;
+  if (sN == 1 || (spec_.n == 1 && !rowOfK)) {
     rdims.push_back(mm.k == 1 ? 0 : sK); // one row of K: its stride never moves a DMA
     runLen = spec_.n;
   } else if (sK == 1 || mm.k == 1) {

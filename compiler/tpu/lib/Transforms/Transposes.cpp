@@ -74,24 +74,6 @@ Value identity(IRRewriter& rw, Location loc, ArrayRef<int64_t> shape, Type et) {
   return g.getResult(0);
 }
 
-/// An element-wise linalg.generic of `ins` (all of one shape) giving a tensor of `et`, its
-/// body's yielded value made by `body` from the elements of `ins`.
-Value elementwise(IRRewriter& rw, Location loc, ValueRange ins, Type et,
-                  function_ref<Value(OpBuilder&, Location, ValueRange)> body) {
-  auto inType = cast<RankedTensorType>(ins.front().getType());
-  const auto rank = static_cast<unsigned>(inType.getRank());
-  Value empty = rw.create<tensor::EmptyOp>(loc, inType.getShape(), et);
-  SmallVector<AffineMap> maps(ins.size() + 1, rw.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  return rw
-      .create<linalg::GenericOp>(
-          loc, TypeRange{empty.getType()}, ins, ValueRange{empty}, maps, iters,
-          [&](OpBuilder& b, Location l, ValueRange args) {
-            b.create<linalg::YieldOp>(l, ValueRange{body(b, l, args.drop_back())});
-          })
-      .getResult(0);
-}
-
 Value floatConstant(OpBuilder& b, Location l, Type et, double v) {
   return b.create<arith::ConstantOp>(l, b.getFloatAttr(et, v));
 }
@@ -178,7 +160,7 @@ LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw, bool exactF32) 
     return b.create<arith::CmpFOp>(l, p, magnitude(b, l, x), floatConstant(b, l, et, bound))
         .getResult();
   };
-  Value finite = elementwise(rw, loc, src, et, [&](OpBuilder& b, Location l, ValueRange x) {
+  Value finite = buildElementwise(rw, loc, src, et, [&](OpBuilder& b, Location l, ValueRange x) {
     auto c = [&](double v) { return floatConstant(b, l, et, v); };
     Value v = b.create<arith::SelectOp>(l, isFinite(b, l, x[0]), x[0], c(0.0));
     if (!split) return v;
@@ -190,22 +172,24 @@ LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw, bool exactF32) 
             b.create<arith::SelectOp>(l, outside(b, l, v, arith::CmpFPredicate::OLT, kTiny), up, v))
         .getResult();
   });
-  Value codes = elementwise(rw, loc, src, foldType, [&](OpBuilder& b, Location l, ValueRange x) {
-    auto c = [&](double v) { return floatConstant(b, l, et, v); };
-    Value sign = b.create<arith::SelectOp>(
-        l, b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x[0], c(0.0)), c(1.0), c(-1.0));
-    Value notNan = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, x[0], x[0]);
-    Value inRange = c(0.0);
-    if (split)
-      inRange = b.create<arith::SelectOp>(
-          l, outside(b, l, x[0], arith::CmpFPredicate::OGE, kHuge), c(kHugeCode),
-          b.create<arith::SelectOp>(l, outside(b, l, x[0], arith::CmpFPredicate::OLT, kTiny),
-                                    c(kTinyCode), c(0.0)));
-    Value code = b.create<arith::SelectOp>(
-        l, isFinite(b, l, x[0]), inRange,
-        b.create<arith::SelectOp>(l, notNan, sign, c(kNanCode)).getResult());
-    return foldType == et ? code : b.create<arith::TruncFOp>(l, foldType, code).getResult();
-  });
+  Value codes =
+      buildElementwise(rw, loc, src, foldType, [&](OpBuilder& b, Location l, ValueRange x) {
+        auto c = [&](double v) { return floatConstant(b, l, et, v); };
+        Value sign = b.create<arith::SelectOp>(
+            l, b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x[0], c(0.0)), c(1.0),
+            c(-1.0));
+        Value notNan = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, x[0], x[0]);
+        Value inRange = c(0.0);
+        if (split)
+          inRange = b.create<arith::SelectOp>(
+              l, outside(b, l, x[0], arith::CmpFPredicate::OGE, kHuge), c(kHugeCode),
+              b.create<arith::SelectOp>(l, outside(b, l, x[0], arith::CmpFPredicate::OLT, kTiny),
+                                        c(kTinyCode), c(0.0)));
+        Value code = b.create<arith::SelectOp>(
+            l, isFinite(b, l, x[0]), inRange,
+            b.create<arith::SelectOp>(l, notNan, sign, c(kNanCode)).getResult());
+        return foldType == et ? code : b.create<arith::TruncFOp>(l, foldType, code).getResult();
+      });
   Value moved;
   if (split) {
     // The finite part is split into three pieces of 8 significant bits on the VPU (Veltkamp's
@@ -220,7 +204,7 @@ LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw, bool exactF32) 
       SmallVector<Value> ins{finite};
       ins.append(pieces.begin(), pieces.end());
       pieces.push_back(
-          elementwise(rw, loc, ins, foldType, [&](OpBuilder& b, Location l, ValueRange args) {
+          buildElementwise(rw, loc, ins, foldType, [&](OpBuilder& b, Location l, ValueRange args) {
             Value rest = args[0]; // what the pieces so far miss
             for (size_t j = 1; j < args.size(); ++j)
               rest = b.create<arith::SubFOp>(l, rest, b.create<arith::ExtFOp>(l, et, args[j]));
@@ -237,7 +221,7 @@ LogicalResult materialize(linalg::TransposeOp t, IRRewriter& rw, bool exactF32) 
   }
   Value movedCodes = fold(eye, transposedView(codes), Value());
   // Each element of a product has one non-zero term, so the codes arrive exactly.
-  Value result = elementwise(
+  Value result = buildElementwise(
       rw, loc, ValueRange{moved, movedCodes}, et, [&](OpBuilder& b, Location l, ValueRange args) {
         auto c = [&](double v) { return floatConstant(b, l, et, v); };
         auto is = [&](arith::CmpFPredicate p, double v) {

@@ -112,8 +112,6 @@ LogicalResult decomposePooling(linalg::LinalgOp op, bool max, IRRewriter& rw) {
   const Location loc = op.getLoc();
   Type et = outType.getElementType();
   const bool isFloat = isa<FloatType>(et);
-  AffineMap id = rw.getMultiDimIdentityMap(4);
-  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
   // acc = combine(acc, slice) for each position of the window, starting from the init.
   Value acc = init;
   for (int64_t kh = 0; kh < window[0]; ++kh)
@@ -124,21 +122,15 @@ LogicalResult decomposePooling(linalg::LinalgOp op, bool max, IRRewriter& rw) {
                                                 rw.getIndexAttr(strides[1]), rw.getIndexAttr(1)};
       for (int64_t s : out) sizes.push_back(rw.getIndexAttr(s));
       Value slice = rw.create<tensor::ExtractSliceOp>(loc, outType, input, offsets, sizes, steps);
-      Value empty = rw.create<tensor::EmptyOp>(loc, out, et);
-      acc = rw.create<linalg::GenericOp>(
-                  loc, TypeRange{outType}, ValueRange{acc, slice}, ValueRange{empty},
-                  ArrayRef<AffineMap>{id, id, id}, iters,
-                  [&](OpBuilder& b, Location l, ValueRange args) {
-                    Value r;
-                    if (max)
-                      r = isFloat ? b.create<arith::MaximumFOp>(l, args[0], args[1]).getResult()
-                                  : b.create<arith::MaxSIOp>(l, args[0], args[1]).getResult();
-                    else
-                      r = isFloat ? b.create<arith::AddFOp>(l, args[0], args[1]).getResult()
-                                  : b.create<arith::AddIOp>(l, args[0], args[1]).getResult();
-                    b.create<linalg::YieldOp>(l, ValueRange{r});
-                  })
-                .getResult(0);
+      acc = buildElementwise(
+          rw, loc, ValueRange{acc, slice}, et,
+          [&](OpBuilder& b, Location l, ValueRange args) -> Value {
+            if (max)
+              return isFloat ? b.create<arith::MaximumFOp>(l, args[0], args[1]).getResult()
+                             : b.create<arith::MaxSIOp>(l, args[0], args[1]).getResult();
+            return isFloat ? b.create<arith::AddFOp>(l, args[0], args[1]).getResult()
+                           : b.create<arith::AddIOp>(l, args[0], args[1]).getResult();
+          });
     }
   rw.replaceOp(op, acc);
   return success();
@@ -147,22 +139,11 @@ LogicalResult decomposePooling(linalg::LinalgOp op, bool max, IRRewriter& rw) {
 /// An element-wise linalg.generic of `x` (a tensor of `shape`) converting it to float type
 /// `to` (extf or truncf).
 Value convertTensor(IRRewriter& rw, Location loc, Value x, Type to) {
-  auto type = cast<RankedTensorType>(x.getType());
-  const auto rank = static_cast<unsigned>(type.getRank());
-  Value empty = rw.create<tensor::EmptyOp>(loc, type.getShape(), to);
-  AffineMap id = rw.getMultiDimIdentityMap(rank);
-  return rw
-      .create<linalg::GenericOp>(
-          loc, TypeRange{empty.getType()}, ValueRange{x}, ValueRange{empty},
-          ArrayRef<AffineMap>{id, id},
-          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-          [&](OpBuilder& b, Location l, ValueRange args) {
-            const bool wider = to.getIntOrFloatBitWidth() > type.getElementTypeBitWidth();
-            Value r = wider ? b.create<arith::ExtFOp>(l, to, args[0]).getResult()
-                            : b.create<arith::TruncFOp>(l, to, args[0]).getResult();
-            b.create<linalg::YieldOp>(l, ValueRange{r});
-          })
-      .getResult(0);
+  const unsigned from = cast<RankedTensorType>(x.getType()).getElementTypeBitWidth();
+  return buildElementwise(rw, loc, x, to, [&](OpBuilder& b, Location l, ValueRange args) -> Value {
+    if (to.getIntOrFloatBitWidth() > from) return b.create<arith::ExtFOp>(l, to, args[0]);
+    return b.create<arith::TruncFOp>(l, to, args[0]);
+  });
 }
 
 /// How a convolution's output pixels become the rows of its matmul.
@@ -299,19 +280,11 @@ LogicalResult decomposeConv(linalg::Conv2DNhwcHwcfOp op, int64_t alignBytes, IRR
         SmallVector<OpFoldResult>{idx(n), idx(out[1]), idx(out[2]), idx(f)}, ones(4));
     if (!c0) {
       // The tensor init added in f32.
-      const auto rank = static_cast<unsigned>(out.size());
-      AffineMap id = rw.getMultiDimIdentityMap(rank);
       Value addend = et == f32 ? init : convertTensor(rw, loc, init, f32);
-      acc = rw.create<linalg::GenericOp>(
-                  loc, TypeRange{RankedTensorType::get(out, f32)}, ValueRange{acc, addend},
-                  ValueRange{rw.create<tensor::EmptyOp>(loc, out, f32)},
-                  ArrayRef<AffineMap>{id, id, id},
-                  SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-                  [&](OpBuilder& b, Location l, ValueRange args) {
-                    b.create<linalg::YieldOp>(
-                        l, ValueRange{b.create<arith::AddFOp>(l, args[0], args[1]).getResult()});
-                  })
-                .getResult(0);
+      acc = buildElementwise(rw, loc, ValueRange{acc, addend}, f32,
+                             [](OpBuilder& b, Location l, ValueRange args) -> Value {
+                               return b.create<arith::AddFOp>(l, args[0], args[1]);
+                             });
     }
   }
   if (!c0 && et != f32) acc = convertTensor(rw, loc, acc, et);
