@@ -26,6 +26,9 @@ DEVICE_DTYPE = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f1
                 torch.int32: "i32", torch.int64: "i32", torch.int8: "i8", torch.bool: "i8"}
 #: Element types each chip's graph compiler takes for arithmetic.
 FLOAT_TYPES = {"tpu": ("f32", "bf16"), "spyre": ("f16", "bf16", "f32")}
+#: Integer types each device's compiler has element-wise arithmetic of (tpu-compile: addi,
+#: subi, muli, maxsi, minsi on i32; the Spyre front end takes i32 as gather indices only).
+INTEGER_TYPES = {"tpu": ("i32",), "spyre": ()}
 
 _lock = threading.RLock()
 _mode = {"defer": any(os.environ.get(v) == "1" for v in

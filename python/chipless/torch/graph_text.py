@@ -279,6 +279,15 @@ def per_channel_rows(g, value, shape, element):
     return emit_elementwise(g, [(value, per_image)], rows, element, lambda b, v: v[0])
 
 
+def per_channel_operands(g, vectors, shape, element):
+    """[C] values as operands of an element-wise op over `shape` (rank 2 to 4, the channels
+    its dimension 1): read per column (rank 2) or per row (per_channel_rows)."""
+    if len(shape) == 2:
+        return [(v, [shape[1]]) for v in vectors]
+    rows = list(range(len(shape) - 1))
+    return [(per_channel_rows(g, v, shape, element), shape[:-1], rows) for v in vectors]
+
+
 def emit_batch_norm(g, x, mean, var, weight, bias, eps, element):
     """Batch normalisation in inference form over the channels (dimension 1) of `x`
     ((value, shape), rank 2 to 4): y = (x - mean) / sqrt(var + eps) * weight + bias per
@@ -288,12 +297,7 @@ def emit_batch_norm(g, x, mean, var, weight, bias, eps, element):
     feeds and then reads one tensor in two forms, which it refuses."""
     xv, shape = x
     vectors = [v for v in (mean, var, weight, bias) if v is not None]
-    if len(shape) == 2:
-        operands = [(xv, shape)] + [(v, [shape[1]]) for v in vectors]
-    else:
-        rows = list(range(len(shape) - 1))
-        operands = [(xv, shape)] + [(per_channel_rows(g, v, shape, element), shape[:-1], rows)
-                                    for v in vectors]
+    operands = [(xv, shape)] + per_channel_operands(g, vectors, shape, element)
 
     def body(b, v):
         it = iter(v[3:])

@@ -77,9 +77,7 @@ def on_cpu(op, args, kwargs, dev, reason=None):
 #: Ops PyTorch 1.13's CPU has no float16 kernels for: with float16 device tensors they run
 #: on the CPU in float32 (ATen's own CPU fallback would fail on them).
 CPU_IN_FLOAT = (
-    "native_batch_norm_backward", "native_layer_norm_backward", "mse_loss", "mse_loss_backward",
-    "nll_loss_forward", "nll_loss_backward", "max_pool2d_with_indices",
-    "max_pool2d_with_indices_backward")
+    "native_layer_norm_backward", "max_pool2d_with_indices", "max_pool2d_with_indices_backward")
 
 
 def _cpu_kernel(op):
@@ -114,10 +112,12 @@ def _lowered(op, library=_lib):
     return register
 
 
-def _element(dtype, dev):
+def _element(dtype, dev, integer=False):
     """The graph element type of `dtype` on `dev`, or None when its compiler has no float
-    arithmetic of that type."""
+    arithmetic (with `integer`: no float or integer arithmetic) of that type."""
     name = eager.DEVICE_DTYPE.get(dtype)
+    if integer and dtype != torch.bool and name in eager.INTEGER_TYPES[dev.kind]:
+        return name
     return name if name in eager.FLOAT_TYPES[dev.kind] else None
 
 
@@ -136,11 +136,12 @@ def _execute(dev, aten_op, args, kwargs, key, operands, outputs, emit):
 
 
 def _elementwise(dev, aten_op, args, kwargs, name, operands, out_shape, dtype, body, out=None,
-                 out_dtype=None, conditions=()):
+                 out_dtype=None, conditions=(), integer=False):
     """out = body(operands) element by element on the device, computed in `dtype`; operands
     are tensors or numbers (rows), those at the indices `conditions` boolean tensors (read
-    as i8); `out` is the tensor an in-place op writes, else one of `out_dtype` (`dtype`)."""
-    element = _element(dtype, dev)
+    as i8); `out` is the tensor an in-place op writes, else one of `out_dtype` (`dtype`).
+    `integer`: the body has integer instructions for an integer `dtype`."""
+    element = _element(dtype, dev, integer)
     if element is None:
         raise _Refused(f"{dtype} arithmetic is not lowered on {dev.kind}")
     n = out_shape[-1] if out_shape else 1
@@ -190,8 +191,15 @@ def _broadcast(*values):
 
 # ---- element-wise ---------------------------------------------------------------------------
 
+#: The integer instruction of each float one that has one (integer tensors on the TPU).
+INTEGER_INSTRUCTIONS = {"arith.addf": "arith.addi", "arith.subf": "arith.subi",
+                        "arith.mulf": "arith.muli", "arith.maximumf": "arith.maxsi",
+                        "arith.minimumf": "arith.minsi"}
+
+
 def _binary(op, instruction, inplace=False, alpha=False):
-    """a (op) b, and for add and sub a (op) alpha * b."""
+    """a (op) b, and for add and sub a (op) alpha * b; of integers too where the device has
+    integer arithmetic (BatchNorm's batch counter; not div, whose result is a float)."""
     @_lowered(op)
     def lower(dev, a, b, **kw):
         scale = kw.get("alpha", 1)
@@ -200,13 +208,16 @@ def _binary(op, instruction, inplace=False, alpha=False):
         if inplace and out_shape != list(a.shape):
             raise _Refused("the in-place result does not have self's shape")
         operands = [a, b] + ([scale] if scale != 1 else [])
+        integer = not dtype.is_floating_point and instruction in INTEGER_INSTRUCTIONS
+        combine, multiply = (INTEGER_INSTRUCTIONS[instruction], "arith.muli") if integer else \
+            (instruction, "arith.mulf")
 
         def body(w, x):
-            other = w.op("arith.mulf", x[1], x[2]) if len(x) == 3 else x[1]
-            return w.op(instruction, x[0], other)
-        name = instruction.split(".")[1] + ("_alpha" if scale != 1 else "")
+            other = w.op(multiply, x[1], x[2]) if len(x) == 3 else x[1]
+            return w.op(combine, x[0], other)
+        name = combine.split(".")[1] + ("_alpha" if scale != 1 else "")
         return _elementwise(dev, op, (a, b), kw, name, operands, out_shape, dtype, body,
-                            out=a if inplace else None)
+                            out=a if inplace else None, integer=integer)
 
 
 for _op, _instruction in (("add", "arith.addf"), ("sub", "arith.subf"), ("mul", "arith.mulf"),

@@ -118,10 +118,19 @@ def _reduce_moved_last(dims, element, combine, init, mean):
     moves it, which tpu-compile refuses (Spyre's front end re-lays it out)."""
     def emit(g, xs):
         v, now = xs[0]
-        perm = [d for d in range(len(now)) if d not in dims] + sorted(dims)
+        # a reduced dimension of 1 but the last (a batch of one) is dropped by a reshape,
+        # not moved by a transpose (which the Spyre front end would fuse with other reads of
+        # v in another form) and summed; the TPU's last dimension stays (its rows are padded)
+        last = len(now) - 1
+        kept = [d for d in range(len(now)) if d not in dims or now[d] != 1 or d == last]
+        reduced = [kept.index(d) for d in dims if d in kept]
+        if len(kept) < len(now):
+            squeezed = [now[d] for d in kept] or [1]
+            v, now = graph_text.reshape(g, v, now, squeezed, element), squeezed
+        perm = [d for d in range(len(now)) if d not in reduced] + sorted(reduced)
         if perm != list(range(len(now))):
             v, now = graph_text.transpose(g, v, now, perm, element), [now[p] for p in perm]
-        for _ in dims:
+        for _ in reduced:
             v = graph_text.emit_reduce_last(g, (v, now), element, combine, init,
                                             1.0 / now[-1] if mean else None)
             now = graph_text.reduced_shape(now)

@@ -88,11 +88,12 @@ def test_bf16_rounds_once_like_the_cpu():
 @pytest.mark.parametrize("shapes", [((64, 200), (200, 72)), ((5, 128), (128, 300))])
 def test_matmuls_on_the_tpu(shapes):
     a, b = torch.randn(*shapes[0]), torch.randn(*shapes[1])
-    # f32 on the MXU: bf16x3, about 16 significant bits
-    close(runs_on_device("tpu", torch.mm, a, b, launches=1), a @ b, 2e-4, 2e-4)
+    # f32 on the MXU: bf16x3, about 16 significant bits per product; a sum of 200 products
+    # of about 14 in magnitude can cancel to a small result, hence the absolute part
+    close(runs_on_device("tpu", torch.mm, a, b, launches=1), a @ b, 2e-4, 5e-4)
     bias = torch.randn(shapes[1][1])
     close(runs_on_device("tpu", lambda x, w, c: torch.addmm(c, x, w), a, b, bias, launches=1),
-          torch.addmm(bias, a, b), 2e-4, 2e-4)
+          torch.addmm(bias, a, b), 2e-4, 5e-4)
 
 
 def test_a_linear_layer_reads_its_transposed_weight_in_place():

@@ -4,7 +4,6 @@ one tpu-v4 served here, run unchanged PyTorch code on the "tpu" device. Both get
 computes; their launches run in one simulation, and the contention for HBM shows in their
 cycles next to what each takes on its share alone."""
 import json
-import os
 import pathlib
 import subprocess
 import sys
