@@ -2,9 +2,11 @@
 a copy to or from the host that touches a recorded tensor (`.cpu()`, `.item()`, printing, a
 branch on a value), an op that runs on the CPU, a view that must be copied, the end of a
 `defer_and_fuse()` block or `synchronize()` — then compiled as one program (cached by its
-text: the same training step is the same program) and launched once. Results nobody holds
-any more are not written back. A graph the compiler refuses runs in the parts halving finds,
-and that split is kept for the next identical graph.
+text: the same training step is the same program) and launched once. The text is written
+only the first time a recording of its structure flushes; the next identical step finds its
+program by the structure. Results nobody holds any more are not written back. A graph the
+compiler refuses runs in the parts halving finds, and that split is kept for the next
+identical graph.
 """
 import hashlib
 
@@ -14,7 +16,7 @@ from chipless.errors import ChiplessError
 from chipless.torch import graph_text
 from chipless.torch.eager import (DEVICE_DTYPE, bindable, compiles, element_of, launch,
                                   map_tensors, program, resident, run_or_cpu, shape_of,
-                                  reads_view, stats_of, view_of)
+                                  reads_view, stats_of, view_key, view_of)
 from chipless.torch.graph_text import Graph
 
 #: Ops a deferred graph holds at most before it is run (a Python loop that never syncs
@@ -23,6 +25,10 @@ MAX_DEFERRED_OPS = 4000
 
 _recorders = {}    # slot -> Recorder
 _plans = {}        # (slot, graph key) -> the (start, end) parts a refused graph ran as
+#: (slot, structure) -> (graph key, [(result name, op index, output index)]): the program of
+#: a recording of that structure (Recorder._structure) and the results it writes back, so
+#: that the next identical step is not written out as text again
+_graphs = {}
 
 
 def record(dev, op):
@@ -59,9 +65,9 @@ class Recorder:
         self._reset()
 
     def _reset(self):
-        self.graph = Graph("deferred")
         self.ops = []
-        self.values = {}   # address -> (value, shape, element): the latest value written there
+        self.reads = []    # per op: how each operand is read (_read_token), and its view
+        self.values = {}   # address -> (op index, output index, shape, element): its latest
         self.args = {}     # (address, shape) -> argument name: device tensors read
         self.held = {}     # address -> a tensor of ours keeping the storage alive
         self.ours = {}     # address -> how many tensors of ours share that storage
@@ -85,7 +91,7 @@ class Recorder:
         if pending is None or t.storage_offset() != 0 or not t.is_contiguous():
             return None
         numel = 1
-        for d in pending[1]:
+        for d in pending[2]:
             numel *= d
         return (address, shape_of(t)) if numel == t.numel() else None
 
@@ -103,6 +109,9 @@ class Recorder:
         return ("view", view) if view is not None else ("copy", None)
 
     def record(self, op):
+        """Adds `op`: how it reads each operand (a value the graph computes, or an argument,
+        either perhaps through a view), and the values it writes; the graph's text waits
+        for the flush."""
         # Copies (a view made a tensor of its own) run what is pending first, so they are all
         # made before any operand is taken from the pending graph: how the others are read
         # is decided after them (a value pending before a copy may have been run by it).
@@ -124,67 +133,102 @@ class Recorder:
                 owned.append((t, (found[0], None, found[2])))
             else:  # copied, or bound in place (resident checks it is on this device)
                 owned.append(found if how == "copied" else resident(t, self.dev))
-        mark = (len(self.graph.lines), len(self.graph.args), dict(self.args))
-        try:
-            operands = [self._operand(own, address, shape)
-                        for own, (address, _, shape) in owned]
-            for i, view in enumerate(views):
-                if view is not None:
-                    _, _, base, sizes, plan = view
-                    element = element_of(owned[i][0])
-                    operands[i] = (graph_text.emit_view(self.graph, operands[i][0], base, sizes,
-                                                        plan, element), list(sizes) or [1])
-            results = op.emit(self.graph, operands)
-        except Exception:
-            del self.graph.lines[mark[0]:], self.graph.args[mark[1]:]
-            self.args = mark[2]
-            raise
+        reads = []
+        for i, (own, (address, _, shape)) in enumerate(owned):
+            pending = self.values.get(address)
+            if pending is not None:  # a value the graph computes, read in `shape`
+                read = ("value",) + pending[:2] + (tuple(pending[2]), pending[3], tuple(shape))
+            else:
+                key = (address, tuple(shape))
+                if key not in self.args:
+                    self.args[key] = f"a{len(self.args)}"
+                read = ("argument", self.args[key], tuple(shape), element_of(own))
+            view = views[i]
+            reads.append((read, view and (view[2], view[3], view[4], element_of(own)),
+                          view and view_key(view)))
         op.operands = [self._own(own) for own, _ in owned]
         op.outputs = [self._own(out) for out in op.outputs]
         op.args = map_tensors(op.args, self._own)
         op.kwargs = {k: map_tensors(v, self._own) for k, v in op.kwargs.items()}
-        for out, value in zip(op.outputs, results):
+        for j, out in enumerate(op.outputs):
             address, _, shape = bindable(out)
-            self.values[address] = (value, shape, element_of(out))
+            self.values[address] = (len(self.ops), j, shape, element_of(out))
+        self.reads.append(reads)
         self.ops.append(op)
         if len(self.ops) >= MAX_DEFERRED_OPS:
             self.flush()
 
-    def _operand(self, own, address, shape):
-        pending = self.values.get(address)
-        if pending is not None:
-            value, computed, element = pending
-            return (graph_text.reshape(self.graph, value, computed, shape, element), shape)
-        name = self.args.get((address, tuple(shape)))
-        if name is None:
-            name = self.args[(address, tuple(shape))] = f"a{len(self.args)}"
-            self.graph.argument(name, shape, element_of(own))
-        return (f"%{name}", shape)
+    def _graph(self):
+        """The recorded ops written into one graph: (graph, {(op index, output index): the
+        value it computes})."""
+        graph, computed, declared = Graph("deferred"), {}, set()
+        for index, (op, reads) in enumerate(zip(self.ops, self.reads)):
+            operands = []
+            for read, view, _ in reads:
+                if read[0] == "value":
+                    _, producer, output, shape, element, as_shape = read
+                    value = graph_text.reshape(graph, computed[(producer, output)], list(shape),
+                                               list(as_shape), element)
+                    operands.append((value, list(as_shape)))
+                else:
+                    _, name, shape, element = read
+                    if name not in declared:
+                        declared.add(name)
+                        graph.argument(name, list(shape), element)
+                    operands.append((f"%{name}", list(shape)))
+                if view is not None:
+                    base, sizes, plan, element = view
+                    operands[-1] = (graph_text.emit_view(graph, operands[-1][0], base, sizes,
+                                                         plan, element), list(sizes) or [1])
+            for j, value in enumerate(op.emit(graph, operands)):
+                computed[(index, j)] = value
+        return graph, computed
+
+    def _structure(self, written):
+        """What the graph's text depends on: each op's key and how it reads its operands,
+        and which of the values are written back (`written`: (op index, output index) ->
+        whether it is): the same for the same training step, whatever its addresses."""
+        return (tuple((op.key, tuple((read, view) for read, _, view in reads))
+                      for op, reads in zip(self.ops, self.reads)),
+                tuple(sorted(written.items())))
 
     def touches(self, address):
         """Whether a recorded op reads or writes the storage at `address`."""
         return address in self.held
 
     def _compose(self):
-        """The recorded graph with its results (those somebody can still read), the tensors
-        to bind, and its key; the key is None when there is nothing to write back."""
-        graph, bound = self.graph, {}
+        """The program key of the recorded graph (compiled from build() the first time),
+        and the tensors to bind; the key is None when there is nothing to write back."""
+        bound = {}
         for (address, shape), name in self.args.items():
             bound[name] = (address, DEVICE_DTYPE[self.held[address].dtype], list(shape))
         s = stats_of(self.dev)
-        # results in the order the graph computes them, so that the same step gives the same
-        # text (and program) whatever addresses its tensors got
-        order = sorted(self.values.items(), key=lambda item: _value_order(item[1][0]))
-        for k, (address, (value, shape, element)) in enumerate(order):
-            if torch.ops.chipless.storage_use_count(self.held[address]) > self.ours[address]:
-                graph.result(f"r{k}", value, shape, element)
-                bound[f"r{k}"] = (address, element, shape)
-            else:
-                s.kept_inside += 1
-        s.written_back += len(graph.results)
-        if not graph.results:
-            return graph, bound, None  # nothing anybody can still see was computed
-        return graph, bound, ("deferred", hashlib.sha256(graph.text().encode()).hexdigest())
+        written, where = {}, {}
+        for address, (producer, output, shape, element) in self.values.items():
+            held = torch.ops.chipless.storage_use_count(self.held[address])
+            written[(producer, output)] = held > self.ours[address]
+            where[(producer, output)] = (address, element, shape)
+        structure = (self.dev.slot, self._structure(written))
+        found = _graphs.get(structure)
+        if found is None:
+            graph, computed = self._graph()
+            # results in the order the graph computes them, so that the same step gives the
+            # same text (and program) whatever addresses its tensors got
+            order = sorted(written, key=lambda v: _value_order(computed[v]))
+            results = []
+            for k, v in enumerate(order):
+                if written[v]:
+                    graph.result(f"r{k}", computed[v], where[v][2], where[v][1])
+                    results.append((f"r{k}",) + v)
+            key = ("deferred", hashlib.sha256(graph.text().encode()).hexdigest()) \
+                if results else None
+            found = _graphs[structure] = (key, results, graph)
+        key, results, graph = found
+        s.kept_inside += len(written) - len(results)
+        s.written_back += len(results)
+        for name, producer, output in results:
+            bound[name] = where[(producer, output)]
+        return graph, bound, key
 
     def _launch(self):
         """Runs the recorded graph as one program; False when the compiler refuses it."""
