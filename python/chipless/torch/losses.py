@@ -12,9 +12,11 @@ chipless::derived), where they are checked as PyTorch's CPU checks them and turn
 those digits and, with class weights or ignored rows, the per-row weights; the selection,
 the products and the sums run on the device.
 """
+import math
+
 import torch
 
-from chipless.torch import graph_text, scalar_rows
+from chipless.torch import graph_text, graph_windows, scalar_rows
 from chipless.torch.ops import _Refused, _element, _execute, _lowered, aten
 
 #: Digits of a class index are compared in this base: every float type the devices compute
@@ -68,9 +70,10 @@ class _Targets:
         if bool(bad.any()):
             raise IndexError(f"Target {int(host[bad][0])} is out of bounds.")
         picked = torch.where(ignored, torch.zeros_like(host), host)
+        column = (list(target.shape) or [1]) + [1]  # a value per row, read along the classes
         self.digits = [
             _kept(target, f"nll digit {d} {dtype} ignore {ignore_index}",
-                  lambda d=d: _digits_of(picked, d).to(dtype).reshape(-1, 1).to(
+                  lambda d=d: _digits_of(picked, d).to(dtype).reshape(column).to(
                       dev.torch_device))
             for d in range(_digit_count(classes))]
         if weight is None and not bool(ignored.any()):
@@ -80,7 +83,7 @@ class _Targets:
             weight, "class weights on the host", lambda: weight.detach().cpu().float())
         rows = torch.where(ignored, torch.zeros(()), w[picked])
         self.total = float(rows.sum())
-        self.weights = rows.to(dtype).reshape(-1, 1).to(dev.torch_device)
+        self.weights = rows.to(dtype).reshape(column).to(dev.torch_device)
 
 
 class _Operands:
@@ -104,8 +107,8 @@ def _nll_operands(dev, target, weight, classes, ignore_index, dtype, ops):
     """The targets' operands added to `ops`: (the _Targets, body(w, e, value) -> `value`
     where the row's target is the element's class, else 0)."""
     targets = _Targets(dev, target, weight, classes, ignore_index, dtype)
-    n = targets.digits[0].shape[0]
-    pairs = [(ops.add(column, [n, 1]), ops.add(_class_row(dev, classes, dtype, d), [classes]))
+    pairs = [(ops.add(column, list(column.shape)),
+              ops.add(_class_row(dev, classes, dtype, d), [classes]))
              for d, column in enumerate(targets.digits)]
 
     def selected(w, e, value):
@@ -116,36 +119,66 @@ def _nll_operands(dev, target, weight, classes, ignore_index, dtype, ops):
     return targets, selected
 
 
-def _check_nll(dev, x, target, reduction):
-    """The graph element type of an nll_loss the devices compute; refused otherwise."""
-    if x.dim() not in (1, 2) or target.dim() != x.dim() - 1 or x.numel() == 0 or \
+def _check_nll(dev, x, target, reduction, images=False):
+    """The graph element type of an nll_loss the devices compute; refused otherwise.
+    `images`: nll_loss2d's scores [N, C, H, W] and targets [N, H, W]."""
+    expected = ((4,) if images else (1, 2))
+    if x.dim() not in expected or target.dim() != x.dim() - 1 or x.numel() == 0 or \
             target.dtype not in (torch.int64, torch.int32, torch.uint8) or \
             reduction not in range(len(REDUCTIONS)) or \
-            x.dim() == 2 and target.shape[0] != x.shape[0]:
-        raise _Refused("nll_loss other than of [N, C] or [C] scores by class indices")
+            x.dim() >= 2 and list(target.shape) != [x.shape[0]] + list(x.shape[2:]):
+        raise _Refused("nll_loss other than of [N, C] or [C] scores (nll_loss2d: [N, C, H, W])"
+                       " by class indices")
     element = _element(x.dtype, dev)
     if element is None:
         raise _Refused(f"nll_loss of {x.dtype}")
     return element
 
 
-@_lowered(aten.nll_loss_forward.default)
-def _nll_loss_forward(dev, x, target, weight, reduction, ignore_index):
+class _Rows:
+    """The scores an nll_loss reads as rows of classes (`shape`, the classes last): [N, C]
+    as it is, [C] as [1, C], nll_loss2d's images [N, C, H, W] as [N, H, W, C] (moved as
+    convolutions move them, graph_windows.to_nhwc)."""
+
+    def __init__(self, dev, x, images):
+        self.own, self.images, self.lanes = list(x.shape), images, dev.kind == "tpu"
+        n = x.shape[0]
+        self.shape = [n] + list(x.shape[2:]) + [x.shape[1]] if images else \
+            [1, x.shape[0]] if x.dim() == 1 else list(x.shape)
+        self.classes = self.shape[-1]
+
+    def rows(self, g, value, element):
+        """The scores `value` (of x's shape) in `shape`."""
+        if self.images:
+            return graph_windows.to_nhwc(g, value, self.own, element, self.lanes)
+        return graph_text.reshape(g, value, self.own, self.shape, element)
+
+    def back(self, g, value, element):
+        """Values in `shape` (a gradient) in x's shape."""
+        if self.images:
+            return graph_windows.to_nchw(g, value, self.shape, element, self.lanes)
+        return graph_text.reshape(g, value, self.shape, self.own, element)
+
+
+def _nll_forward(dev, aten_op, args, images):
     """(loss, total_weight): -sum_i w[t_i] x[i, t_i] over rows not ignored, divided by
-    total_weight (the sum of those w[t_i]) for `mean`; per row for `none`."""
-    element = _check_nll(dev, x, target, reduction)
-    classes = x.shape[-1]
-    n = x.numel() // classes
+    total_weight (the sum of those w[t_i]) for `mean`; per row (per pixel) for `none`."""
+    x, target, weight, reduction, ignore_index = args
+    element = _check_nll(dev, x, target, reduction, images)
+    layout = _Rows(dev, x, images)
+    shape, classes = layout.shape, layout.classes
     ops = _Operands()
-    scores = ops.add(x.reshape(n, classes), [n, classes])
+    scores = ops.add(x, list(x.shape))
     targets, selected = _nll_operands(dev, target, weight, classes, ignore_index, x.dtype, ops)
-    weights = targets.weights is not None and ops.add(targets.weights, [n, 1])
-    per_row = REDUCTIONS[reduction] == "none" and x.dim() == 2
+    weights = targets.weights is not None and ops.add(targets.weights,
+                                                      list(targets.weights.shape))
+    per_row = REDUCTIONS[reduction] == "none" and x.dim() >= 2
     # a mean scales each selected score by 1 / total_weight (a row of that number)
     mean = REDUCTIONS[reduction] == "mean" and ops.add(scalar_rows.row(
         1.0 / targets.total if targets.total else float("nan"), classes, x.dtype, dev),
         [classes])
-    out = torch.empty([n] if per_row else [], dtype=x.dtype, device=dev.torch_device)
+    out = torch.empty(list(target.shape) if per_row else [], dtype=x.dtype,
+                      device=dev.torch_device)
 
     def emit(g, xs):
         def body(w, e):
@@ -154,35 +187,46 @@ def _nll_loss_forward(dev, x, target, weight, reduction, ignore_index):
                 if factor is not False:
                     value = w.op("arith.mulf", value, e[factor])
             return w.op("arith.negf", selected(w, e, value))
-        picked = graph_text.emit_elementwise(g, ops.read(xs), [n, classes], element, body)
-        loss = graph_text.emit_reduce_last(g, (picked, [n, classes]), element, "arith.addf",
-                                           0.0)
-        if not per_row:
-            loss = graph_text.emit_reduce_last(g, (loss, [n]), element, "arith.addf", 0.0)
-        return [loss]
-    key = ("nll_loss", n, classes, element, len(ops.tensors), weights, per_row, mean)
-    _execute(dev, aten.nll_loss_forward.default, (x, target, weight, reduction, ignore_index),
-             {}, key, ops.tensors, [out], emit)
+        operands = ops.read(xs)
+        operands[scores] = (layout.rows(g, xs[scores][0], element), shape)
+        v = graph_text.emit_elementwise(g, operands, shape, element, body)
+        # summed along the classes: the loss per row
+        v = graph_text.emit_reduce_last(g, (v, shape), element, "arith.addf", 0.0)
+        now = graph_text.reduced_shape(shape)
+        if per_row:
+            return [v]
+        # then over the rows: on the TPU one dimension at a time (its rows are padded, so
+        # they do not merge in place), elsewhere merged into one
+        if not layout.lanes:
+            count = math.prod(now)
+            v, now = graph_text.reshape(g, v, now, [count], element), [count]
+        for _ in range(len(now)):
+            v = graph_text.emit_reduce_last(g, (v, now), element, "arith.addf", 0.0)
+            now = graph_text.reduced_shape(now)
+        return [v]
+    key = ("nll_loss", tuple(x.shape), element, len(ops.tensors), weights, per_row, mean)
+    _execute(dev, aten_op, args, {}, key, ops.tensors, [out], emit)
     total_weight = torch.tensor(targets.total, dtype=x.dtype).to(dev.torch_device)
     return out, total_weight
 
 
-@_lowered(aten.nll_loss_backward.default)
-def _nll_loss_backward(dev, grad, x, target, weight, reduction, ignore_index, total_weight):
+def _nll_backward(dev, aten_op, args, images):
     """d loss / d x: -w[t_i] * grad (grad_i per row for `none`; / total_weight for `mean`)
     at [i, t_i], 0 elsewhere."""
-    element = _check_nll(dev, x, target, reduction)
+    grad, x, target, weight, reduction, ignore_index, total_weight = args
+    element = _check_nll(dev, x, target, reduction, images)
     if grad.dtype != x.dtype:
         raise _Refused("a gradient of another dtype than the scores'")
-    classes = x.shape[-1]
-    n = x.numel() // classes
-    per_row = REDUCTIONS[reduction] == "none" and x.dim() == 2
+    layout = _Rows(dev, x, images)
+    shape, classes = layout.shape, layout.classes
+    per_row = REDUCTIONS[reduction] == "none" and x.dim() >= 2
     ops = _Operands()
     # grad_output is one number (read as a row) unless per row
-    scale = ops.add(grad.reshape(n, 1), [n, 1]) if per_row else \
+    scale = ops.add(grad.reshape(shape[:-1] + [1]), shape[:-1] + [1]) if per_row else \
         ops.add(grad.reshape(1).expand(classes), [classes])
     targets, selected = _nll_operands(dev, target, weight, classes, ignore_index, x.dtype, ops)
-    weights = targets.weights is not None and ops.add(targets.weights, [n, 1])
+    weights = targets.weights is not None and ops.add(targets.weights,
+                                                      list(targets.weights.shape))
     # total_weight is the forward's, as PyTorch's backward takes it
     mean = REDUCTIONS[reduction] == "mean" and \
         ops.add(total_weight.reshape(1).expand(classes), [classes])
@@ -196,13 +240,34 @@ def _nll_loss_backward(dev, grad, x, target, weight, reduction, ignore_index, to
             if mean is not False:
                 value = w.op("arith.divf", value, e[mean])
             return selected(w, e, value)
-        grads = graph_text.emit_elementwise(g, ops.read(xs), [n, classes], element, body)
-        return [graph_text.reshape(g, grads, [n, classes], list(x.shape), element)]
-    key = ("nll_loss_backward", n, classes, element, len(ops.tensors), weights, per_row, mean)
-    _execute(dev, aten.nll_loss_backward.default,
-             (grad, x, target, weight, reduction, ignore_index, total_weight), {}, key,
-             ops.tensors, [out], emit)
+        grads = graph_text.emit_elementwise(g, ops.read(xs), shape, element, body)
+        return [layout.back(g, grads, element)]
+    key = ("nll_loss_backward", tuple(x.shape), element, len(ops.tensors), weights, per_row,
+           mean)
+    _execute(dev, aten_op, args, {}, key, ops.tensors, [out], emit)
     return out
+
+
+@_lowered(aten.nll_loss_forward.default)
+def _nll_loss_forward(dev, *args):
+    return _nll_forward(dev, aten.nll_loss_forward.default, args, False)
+
+
+@_lowered(aten.nll_loss_backward.default)
+def _nll_loss_backward(dev, *args):
+    return _nll_backward(dev, aten.nll_loss_backward.default, args, False)
+
+
+@_lowered(aten.nll_loss2d_forward.default)
+def _nll_loss2d_forward(dev, *args):
+    """nll_loss2d (cross_entropy over images, and over [N, C, d1, ...] which PyTorch views
+    as [N, C, 1, d1 ...]): the classes moved last in the program."""
+    return _nll_forward(dev, aten.nll_loss2d_forward.default, args, True)
+
+
+@_lowered(aten.nll_loss2d_backward.default)
+def _nll_loss2d_backward(dev, *args):
+    return _nll_backward(dev, aten.nll_loss2d_backward.default, args, True)
 
 
 def _check_mse(dev, x, y, reduction):

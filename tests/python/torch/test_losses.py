@@ -1,7 +1,8 @@
-"""nll_loss (cross_entropy's second half) and mse_loss on the emulated devices, forward and
-backward, against the CPU: one program each, nothing on the CPU; class indices past what a
-bf16 or f16 holds exactly still pick their own class; a target out of range is PyTorch's
-IndexError; a classifier's training step is one DeferAndFuse program."""
+"""nll_loss and nll_loss2d (cross_entropy's second half, over rows, images and sequences)
+and mse_loss on the emulated devices, forward and backward, against the CPU: one program
+each, nothing on the CPU; class indices past what a bf16 or f16 holds exactly still pick
+their own class; a target out of range is PyTorch's IndexError; a classifier's training
+step is one DeferAndFuse program."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -64,6 +65,24 @@ def test_cross_entropy_of_one_sample_of_scores(device):
             device, dtype, lambda x, t: F.cross_entropy(x, t, reduction=reduction), x, target)
         close(got, want, 5e-3, 5e-3)
         close(grad, want_grad, 5e-3, 5e-3)
+
+
+@pytest.mark.parametrize("device,dtype,rtol,atol", PRECISIONS)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(2, 5, 3, 7), (2, 5, 11), (3, 4, 2, 3, 2)])
+def test_cross_entropy_over_images_and_sequences_on_the_device(device, dtype, rtol, atol,
+                                                               reduction, shape):
+    """Scores [N, C, d1, ...] (PyTorch's nll_loss2d, which views them as [N, C, H, W]): the
+    classes moved last in the program, as a convolution's image is; an ignored class."""
+    x = torch.randn(shape)
+    target = torch.randint(0, shape[1], (shape[0],) + shape[2:])
+    target.view(-1)[:3] = 2
+    got, grad, want, want_grad = on_device_and_cpu(
+        device, dtype, lambda x, t: F.cross_entropy(x, t, reduction=reduction, ignore_index=2),
+        x, target)
+    count = target.numel() if reduction == "sum" else 1
+    close(got, want, rtol, atol * count)
+    close(grad, want_grad, rtol, atol)
 
 
 @pytest.mark.parametrize("device,dtype,classes", [("tpu", torch.bfloat16, 300),
