@@ -36,8 +36,9 @@ def flush_all(slot=-1, address=0):
     """Waits for the eager streams, then runs deferred ops: those of every device, or only
     when the storage at `address` of device `slot` is read or written by one (the backend
     calls this before a copy touches device memory, and with slot -1 before the CPU
-    fallback runs an op)."""
-    stream.wait_all()
+    fallback runs an op). A copy into or out of a storage no queued op uses does not wait."""
+    if slot < 0 or stream.touches(slot, address):
+        stream.wait_all()
     if _mode["flushing"] or not deferred.pending(slot, address):
         return
     _mode["flushing"] = True

@@ -6,11 +6,13 @@ import os
 import pathlib
 import subprocess
 import sys
+import threading
 
 import pytest
 import torch
 
 import chipless.torch
+from chipless.torch import stream
 
 PYTHON_DIR = pathlib.Path(__file__).resolve().parents[3] / "python"
 
@@ -31,6 +33,41 @@ def test_an_error_surfaces_at_the_next_sync_point():
         y.cpu()
     chipless.torch.set_strict(False)
     assert torch.equal((x + 1).cpu(), x.cpu() + 1)  # the stream goes on after the error
+
+
+def test_a_host_copy_waits_only_for_queued_ops_that_use_its_storage():
+    """An op held in the queue: a number uploaded into a fresh tensor goes ahead of it (an
+    optimizer's step size does not stall the stream), a read of the op's operand waits."""
+    x = torch.randn(8, 128).to("tpu")
+    (x + 1).cpu()  # the device's stream exists
+    slot = chipless.torch.ops._device_of(x).slot
+    queue = stream._streams[slot]
+    release, held = threading.Event(), threading.Event()
+
+    class Held:  # an op using x that runs only when released
+        operands, outputs = [x], []
+    blocker = Held()
+    original = queue._run
+    queue._run = lambda op: (held.set(), release.wait()) if op is blocker else original(op)
+    try:
+        stream.submit(slot, None, blocker)
+        held.wait()
+        done = {}
+        upload = threading.Thread(target=lambda: done.setdefault(
+            "fresh", torch.full([4, 128], 2.0).to("tpu")))
+        upload.start()
+        upload.join(timeout=60)
+        assert "fresh" in done, "an upload into a fresh tensor waited for the held op"
+        read = threading.Thread(target=lambda: done.setdefault("x", x.cpu()))
+        read.start()
+        read.join(timeout=0.5)
+        assert "x" not in done, "a read of the held op's operand did not wait for it"
+    finally:
+        release.set()
+        queue._run = original
+    read.join()
+    assert torch.equal(done["fresh"].cpu(), torch.full([4, 128], 2.0))
+    assert done["x"].shape == (8, 128)
 
 
 def test_launch_blocking_raises_at_the_op():
