@@ -116,16 +116,19 @@ class Recorder:
         # made before any operand is taken from the pending graph: how the others are read
         # is decided after them (a value pending before a copy may have been run by it).
         copies = {}
+        read_as = [self._read_as(t, op) for t in op.operands]
         while True:
-            needed = [i for i, t in enumerate(op.operands)
-                      if i not in copies and self._read_as(t, op)[0] == "copy"]
+            needed = [i for i, (how, _) in enumerate(read_as)
+                      if i not in copies and how == "copy"]
             if not needed:
                 break
             for i in needed:
                 copies[i] = resident(op.operands[i], self.dev)
+            # a copy may have run the pending graph: the others are read anew
+            read_as = [self._read_as(t, op) for t in op.operands]
         owned, views = [], []
         for i, t in enumerate(op.operands):
-            how, found = ("copied", copies[i]) if i in copies else self._read_as(t, op)
+            how, found = ("copied", copies[i]) if i in copies else read_as[i]
             views.append(found if how == "view" else None)
             if how == "reshaped":
                 owned.append((t, (found[0], None, found[1])))
