@@ -1016,7 +1016,8 @@ def registrations():
             ("memory, copies and views", [r for r in regs if r in infra]),
             ("run on the CPU in float32 for float16 operands (1.13's CPU has no float16 "
              "kernel)", [r for r in regs if r in in_float]),
-            ("convolutions, lowered on Spyre, run as ATen's CPU convolution elsewhere",
+            ("convolutions and their gradients, lowered on both chips (see docs/pytorch.md for "
+             "the parts that run on the CPU)",
              [r for r in regs if r in conv])]
 
 

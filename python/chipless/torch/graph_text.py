@@ -553,6 +553,14 @@ def view_plan(base_shape, sizes, strides, offset):
             "broadcast": broadcast}
 
 
+def extract_slice(g, value, shape, offsets, box, element):
+    """The box of `value` (of `shape`) at `offsets`, unit strides (tensor.extract_slice)."""
+    out = g.value()
+    g.line(f"{out} = tensor.extract_slice {value}{list(offsets)} {list(box)} "
+           f"{[1] * len(box)} : {tensor_type(shape, element)} to {tensor_type(box, element)}")
+    return out
+
+
 def emit_view(g, value, base_shape, sizes, plan, element):
     """The view `plan` (view_plan) of `value` (a tensor of `base_shape`) as a tensor of
     `sizes`: reshaped, sliced, permuted, reshaped to the view's sizes."""
@@ -583,10 +591,7 @@ def emit_view(g, value, base_shape, sizes, plan, element):
         return reshape(g, out, out_shape, sizes or [1], element)
     v = reshape(g, value, base_shape, shape, element)
     if box != shape:
-        out = g.value()
-        g.line(f"{out} = tensor.extract_slice {v}{offsets} {box} {[1] * len(box)} : "
-               f"{tensor_type(shape, element)} to {tensor_type(box, element)}")
-        v = out
+        v = extract_slice(g, v, shape, offsets, box, element)
     kept = [sizes[i] for i in order] or [1]
     v = reshape(g, v, box, kept, element)
     if order != sorted(order):

@@ -67,10 +67,13 @@ def pad_spatial(g, value, shape, padding, fill, element):
     return _pad(g, value, shape, low, low, fill, element)
 
 
-def pad_channels(g, value, shape, channels, element):
+def pad_channels(g, value, shape, channels, element, dim=1):
     """NCHW `value` (or filters [F, C, KH, KW]) of `shape` with zero channels appended up to
-    `channels` (dimension 1, never the innermost): (value, shape)."""
-    return _pad(g, value, shape, [0] * 4, [0, channels - shape[1], 0, 0], 0.0, element)
+    `channels` (dimension `dim`, 1 or for filters [KH, KW, C, F] 2; never the innermost):
+    (value, shape)."""
+    high = [0] * 4
+    high[dim] = channels - shape[dim]
+    return _pad(g, value, shape, [0] * 4, high, 0.0, element)
 
 
 def _window_attributes(stride, dilation):

@@ -87,17 +87,7 @@ def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_
     return out
 
 
-def _convolution_backward(grad, x, weight, stride, padding, dilation, transposed,
-                          output_padding, groups, mask):
-    dev = _device_of(grad, x, weight)
-    bias_sizes = [weight.shape[1] if transposed else weight.shape[0]] if mask[2] else None
-    return on_cpu(aten.convolution_backward.default,
-                  (grad, x, weight, bias_sizes, stride, padding, dilation, transposed,
-                   output_padding, groups, mask), {}, dev, "convolutions are not lowered yet")
-
-
-_lib.impl("convolution_overrideable", _convolution)
-_lib.impl("convolution_backward_overrideable", _convolution_backward)
+_lib.impl("convolution_overrideable", _convolution)  # the gradients: conv_grad.py
 
 
 # ---- pooling, batch normalisation (both chips) --------------------------------------------------

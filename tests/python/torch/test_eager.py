@@ -209,20 +209,30 @@ def test_convolutions_on_spyre_unfold_into_a_matmul(n, c, h, w, f, k, s, p, d):
     close(got, want, 1e-2, 2e-3 * want.abs().max().item())
 
 
-def test_a_convolution_runs_on_the_tpu_and_its_backward_on_the_cpu():
-    x, weight = torch.randn(1, 3, 8, 8), torch.randn(4, 3, 3, 3)
-    xd, wd = x.to("tpu").requires_grad_(), weight.to("tpu").requires_grad_()
-    got = F.conv2d(xd, wd, padding=1)
-    xc, wc = x.clone().requires_grad_(), weight.clone().requires_grad_()
-    want = F.conv2d(xc, wc, padding=1)
-    close(got, want, 1e-4, 2e-3)  # f32 matmuls in three bf16 passes
-    assert chipless.torch.stats("tpu")["cpu_ops"] == {}
-    grad = torch.randn_like(want)
-    got.backward(grad.to("tpu"))
-    want.backward(grad)
-    close(xd.grad, xc.grad, 1e-5, 1e-5)
-    close(wd.grad, wc.grad, 1e-5, 1e-5)
-    assert chipless.torch.stats("tpu")["cpu_ops"] == {"aten.convolution_backward.default": 1}
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
+@pytest.mark.parametrize("n,c,h,w,f,k,s,p,d", CONVOLUTIONS + [
+    (2, 3, 8, 9, 4, 3, 1, 1, 1), (2, 16, 6, 6, 8, 1, 1, 0, 1), (1, 3, 12, 12, 8, 5, 1, 0, 1)])
+def test_convolution_gradients_on_the_device(device, n, c, h, w, f, k, s, p, d):
+    """convolution_backward as convolutions on the device: the filters' gradient on the TPU
+    (the image's channels as its batch, the output gradient as the filters), the bias's
+    (sums per channel), and at stride 1 the input's (the flipped filters); the input's
+    gradient of a strided convolution and, on Spyre, the filters' run on the CPU."""
+    dtype, tol = (torch.float32, 1e-4) if device == "tpu" else (torch.float16, 2e-3)
+    x = torch.randn(n, c, h, w).to(dtype)
+    weight, bias = (torch.randn(f, c, k, k) * 0.2).to(dtype), torch.randn(f).to(dtype)
+    xd, wd, bd = (t.to(device).requires_grad_() for t in (x, weight, bias))
+    got = F.conv2d(xd, wd, bd, stride=s, padding=p, dilation=d)
+    xc, wc, bc = (t.float().clone().requires_grad_() for t in (x, weight, bias))
+    want = F.conv2d(xc, wc, bc, stride=s, padding=p, dilation=d)
+    grad = torch.randn_like(want).to(dtype)
+    got.backward(grad.to(device))
+    want.backward(grad.float())
+    for a, b in ((xd, xc), (wd, wc), (bd, bc)):  # each within its largest magnitude's share
+        close(a.grad, b.grad, tol, tol * b.grad.abs().max().item())
+    on_cpu = chipless.torch.stats(device)["cpu_ops"]
+    want_on_cpu = (s != 1) + (device == "spyre")  # the input's, the filters' gradient
+    assert on_cpu == ({"aten.convolution_backward.default": want_on_cpu} if want_on_cpu
+                      else {}), on_cpu
 
 
 @pytest.mark.parametrize("device", ["tpu", "spyre"])

@@ -1,0 +1,157 @@
+"""The gradients of a 2-d convolution (convolution_backward) on the emulated devices, each a
+convolution itself, in the graph form's linalg.conv_2d_nhwc_hwcf as the forward is:
+
+- the filters' gradient dW[f, c, kh, kw] = sum over n, oh, ow of g[n, f, oh, ow] *
+  x_padded[n, c, oh s + kh d, ow s + kw d]: the image's channels taken as the batch and its
+  batch as the channels, convolved with the output gradient as the filters ([OH, OW, N, F]),
+  at stride d and dilation s (the forward's swapped); on the TPU (Spyre: on the CPU, below);
+- the input's gradient at stride 1: the output gradient padded by d (K - 1) - p and
+  convolved with the filters with their F and C swapped and flipped in KH and KW (a gather
+  of their rows, tap by tap, in reverse);
+- the bias's gradient: the output gradient summed per channel.
+
+On the CPU, counted, as before: a transposed or grouped convolution; the input's gradient at
+a stride above 1 (it would read the output gradient with zeros between its elements) or of
+a padding beyond d (K - 1); on Spyre the filters' gradient (its front end unfolds a
+convolution box by box per tap, and the direct form has OH OW taps: minutes to compile for
+a 16 x 16 output).
+"""
+import torch
+
+from chipless.torch import eager, execution, graph_text, graph_windows
+from chipless.torch.ops import _device_of, _element, _lib, aten, on_cpu
+from chipless.torch.reductions import reduction
+from chipless.torch.window_ops import _matmul_channels, _pads_lanes
+
+_flips = {}  # (device, taps, channels) -> the i32 row indices that reverse a filter's taps
+
+
+def _flip_rows(dev, taps, channels):
+    """Device indices [KH KW C] of the rows of filters [KH KW C, F] with their taps reversed
+    (kh, kw) -> (KH - 1 - kh, KW - 1 - kw), each tap's C rows in order; made once."""
+    key = (dev.name, taps, channels)
+    if key not in _flips:
+        rows = torch.arange(taps * channels, dtype=torch.int32)
+        tap, channel = rows // channels, rows % channels
+        _flips[key] = ((taps - 1 - tap) * channels + channel).to(dev.torch_device)
+    return _flips[key]
+
+
+def _weight_grad(dev, grad, x, weight, stride, padding, dilation, element, lanes):
+    """dW: the convolution of the image (channels as the batch) by the output gradient."""
+    n, c, h, w = x.shape
+    f, _, kh, kw = weight.shape
+    _, _, oh, ow = grad.shape
+    batch = _matmul_channels(dev, n, oh * ow, x.element_size())  # its batch as channels
+    out = torch.empty(weight.shape, dtype=x.dtype, device=dev.torch_device)
+
+    def emit(g, xs):
+        (xv, _), (gv, _) = xs
+        images = graph_text.transpose(g, xv, [n, c, h, w], [1, 0, 2, 3], element)
+        outputs = graph_text.transpose(g, gv, [n, f, oh, ow], [1, 0, 2, 3], element)
+        filters = graph_windows.filters_hwcf(g, outputs, [f, n, oh, ow], element, lanes, batch)
+        dw = graph_windows.emit_conv2d(g, (images, [c, n, h, w]), (filters, [oh, ow, batch, f]),
+                                       None, dilation, padding, stride, element, lanes)
+        shape = [c, f, graph_windows.conv_output(h, oh, dilation[0], padding[0], stride[0]),
+                 graph_windows.conv_output(w, ow, dilation[1], padding[1], stride[1])]
+        if shape[2:] != [kh, kw]:  # positions past the last tap: no filter has them
+            dw = graph_text.extract_slice(g, dw, shape, [0, 0, 0, 0], [c, f, kh, kw], element)
+        return [graph_text.transpose(g, dw, [c, f, kh, kw], [1, 0, 2, 3], element)]
+
+    def reference(hx, hg):
+        return [torch.nn.grad.conv2d_weight(hx, weight.shape, hg, stride, padding, dilation)]
+    execution.execute(dev, eager.Op(
+        ("conv2d_weight_grad", tuple(x.shape), tuple(weight.shape), tuple(stride),
+         tuple(padding), tuple(dilation), element), [x, grad], [out], emit,
+        aten.convolution_backward.default, (), {}, reference=reference))
+    return out
+
+
+def _input_grad(dev, grad, x, weight, padding, dilation, element, lanes):
+    """dx at stride 1: the output gradient, padded, convolved with the flipped filters."""
+    f, c, kh, kw = weight.shape
+    n, _, oh, ow = grad.shape
+    taps = kh * kw
+    channels = _matmul_channels(dev, f, taps, x.element_size())
+    flips = _flip_rows(dev, taps, f)
+    pads = [dilation[0] * (kh - 1) - padding[0], dilation[1] * (kw - 1) - padding[1]]
+    out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
+
+    def emit(g, xs):
+        (gv, _), (wv, _), (iv, _) = xs
+        # F and C swapped ([C, F, KH, KW]), laid out as the forward's filters ([KH, KW, F, C])
+        swapped = graph_text.transpose(g, wv, [f, c, kh, kw], [1, 0, 2, 3], element)
+        hwcf = graph_windows.filters_hwcf(g, swapped, [c, f, kh, kw], element, lanes)
+        rows = graph_text.reshape(g, hwcf, [kh, kw, f, c], [taps * f, c], element)
+        flipped = graph_text.emit_gather_rows(g, (rows, [taps * f, c]), (iv, [taps * f]),
+                                              element)
+        flipped = graph_text.reshape(g, flipped, [taps * f, c], [kh, kw, f, c], element)
+        if channels != f:  # zero channels, as the forward's filters have (_matmul_channels)
+            flipped, _ = graph_windows.pad_channels(g, flipped, [kh, kw, f, c], channels,
+                                                    element, dim=2)
+        return [graph_windows.emit_conv2d(g, (gv, [n, f, oh, ow]),
+                                          (flipped, [kh, kw, channels, c]), None, [1, 1],
+                                          pads, dilation, element, lanes)]
+
+    def reference(hg, hw, _):
+        return [torch.nn.grad.conv2d_input(x.shape, hw, hg, 1, padding, dilation)]
+    execution.execute(dev, eager.Op(
+        ("conv2d_input_grad", tuple(grad.shape), tuple(weight.shape), tuple(padding),
+         tuple(dilation), element), [grad, weight, flips], [out], emit,
+        aten.convolution_backward.default, (), {}, reference=reference))
+    return out
+
+
+def _bias_grad(dev, grad, element):
+    """db: the output gradient summed over the batch and the positions."""
+    out = torch.empty([grad.shape[1]], dtype=grad.dtype, device=dev.torch_device)
+    sum_of, _ = reduction(4, [0, 2, 3], element, "arith.addf", 0.0)
+    execution.execute(dev, eager.Op(
+        ("conv2d_bias_grad", tuple(grad.shape), element), [grad], [out], sum_of,
+        aten.convolution_backward.default, (), {},
+        reference=lambda hg: [hg.sum((0, 2, 3))]))
+    return out
+
+
+def _convolution_backward(grad, x, weight, stride, padding, dilation, transposed,
+                          output_padding, groups, mask):
+    dev = _device_of(grad, x, weight)
+    element = _element(x.dtype, dev)
+    stride, padding, dilation = list(stride), list(padding), list(dilation)
+    f = weight.shape[0] if weight.dim() else 0
+    args = (grad, x, weight, [f] if mask[2] else None, stride, padding, dilation, transposed,
+            output_padding, groups)
+    reason = ("a transposed or grouped convolution" if transposed or groups != 1 else
+              "not a 2-d convolution" if x.dim() != 4 or weight.dim() != 4 else
+              f"{x.dtype} convolutions" if element is None or
+              weight.dtype != x.dtype or grad.dtype != x.dtype else
+              "a convolution of no element" if 0 in (*x.shape, *grad.shape) else None)
+    if reason is not None:
+        return on_cpu(aten.convolution_backward.default, args + (mask,), {}, dev, reason)
+    lanes = _pads_lanes(dev)
+    results = [None, None, None]
+    if mask[0]:
+        padded = all(p <= d * (k - 1) for p, d, k in zip(padding, dilation, weight.shape[2:]))
+        if stride == [1, 1] and padded:
+            results[0] = _input_grad(dev, grad, x, weight, padding, dilation, element, lanes)
+        else:
+            results[0] = on_cpu(aten.convolution_backward.default,
+                                args + ([True, False, False],), {}, dev,
+                                "the input's gradient at a stride above 1, or of a padding "
+                                "beyond the filter")[0]
+    if mask[1] and lanes:
+        results[1] = _weight_grad(dev, grad, x, weight, stride, padding, dilation, element,
+                                  lanes)
+    elif mask[1]:
+        # Spyre's front end unfolds a convolution box by box per tap: the direct form's
+        # OH OW taps take minutes to compile for a 16 x 16 output, and the unfold-and-matmul
+        # form needs rows of N OH OW it cannot merge in its stick layout
+        results[1] = on_cpu(aten.convolution_backward.default,
+                            args + ([False, True, False],), {}, dev,
+                            "the filters' gradient on Spyre")[1]
+    if mask[2]:
+        results[2] = _bias_grad(dev, grad, element)
+    return tuple(results)
+
+
+_lib.impl("convolution_backward_overrideable", _convolution_backward)
