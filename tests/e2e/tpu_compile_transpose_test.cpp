@@ -216,6 +216,46 @@ TEST(TpuCompileTranspose, RowsBecomeColumns) {
   }
 }
 
+TEST(TpuCompileTranspose, SumsOverDimensionsOfOneEndInOneValue) {
+  // A loss over [N, C, 1, 1] (chipless.torch's nll_loss2d of a [2, 3, 1] input) sums its
+  // per-row values over the dimensions of one that are left, each reduction a transpose on
+  // the MXU whose 1 x 1 identity, a value of shape [2, 1, 1], was taken for a per-row value
+  // of the kernel beside it: kernel formation remade it for ever (tpu-compile hung).
+  const std::string sum = "(%in: f32, %acc: f32) {\n"
+                          "      %r = arith.addf %in, %acc : f32\n"
+                          "      linalg.yield %r : f32\n    }\n";
+  const std::string g =
+      R"(func.func @sums(%x: tensor<2x1x1x3xf32> {graph.name = "x"})
+    -> (tensor<1xf32> {graph.name = "s"}) {
+  %c = arith.constant 0.0 : f32
+  %e3 = tensor.empty() : tensor<2x1x1xf32>
+  %z3 = linalg.fill ins(%c : f32) outs(%e3 : tensor<2x1x1xf32>) -> tensor<2x1x1xf32>
+  %r3 = linalg.reduce ins(%x : tensor<2x1x1x3xf32>) outs(%z3 : tensor<2x1x1xf32>) dimensions = [3]
+    )" +
+      sum + R"(  %e2 = tensor.empty() : tensor<2x1xf32>
+  %z2 = linalg.fill ins(%c : f32) outs(%e2 : tensor<2x1xf32>) -> tensor<2x1xf32>
+  %r2 = linalg.reduce ins(%r3 : tensor<2x1x1xf32>) outs(%z2 : tensor<2x1xf32>) dimensions = [2]
+    )" +
+      sum + R"(  %e1 = tensor.empty() : tensor<2xf32>
+  %z1 = linalg.fill ins(%c : f32) outs(%e1 : tensor<2xf32>) -> tensor<2xf32>
+  %r1 = linalg.reduce ins(%r2 : tensor<2x1xf32>) outs(%z1 : tensor<2xf32>) dimensions = [1]
+    )" +
+      sum +
+      R"(  %row = tensor.expand_shape %r1 [[0, 1]] output_shape [1, 2] : tensor<2xf32> into tensor<1x2xf32>
+  %e0 = tensor.empty() : tensor<1xf32>
+  %z0 = linalg.fill ins(%c : f32) outs(%e0 : tensor<1xf32>) -> tensor<1xf32>
+  %s = linalg.reduce ins(%row : tensor<1x2xf32>) outs(%z0 : tensor<1xf32>) dimensions = [1]
+    )" +
+      sum + R"(  return %s : tensor<1xf32>
+})";
+  std::string dir = compileOrFail(writeGraph("sums", g), "sums");
+  NpyArray x = randomF32Array({2, 1, 1, 3}, 81);
+  TpuKernelRun run = runProgram(dir, {{"x", x}}, tpuArchWith());
+  double total = 0;
+  for (double v : asDoubles(x)) total += v;
+  expectClose(run.outputs.at("s"), {total}, 1e-6, 1e-6, "the sum");
+}
+
 TEST(TpuCompileTranspose, BatchedTransposeReturned) {
   const std::string g = R"(func.func @bt(%x: tensor<3x40x136xbf16> {graph.name = "x"})
     -> (tensor<3x136x40xbf16> {graph.name = "t"}) {

@@ -189,8 +189,15 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
 
     // Group; where a per-row value is used outside its kernel, or a kernel would need more
     // scalar registers than the core has, rewrite or cut and group again. Each round removes
-    // an escape or cuts a kernel, so the rounds are bounded by the ops.
-    for (;;) {
+    // an escape or cuts a kernel, so the rounds are bounded by the ops; a round past that
+    // bound is the compiler's error, reported rather than looped on.
+    const size_t rounds = 4 * body.getOperations().size() + 16;
+    for (size_t round = 0;; ++round) {
+      if (round == rounds) {
+        f.emitError() << "internal error: forming kernels did not settle after " << rounds
+                      << " rounds (a per-row value keeps escaping its kernel)";
+        return signalPassFailure();
+      }
       addCopies(f);      // a vector made below may be returned (through a view)
       copyForConcats(f); // ... or concatenated
       if (failed(group(body))) return signalPassFailure();
@@ -233,6 +240,10 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
       std::string why;
       if (current >= 0 && !cuts.contains(op)) {
         Place place = placeIn(g, groups[static_cast<size_t>(current)].space);
+        // A generic that reads nothing (an identity made of linalg.index, for a transpose on
+        // the MXU) joins no kernel as a per-row value: one of shape [B, 1, 1] would, escape
+        // to the transpose that reads it, and be remade by vectorizeEscapingColumns for ever.
+        if (place == Place::Column && g.getNumDpsInputs() == 0) place = Place::None;
         if (place != Place::None && fits(g, current, place, why)) {
           join(g, current, place);
           continue;
