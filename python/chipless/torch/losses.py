@@ -1,6 +1,7 @@
-"""Losses on the emulated devices: nll_loss (cross_entropy's second half, after its
-log_softmax) and mse_loss, forward and backward, each one program, so that a classifier's
-training step stays on the device and DeferAndFuse fuses it whole.
+"""Losses on the emulated devices: nll_loss and nll_loss2d (cross_entropy's second half,
+after its log_softmax, over rows, images and sequences) and mse_loss, forward and backward,
+each one program, so that a classifier's training step stays on the device and
+DeferAndFuse fuses it whole.
 
 nll_loss picks x[i, target[i]] by comparing each class index with the row's target (a
 one-hot selection, summed along the classes), which both compilers lower as element-wise
@@ -59,9 +60,10 @@ def _kept(t, how, make):
 
 
 class _Targets:
-    """What the device needs of one call's targets: per digit a column [N, 1] of the
-    targets' digits, and the per-row weights [N, 1] (None when every row counts once),
-    with their total (PyTorch's total_weight)."""
+    """What the device needs of one call's targets: per digit a column of the targets'
+    digits, and the per-row weights (None when every row counts once), each of the
+    targets' shape with a dimension of one appended ([N, 1], [N, H, W, 1]), with the
+    weights' total (PyTorch's total_weight)."""
 
     def __init__(self, dev, target, weight, classes, ignore_index, dtype):
         host = _kept(target, "targets on the host", lambda: target.cpu().reshape(-1))
