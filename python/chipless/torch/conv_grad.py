@@ -129,26 +129,23 @@ def _convolution_backward(grad, x, weight, stride, padding, dilation, transposed
     if reason is not None:
         return on_cpu(aten.convolution_backward.default, args + (mask,), {}, dev, reason)
     lanes = _pads_lanes(dev)
+    padded = all(p <= d * (k - 1) for p, d, k in zip(padding, dilation, weight.shape[2:]))
+    # On the CPU: the input's gradient at a stride above 1 or of a padding beyond the filter;
+    # on Spyre the filters' (its front end unfolds a convolution box by box per tap: the
+    # direct form's OH OW taps take minutes to compile for a 16 x 16 output, and the
+    # unfold-and-matmul form needs rows of N OH OW it cannot merge in its stick layout)
+    cpu = [mask[0] and not (stride == [1, 1] and padded), mask[1] and not lanes, False]
     results = [None, None, None]
-    if mask[0]:
-        padded = all(p <= d * (k - 1) for p, d, k in zip(padding, dilation, weight.shape[2:]))
-        if stride == [1, 1] and padded:
-            results[0] = _input_grad(dev, grad, x, weight, padding, dilation, element, lanes)
-        else:
-            results[0] = on_cpu(aten.convolution_backward.default,
-                                args + ([True, False, False],), {}, dev,
-                                "the input's gradient at a stride above 1, or of a padding "
-                                "beyond the filter")[0]
-    if mask[1] and lanes:
+    if any(cpu):
+        why = " and ".join(w for w, c in zip(("the input's gradient at a stride above 1 or of a "
+                                              "padding beyond the filter",
+                                              "the filters' gradient on Spyre"), cpu) if c)
+        results = list(on_cpu(aten.convolution_backward.default, args + (cpu,), {}, dev, why))
+    if mask[0] and not cpu[0]:
+        results[0] = _input_grad(dev, grad, x, weight, padding, dilation, element, lanes)
+    if mask[1] and not cpu[1]:
         results[1] = _weight_grad(dev, grad, x, weight, stride, padding, dilation, element,
                                   lanes)
-    elif mask[1]:
-        # Spyre's front end unfolds a convolution box by box per tap: the direct form's
-        # OH OW taps take minutes to compile for a 16 x 16 output, and the unfold-and-matmul
-        # form needs rows of N OH OW it cannot merge in its stick layout
-        results[1] = on_cpu(aten.convolution_backward.default,
-                            args + ([False, True, False],), {}, dev,
-                            "the filters' gradient on Spyre")[1]
     if mask[2]:
         results[2] = _bias_grad(dev, grad, element)
     return tuple(results)
