@@ -25,9 +25,9 @@ MAX_DEFERRED_OPS = 4000
 
 _recorders = {}    # slot -> Recorder
 _plans = {}        # (slot, graph key) -> the (start, end) parts a refused graph ran as
-#: (slot, structure) -> (graph key, [(result name, op index, output index)]): the program of
-#: a recording of that structure (Recorder._structure) and the results it writes back, so
-#: that the next identical step is not written out as text again
+#: (slot, structure) -> (graph key, [(result name, op index, output index)], graph): the
+#: program of a recording of that structure (Recorder._structure), the results it writes
+#: back and its graph, so that the next identical step is not written out as text again
 _graphs = {}
 
 
@@ -66,7 +66,7 @@ class Recorder:
 
     def _reset(self):
         self.ops = []
-        self.reads = []    # per op: how each operand is read (_read_token), and its view
+        self.reads = []    # per op, per operand: (how it is read, its view, the view's key)
         self.values = {}   # address -> (op index, output index, shape, element): its latest
         self.args = {}     # (address, shape) -> argument name: device tensors read
         self.held = {}     # address -> a tensor of ours keeping the storage alive
