@@ -5,13 +5,13 @@ convolution itself, in the graph form's linalg.conv_2d_nhwc_hwcf as the forward 
   x_padded[n, c, oh s + kh d, ow s + kw d]: the image's channels taken as the batch and its
   batch as the channels, convolved with the output gradient as the filters ([OH, OW, N, F]),
   at stride d and dilation s (the forward's swapped); on the TPU (Spyre: on the CPU, below);
-- the input's gradient at stride 1: the output gradient padded by d (K - 1) - p and
-  convolved with the filters with their F and C swapped and flipped in KH and KW (a gather
-  of their rows, tap by tap, in reverse);
+- the input's gradient: the output gradient, spread to stride 1 when strided (its values
+  s apart, zeros between, by a matmul with a matrix of ones and zeros along W and then H),
+  padded by d (K - 1) - p and convolved with the filters with their F and C swapped and
+  flipped in KH and KW (a gather of their rows, tap by tap, in reverse);
 - the bias's gradient: the output gradient summed per channel.
 
-On the CPU, counted, as before: a transposed or grouped convolution; the input's gradient at
-a stride above 1 (it would read the output gradient with zeros between its elements) or of
+On the CPU, counted, as before: a transposed or grouped convolution; the input's gradient of
 a padding beyond d (K - 1); on Spyre the filters' gradient (its front end unfolds a
 convolution box by box per tap, and the direct form has OH OW taps: minutes to compile for
 a 16 x 16 output).
@@ -67,18 +67,55 @@ def _weight_grad(dev, grad, x, weight, stride, padding, dilation, element, lanes
     return out
 
 
-def _input_grad(dev, grad, x, weight, padding, dilation, element, lanes):
-    """dx at stride 1: the output gradient, padded, convolved with the flipped filters."""
+def _spreading(dev, count, size, stride, dtype):
+    """A device matrix [count, size] of ones at (j, j stride), zeros elsewhere: rows times it
+    put their j-th value at j stride, with zeros between (a strided convolution's output
+    gradient as the stride-1 one its input gradient is a convolution of); made once."""
+    key = (dev.name, "spread", count, size, stride, dtype)
+    if key not in _flips:
+        m = torch.zeros(count, size, dtype=dtype)
+        m[torch.arange(count), torch.arange(count) * stride] = 1
+        _flips[key] = m.to(dev.torch_device)
+    return _flips[key]
+
+
+def _spread(g, value, shape, matrix, size, element):
+    """`value` ([N, F, A, B]) with its last dimension spread by `matrix` ([B, size])."""
+    n, f, a, b = shape
+    rows = graph_text.reshape(g, value, shape, [n * f * a, b], element)
+    out = graph_text.emit_matmul(g, (rows, [n * f * a, b]), (matrix, [b, size]), element)
+    return graph_text.reshape(g, out, [n * f * a, size], [n, f, a, size], element)
+
+
+def _input_grad(dev, grad, x, weight, stride, padding, dilation, element, lanes):
+    """dx: the output gradient, spread to stride 1 when strided (zeros between its values,
+    by matmuls with _spreading's matrices), padded, convolved with the flipped filters."""
     f, c, kh, kw = weight.shape
     n, _, oh, ow = grad.shape
     taps = kh * kw
     channels = _matmul_channels(dev, f, taps, x.element_size())
     flips = _flip_rows(dev, taps, f)
     pads = [dilation[0] * (kh - 1) - padding[0], dilation[1] * (kw - 1) - padding[1]]
+    # the stride-1 output gradient's size: what a stride-1 convolution of the input gives
+    spread = [x.shape[2] + 2 * padding[0] - dilation[0] * (kh - 1),
+              x.shape[3] + 2 * padding[1] - dilation[1] * (kw - 1)]
+    strided = stride != [1, 1]
+    matrices = [_spreading(dev, oh, spread[0], stride[0], x.dtype),
+                _spreading(dev, ow, spread[1], stride[1], x.dtype)] if strided else []
     out = torch.empty(x.shape, dtype=x.dtype, device=dev.torch_device)
 
     def emit(g, xs):
-        (gv, _), (wv, _), (iv, _) = xs
+        (gv, _), (wv, _), (iv, _) = xs[:3]
+        image, shape = gv, [n, f, oh, ow]
+        if strided:  # along W, then along H through a swap of the last two dimensions
+            (hv, _), (wm, _) = xs[3:]
+            image = _spread(g, image, shape, wm, spread[1], element)
+            image = graph_text.transpose(g, image, [n, f, oh, spread[1]], [0, 1, 3, 2],
+                                         element)
+            image = _spread(g, image, [n, f, spread[1], oh], hv, spread[0], element)
+            image = graph_text.transpose(g, image, [n, f, spread[1], spread[0]], [0, 1, 3, 2],
+                                         element)
+            shape = [n, f] + spread
         # F and C swapped ([C, F, KH, KW]), laid out as the forward's filters ([KH, KW, F, C])
         swapped = graph_text.transpose(g, wv, [f, c, kh, kw], [1, 0, 2, 3], element)
         hwcf = graph_windows.filters_hwcf(g, swapped, [c, f, kh, kw], element, lanes)
@@ -89,16 +126,16 @@ def _input_grad(dev, grad, x, weight, padding, dilation, element, lanes):
         if channels != f:  # zero channels, as the forward's filters have (_matmul_channels)
             flipped, _ = graph_windows.pad_channels(g, flipped, [kh, kw, f, c], channels,
                                                     element, dim=2)
-        return [graph_windows.emit_conv2d(g, (gv, [n, f, oh, ow]),
-                                          (flipped, [kh, kw, channels, c]), None, [1, 1],
-                                          pads, dilation, element, lanes)]
+        return [graph_windows.emit_conv2d(g, (image, shape), (flipped, [kh, kw, channels, c]),
+                                          None, [1, 1], pads, dilation, element, lanes)]
 
-    def reference(hg, hw, _):
-        return [torch.nn.grad.conv2d_input(x.shape, hw, hg, 1, padding, dilation)]
+    def reference(hg, hw, *_):
+        return [torch.nn.grad.conv2d_input(x.shape, hw, hg, stride, padding, dilation)]
     execution.execute(dev, eager.Op(
-        ("conv2d_input_grad", tuple(grad.shape), tuple(weight.shape), tuple(padding),
-         tuple(dilation), element), [grad, weight, flips], [out], emit,
-        aten.convolution_backward.default, (), {}, reference=reference))
+        ("conv2d_input_grad", tuple(grad.shape), tuple(weight.shape), tuple(stride),
+         tuple(padding), tuple(dilation), tuple(x.shape), element),
+        [grad, weight, flips] + matrices, [out], emit, aten.convolution_backward.default, (),
+        {}, reference=reference))
     return out
 
 
@@ -130,19 +167,20 @@ def _convolution_backward(grad, x, weight, stride, padding, dilation, transposed
         return on_cpu(aten.convolution_backward.default, args + (mask,), {}, dev, reason)
     lanes = _pads_lanes(dev)
     padded = all(p <= d * (k - 1) for p, d, k in zip(padding, dilation, weight.shape[2:]))
-    # On the CPU: the input's gradient at a stride above 1 or of a padding beyond the filter;
+    # On the CPU: the input's gradient of a padding beyond the filter;
     # on Spyre the filters' (its front end unfolds a convolution box by box per tap: the
     # direct form's OH OW taps take minutes to compile for a 16 x 16 output, and the
     # unfold-and-matmul form needs rows of N OH OW it cannot merge in its stick layout)
-    cpu = [mask[0] and not (stride == [1, 1] and padded), mask[1] and not lanes, False]
+    cpu = [mask[0] and not padded, mask[1] and not lanes, False]
     results = [None, None, None]
     if any(cpu):
-        why = " and ".join(w for w, c in zip(("the input's gradient at a stride above 1 or of a "
-                                              "padding beyond the filter",
+        why = " and ".join(w for w, c in zip(("the input's gradient of a padding beyond the "
+                                              "filter",
                                               "the filters' gradient on Spyre"), cpu) if c)
         results = list(on_cpu(aten.convolution_backward.default, args + (cpu,), {}, dev, why))
     if mask[0] and not cpu[0]:
-        results[0] = _input_grad(dev, grad, x, weight, padding, dilation, element, lanes)
+        results[0] = _input_grad(dev, grad, x, weight, stride, padding, dilation, element,
+                                 lanes)
     if mask[1] and not cpu[1]:
         results[1] = _weight_grad(dev, grad, x, weight, stride, padding, dilation, element,
                                   lanes)
