@@ -4,7 +4,8 @@ convolution itself, in the graph form's linalg.conv_2d_nhwc_hwcf as the forward 
 - the filters' gradient dW[f, c, kh, kw] = sum over n, oh, ow of g[n, f, oh, ow] *
   x_padded[n, c, oh s + kh d, ow s + kw d]: the image's channels taken as the batch and its
   batch as the channels, convolved with the output gradient as the filters ([OH, OW, N, F]),
-  at stride d and dilation s (the forward's swapped); on the TPU (Spyre: on the CPU, below);
+  at stride d and dilation s (the forward's swapped), on the TPU; on Spyre the image
+  unfolded by a convolution of ones and zeros, times the output gradient (a matmul);
 - the input's gradient: the output gradient, spread to stride 1 when strided (its values
   s apart, zeros between, by a matmul with a matrix of ones and zeros along W and then H),
   padded by d (K - 1) - p and convolved with the filters with their F and C swapped and
@@ -12,9 +13,7 @@ convolution itself, in the graph form's linalg.conv_2d_nhwc_hwcf as the forward 
 - the bias's gradient: the output gradient summed per channel.
 
 On the CPU, counted, as before: a transposed or grouped convolution; the input's gradient of
-a padding beyond d (K - 1); on Spyre the filters' gradient (its front end unfolds a
-convolution box by box per tap, and the direct form has OH OW taps: minutes to compile for
-a 16 x 16 output).
+a padding beyond d (K - 1); what a compiler refuses.
 """
 import torch
 
@@ -35,6 +34,51 @@ def _flip_rows(dev, taps, channels):
         tap, channel = rows // channels, rows % channels
         _flips[key] = ((taps - 1 - tap) * channels + channel).to(dev.torch_device)
     return _flips[key]
+
+
+def _unfold_filters(dev, c, kh, kw, dtype):
+    """Filters [KH, KW, C, C KH KW] of ones and zeros whose convolution is the unfold of an
+    image: output channel (c, kh, kw) is input channel c at tap (kh, kw); made once."""
+    key = (dev.name, "unfold", c, kh, kw, dtype)
+    if key not in _flips:
+        eye = torch.eye(c * kh * kw, dtype=dtype).reshape(c, kh, kw, c * kh * kw)
+        _flips[key] = eye.permute(1, 2, 0, 3).contiguous().to(dev.torch_device)
+    return _flips[key]
+
+
+def _weight_grad_unfolded(dev, grad, x, weight, stride, padding, dilation, element):
+    """dW as Spyre's front end computes a convolution (Spyre): the image unfolded (a
+    convolution by _unfold_filters: each value times one) into rows [N OH OW, C KH KW],
+    transposed, times the output gradient made NHWC with its positions merged
+    ([N OH OW, F]); the product [C KH KW, F] transposed. The direct form (_weight_grad) is a
+    convolution of OH OW taps, which the front end unfolds box by box (98 s to compile for a
+    16 x 16 output)."""
+    n, c, h, w = x.shape
+    f, _, kh, kw = weight.shape
+    _, _, oh, ow = grad.shape
+    m, depth = n * oh * ow, c * kh * kw
+    unfold = _unfold_filters(dev, c, kh, kw, x.dtype)
+    out = torch.empty(weight.shape, dtype=x.dtype, device=dev.torch_device)
+
+    def emit(g, xs):
+        (xv, _), (gv, _), (uv, _) = xs
+        cols = graph_windows.emit_conv2d(g, (xv, [n, c, h, w]), (uv, [kh, kw, c, depth]),
+                                         None, stride, padding, dilation, element, nhwc=True)
+        cols = graph_text.reshape(g, cols, [n, oh, ow, depth], [m, depth], element)
+        cols = graph_text.transpose(g, cols, [m, depth], [1, 0], element)
+        rows = graph_windows.to_nhwc(g, gv, [n, f, oh, ow], element)
+        rows = graph_text.reshape(g, rows, [n, oh, ow, f], [m, f], element)
+        dwt = graph_text.emit_matmul(g, (cols, [depth, m]), (rows, [m, f]), element)
+        dw = graph_text.transpose(g, dwt, [depth, f], [1, 0], element)
+        return [graph_text.reshape(g, dw, [f, depth], [f, c, kh, kw], element)]
+
+    def reference(hx, hg, _):
+        return [torch.nn.grad.conv2d_weight(hx, weight.shape, hg, stride, padding, dilation)]
+    execution.execute(dev, eager.Op(
+        ("conv2d_weight_grad_unfolded", tuple(x.shape), tuple(weight.shape), tuple(stride),
+         tuple(padding), tuple(dilation), element), [x, grad, unfold], [out], emit,
+        aten.convolution_backward.default, (), {}, reference=reference))
+    return out
 
 
 def _weight_grad(dev, grad, x, weight, stride, padding, dilation, element, lanes):
@@ -167,23 +211,18 @@ def _convolution_backward(grad, x, weight, stride, padding, dilation, transposed
         return on_cpu(aten.convolution_backward.default, args + (mask,), {}, dev, reason)
     lanes = _pads_lanes(dev)
     padded = all(p <= d * (k - 1) for p, d, k in zip(padding, dilation, weight.shape[2:]))
-    # On the CPU: the input's gradient of a padding beyond the filter;
-    # on Spyre the filters' (its front end unfolds a convolution box by box per tap: the
-    # direct form's OH OW taps take minutes to compile for a 16 x 16 output, and the
-    # unfold-and-matmul form needs rows of N OH OW it cannot merge in its stick layout)
-    cpu = [mask[0] and not padded, mask[1] and not lanes, False]
     results = [None, None, None]
-    if any(cpu):
-        why = " and ".join(w for w, c in zip(("the input's gradient of a padding beyond the "
-                                              "filter",
-                                              "the filters' gradient on Spyre"), cpu) if c)
-        results = list(on_cpu(aten.convolution_backward.default, args + (cpu,), {}, dev, why))
-    if mask[0] and not cpu[0]:
+    if mask[0] and not padded:
+        results[0] = on_cpu(aten.convolution_backward.default,
+                            args + ([True, False, False],), {}, dev,
+                            "the input's gradient of a padding beyond the filter")[0]
+    elif mask[0]:
         results[0] = _input_grad(dev, grad, x, weight, stride, padding, dilation, element,
                                  lanes)
-    if mask[1] and not cpu[1]:
+    if mask[1]:
         results[1] = _weight_grad(dev, grad, x, weight, stride, padding, dilation, element,
-                                  lanes)
+                                  lanes) if lanes else \
+            _weight_grad_unfolded(dev, grad, x, weight, stride, padding, dilation, element)
     if mask[2]:
         results[2] = _bias_grad(dev, grad, element)
     return tuple(results)

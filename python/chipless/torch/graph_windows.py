@@ -97,13 +97,13 @@ def filters_hwcf(g, value, shape, element, lanes=False, channels=None):
                      [kh, kw, c, f], element)
 
 
-def emit_conv2d(g, x, w, bias, stride, padding, dilation, element, lanes=False):
+def emit_conv2d(g, x, w, bias, stride, padding, dilation, element, lanes=False, nhwc=False):
     """PyTorch's conv2d on NCHW `x` and filters `w` already permuted to [KH, KW, C, F]
     (filters_hwcf) ((value, shape) each; `bias` one too, or None) as the graph form has it:
     the image permuted to NHWC (to_nhwc, `lanes` as there), padded with zeros (tensor.pad),
-    linalg.conv_2d_nhwc_hwcf, the bias added per output channel, permuted back to NCHW.
-    Filters with more channels than the image (zeros appended, filters_hwcf) have the
-    image's channels padded with zeros to match."""
+    linalg.conv_2d_nhwc_hwcf, the bias added per output channel, permuted back to NCHW
+    (left NHWC with `nhwc`). Filters with more channels than the image (zeros appended,
+    filters_hwcf) have the image's channels padded with zeros to match."""
     (xv, (n, c, h, wd)), (filters, (kh, kw, cf, f)) = x, w
     if cf != c:
         xv, _ = pad_channels(g, xv, [n, c, h, wd], cf, element)
@@ -123,7 +123,7 @@ def emit_conv2d(g, x, w, bias, stride, padding, dilation, element, lanes=False):
     if bias is not None:
         conv = emit_elementwise(g, [(conv, out_shape), bias], out_shape, element,
                                 lambda b, v: b.op("arith.addf", v[0], v[1]))
-    return to_nchw(g, conv, out_shape, element, lanes)
+    return conv if nhwc else to_nchw(g, conv, out_shape, element, lanes)
 
 
 def emit_pool2d(g, x, kind, kernel, stride, padding, dilation, element, divisor=None,

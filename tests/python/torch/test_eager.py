@@ -213,10 +213,11 @@ def test_convolutions_on_spyre_unfold_into_a_matmul(n, c, h, w, f, k, s, p, d):
 @pytest.mark.parametrize("n,c,h,w,f,k,s,p,d", CONVOLUTIONS + [
     (2, 3, 8, 9, 4, 3, 1, 1, 1), (2, 16, 6, 6, 8, 1, 1, 0, 1), (1, 3, 12, 12, 8, 5, 1, 0, 1)])
 def test_convolution_gradients_on_the_device(device, n, c, h, w, f, k, s, p, d):
-    """convolution_backward as convolutions on the device: the filters' gradient on the TPU
-    (the image's channels as its batch, the output gradient as the filters), the bias's
-    (sums per channel), and the input's (the output gradient, spread to stride 1 when
-    strided, by the flipped filters); on Spyre the filters' gradient runs on the CPU."""
+    """convolution_backward as convolutions on the device: the filters' gradient (on the
+    TPU a convolution of the image, its channels as its batch, by the output gradient; on
+    Spyre the image unfolded by a convolution of ones and zeros, times the output
+    gradient), the bias's (sums per channel), and the input's (the output gradient, spread
+    to stride 1 when strided, by the flipped filters)."""
     dtype, tol = (torch.float32, 1e-4) if device == "tpu" else (torch.float16, 2e-3)
     x = torch.randn(n, c, h, w).to(dtype)
     weight, bias = (torch.randn(f, c, k, k) * 0.2).to(dtype), torch.randn(f).to(dtype)
@@ -230,9 +231,11 @@ def test_convolution_gradients_on_the_device(device, n, c, h, w, f, k, s, p, d):
     for a, b in ((xd, xc), (wd, wc), (bd, bc)):  # each within its largest magnitude's share
         close(a.grad, b.grad, tol, tol * b.grad.abs().max().item())
     on_cpu = chipless.torch.stats(device)["cpu_ops"]
-    # Spyre's filters' gradient runs on the CPU
-    assert on_cpu == ({"aten.convolution_backward.default": 1} if device == "spyre" else {}), \
-        on_cpu
+    # Spyre's front end finds no division for the re-layout of these filters' gradients into
+    # [F, C, KH, KW] (KW innermost; it divides over one batch dimension only): the CPU's
+    refused = {(1, 64, 14, 14, 64, 3, 1, 1, 1), (1, 3, 32, 32, 64, 7, 2, 3, 1)}
+    assert on_cpu == ({"conv2d_weight_grad_unfolded": 1} if device == "spyre" and
+                      (n, c, h, w, f, k, s, p, d) in refused else {}), on_cpu
 
 
 @pytest.mark.parametrize("device", ["tpu", "spyre"])
