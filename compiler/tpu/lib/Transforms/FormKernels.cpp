@@ -68,11 +68,15 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
     return !it.empty() && it.back() == utils::IteratorType::reduction;
   }
 
-  /// Where generic g would sit in a kernel of `space`.
+  /// Where generic g would sit in a kernel of `space`. A generic that reads nothing (an
+  /// identity made of linalg.index, for a transpose on the MXU) is no per-row value: one of
+  /// shape [B, 1, 1] placed as one would escape to the transpose that reads it and be remade
+  /// by vectorizeEscapingColumns for ever.
   static Place placeIn(linalg::GenericOp g, ArrayRef<int64_t> space) {
     SmallVector<int64_t> l = loops(g);
     if (ArrayRef<int64_t>(l) == space) return Place::Full;
-    if (!reduces(g) && ArrayRef<int64_t>(l) == space.drop_back()) return Place::Column;
+    if (!reduces(g) && g.getNumDpsInputs() > 0 && ArrayRef<int64_t>(l) == space.drop_back())
+      return Place::Column;
     return Place::None;
   }
 
@@ -240,10 +244,6 @@ struct FormKernelsPass : PassWrapper<FormKernelsPass, OperationPass<ModuleOp>> {
       std::string why;
       if (current >= 0 && !cuts.contains(op)) {
         Place place = placeIn(g, groups[static_cast<size_t>(current)].space);
-        // A generic that reads nothing (an identity made of linalg.index, for a transpose on
-        // the MXU) joins no kernel as a per-row value: one of shape [B, 1, 1] would, escape
-        // to the transpose that reads it, and be remade by vectorizeEscapingColumns for ever.
-        if (place == Place::Column && g.getNumDpsInputs() == 0) place = Place::None;
         if (place != Place::None && fits(g, current, place, why)) {
           join(g, current, place);
           continue;
