@@ -17,33 +17,28 @@ a padding beyond d (K - 1); what a compiler refuses.
 """
 import torch
 
-from chipless.torch import eager, execution, graph_text, graph_windows
+from chipless.torch import device_constants, eager, execution, graph_text, graph_windows
 from chipless.torch.ops import _device_of, _element, _lib, aten, on_cpu
 from chipless.torch.reductions import reduction
 from chipless.torch.window_ops import _matmul_channels, _pads_lanes
 
-_flips = {}  # (device, taps, channels) -> the i32 row indices that reverse a filter's taps
-
-
 def _flip_rows(dev, taps, channels):
     """Device indices [KH KW C] of the rows of filters [KH KW C, F] with their taps reversed
     (kh, kw) -> (KH - 1 - kh, KW - 1 - kw), each tap's C rows in order; made once."""
-    key = (dev.name, taps, channels)
-    if key not in _flips:
+    def make():
         rows = torch.arange(taps * channels, dtype=torch.int32)
         tap, channel = rows // channels, rows % channels
-        _flips[key] = ((taps - 1 - tap) * channels + channel).to(dev.torch_device)
-    return _flips[key]
+        return (taps - 1 - tap) * channels + channel
+    return device_constants.constant(dev, ("flipped taps", taps, channels), make)
 
 
 def _unfold_filters(dev, c, kh, kw, dtype):
     """Filters [KH, KW, C, C KH KW] of ones and zeros whose convolution is the unfold of an
     image: output channel (c, kh, kw) is input channel c at tap (kh, kw); made once."""
-    key = (dev.name, "unfold", c, kh, kw, dtype)
-    if key not in _flips:
+    def make():
         eye = torch.eye(c * kh * kw, dtype=dtype).reshape(c, kh, kw, c * kh * kw)
-        _flips[key] = eye.permute(1, 2, 0, 3).contiguous().to(dev.torch_device)
-    return _flips[key]
+        return eye.permute(1, 2, 0, 3).contiguous()
+    return device_constants.constant(dev, ("unfold", c, kh, kw, dtype), make)
 
 
 def _weight_grad_unfolded(dev, grad, x, weight, stride, padding, dilation, element):
@@ -115,12 +110,11 @@ def _spreading(dev, count, size, stride, dtype):
     """A device matrix [count, size] of ones at (j, j stride), zeros elsewhere: rows times it
     put their j-th value at j stride, with zeros between (a strided convolution's output
     gradient as the stride-1 one its input gradient is a convolution of); made once."""
-    key = (dev.name, "spread", count, size, stride, dtype)
-    if key not in _flips:
+    def make():
         m = torch.zeros(count, size, dtype=dtype)
         m[torch.arange(count), torch.arange(count) * stride] = 1
-        _flips[key] = m.to(dev.torch_device)
-    return _flips[key]
+        return m
+    return device_constants.constant(dev, ("spread", count, size, stride, dtype), make)
 
 
 def _spread(g, value, shape, matrix, size, element):

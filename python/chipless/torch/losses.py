@@ -17,14 +17,12 @@ import math
 
 import torch
 
-from chipless.torch import graph_text, graph_windows, scalar_rows
+from chipless.torch import device_constants, graph_text, graph_windows, scalar_rows
 from chipless.torch.ops import _Refused, _element, _execute, _lowered, aten
 
 #: Digits of a class index are compared in this base: every float type the devices compute
 #: in holds the integers below it exactly.
 DIGIT_BASE = 256
-
-_class_digits = {}  # (device, classes, dtype, digit) -> the device row of that digit of 0..C-1
 
 REDUCTIONS = ("none", "mean", "sum")  # at::Reduction's order
 
@@ -42,11 +40,9 @@ def _digits_of(values, digit):
 
 def _class_row(dev, classes, dtype, digit):
     """The device row [C] of digit `digit` of each class index 0..C-1, made once."""
-    key = (dev.name, classes, dtype, digit)
-    if key not in _class_digits:
-        _class_digits[key] = _digits_of(torch.arange(classes), digit).to(dtype).to(
-            dev.torch_device)
-    return _class_digits[key]
+    return device_constants.constant(
+        dev, ("class digits", classes, dtype, digit),
+        lambda: _digits_of(torch.arange(classes), digit).to(dtype))
 
 
 def _kept(t, how, make):
@@ -107,18 +103,21 @@ class _Operands:
 
 def _nll_operands(dev, target, weight, classes, ignore_index, dtype, ops):
     """The targets' operands added to `ops`: (the _Targets, body(w, e, value) -> `value`
-    where the row's target is the element's class, else 0)."""
+    where the row's target is the element's class, else 0, the position of the per-row
+    weights or False when there are none)."""
     targets = _Targets(dev, target, weight, classes, ignore_index, dtype)
     pairs = [(ops.add(column, list(column.shape)),
               ops.add(_class_row(dev, classes, dtype, d), [classes]))
              for d, column in enumerate(targets.digits)]
+    weights = targets.weights is not None and ops.add(targets.weights,
+                                                      list(targets.weights.shape))
 
     def selected(w, e, value):
         zero = w.const(0.0)
         for mine, theirs in pairs:
             value = w.select(w.cmp("oeq", e[mine], e[theirs]), value, zero)
         return value
-    return targets, selected
+    return targets, selected, weights
 
 
 def _check_nll(dev, x, target, reduction, images=False):
@@ -171,9 +170,8 @@ def _nll_forward(dev, aten_op, args, images):
     shape, classes = layout.shape, layout.classes
     ops = _Operands()
     scores = ops.add(x, list(x.shape))
-    targets, selected = _nll_operands(dev, target, weight, classes, ignore_index, x.dtype, ops)
-    weights = targets.weights is not None and ops.add(targets.weights,
-                                                      list(targets.weights.shape))
+    targets, selected, weights = _nll_operands(dev, target, weight, classes, ignore_index,
+                                               x.dtype, ops)
     per_row = REDUCTIONS[reduction] == "none" and x.dim() >= 2
     # a mean scales each selected score by 1 / total_weight (a row of that number)
     mean = REDUCTIONS[reduction] == "mean" and ops.add(scalar_rows.row(
@@ -226,9 +224,8 @@ def _nll_backward(dev, aten_op, args, images):
     # grad_output is one number (read as a row) unless per row
     scale = ops.add(grad.reshape(shape[:-1] + [1]), shape[:-1] + [1]) if per_row else \
         ops.add(grad.reshape(1).expand(classes), [classes])
-    targets, selected = _nll_operands(dev, target, weight, classes, ignore_index, x.dtype, ops)
-    weights = targets.weights is not None and ops.add(targets.weights,
-                                                      list(targets.weights.shape))
+    targets, selected, weights = _nll_operands(dev, target, weight, classes, ignore_index,
+                                               x.dtype, ops)
     # total_weight is the forward's, as PyTorch's backward takes it
     mean = REDUCTIONS[reduction] == "mean" and \
         ops.add(total_weight.reshape(1).expand(classes), [classes])

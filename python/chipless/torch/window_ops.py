@@ -14,7 +14,8 @@ import torch.nn.functional as F
 
 import chipless
 
-from chipless.torch import eager, execution, graph_text, graph_windows, kept_copies
+from chipless.torch import (device_constants, eager, execution, graph_text, graph_windows,
+                            kept_copies)
 from chipless.torch.ops import (_Refused, _autograd_lib, _device_of, _element, _execute,
                                 _lib, _lowered, aten, on_cpu)
 from chipless.torch.reductions import reduction
@@ -345,9 +346,6 @@ def _index_range(index):
     return int(found[0]), int(found[1])
 
 
-_repeat_index = {}  # (device, size, repeats) -> the index tensor of repeat_interleave
-
-
 def _repeat_interleave(x, repeats, dim=None, output_size=None):
     """x.repeat_interleave(n, dim) as index_select by [0]*n + [1]*n + ... (a device tensor
     made once per size and count): on Spyre a gather, and autograd through index_select's
@@ -358,16 +356,16 @@ def _repeat_interleave(x, repeats, dim=None, output_size=None):
     if dim is None:
         x, dim = x.reshape(-1), 0
     dim = dim % x.dim()
-    if _device_of(x).kind == "tpu":
+    dev = _device_of(x)
+    if dev.kind == "tpu":
         shape = list(x.shape)
         expanded = shape[:dim + 1] + [repeats] + shape[dim + 1:]
         merged = shape[:dim] + [shape[dim] * repeats] + shape[dim + 1:]
         return x.unsqueeze(dim + 1).expand(expanded).reshape(merged)
-    found = (x.device, x.shape[dim], repeats)
-    if found not in _repeat_index:
-        index = torch.arange(x.shape[dim]).repeat_interleave(repeats)
-        _repeat_index[found] = index.to(x.device)
-    return aten.index_select.default(x, dim, _repeat_index[found])
+    index = device_constants.constant(
+        dev, ("repeat index", x.shape[dim], repeats),
+        lambda: torch.arange(x.shape[dim]).repeat_interleave(repeats))
+    return aten.index_select.default(x, dim, index)
 
 
 # CompositeImplicitAutograd, so the autograd key has the kernel too (index_select then

@@ -9,7 +9,7 @@ import sys
 import torch
 
 import chipless.torch
-from torch_checks import close
+from torch_checks import classifier_step_is_one_program, close
 
 PYTHON_DIR = pathlib.Path(__file__).resolve().parents[3] / "python"
 
@@ -177,39 +177,10 @@ def test_a_cnn_training_step_is_one_program_on_the_tpu():
     """Convolutions, batch norm, ReLU, a global average pool, a linear layer and
     cross-entropy, their gradients (the convolutions' too) and SGD with momentum: one
     program per step, nothing on the CPU, bit for bit the eager steps, close to the CPU's."""
-    def train(device, defer):
-        torch.manual_seed(0)
-        model = torch.nn.Sequential(
+    classifier_step_is_one_program(
+        lambda: torch.nn.Sequential(
             torch.nn.Conv2d(3, 8, 3, padding=1, bias=False), torch.nn.BatchNorm2d(8),
             torch.nn.ReLU(), torch.nn.Conv2d(8, 8, 3, padding=1), torch.nn.ReLU(),
-            torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(8, 10)).to(device)
-        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-        launches, losses = [], []
-        chipless.torch.set_defer_and_fuse(defer)
-        try:
-            for _ in range(3):
-                x, target = torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,))
-                chipless.torch.reset_stats()
-                loss = torch.nn.functional.cross_entropy(model(x.to(device)), target.to(device))
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                losses.append(loss.item())
-                if device != "cpu":
-                    stats = chipless.torch.stats(device)
-                    assert stats["cpu_ops"] == {} and chipless.torch.fallback_counts() == {}
-                    launches.append(stats["launches"])
-        finally:
-            chipless.torch.set_defer_and_fuse(False)
-        return [p.detach().cpu() for p in model.parameters()], losses, launches
-
-    cpu_params, cpu_losses, _ = train("cpu", False)
-    eager_params, eager_losses, _ = train("tpu", False)
-    fused_params, fused_losses, launches = train("tpu", True)
-    assert launches == [1, 1, 1], launches
-    assert fused_losses == eager_losses
-    assert all(torch.equal(a, b) for a, b in zip(eager_params, fused_params))
-    for a, b in zip(fused_losses, cpu_losses):
-        assert abs(a - b) < 1e-4, (fused_losses, cpu_losses)
-    for a, b in zip(fused_params, cpu_params):
-        close(a, b, 1e-3, 1e-4)
+            torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(8, 10)),
+        lambda parameters: torch.optim.SGD(parameters, lr=0.1, momentum=0.9),
+        lambda: (torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,))))
