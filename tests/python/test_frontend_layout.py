@@ -5,6 +5,7 @@ arguments, views or the same tensor twice."""
 import json
 
 import numpy as np
+import pytest
 
 from frontend_util import BIN, MAP2, close, compile_graph, f16, run, simulate
 from test_frontend_blocks import ROOT
@@ -162,6 +163,37 @@ func.func @nchw(%x: tensor<1x14x14x64xf16> {graph.name = "x"}) -> (tensor<1x64x1
     x = f16(np.random.default_rng(4), 1, 14, 14, 64)
     y = simulate(tmp_path, out, {"x": x}, ["y"])["y"]
     assert np.array_equal(y, x.astype(np.float32).transpose(0, 3, 1, 2))
+
+
+@pytest.mark.parametrize("shape,perm,chosen", [
+    # [KH, KW, C, F] -> [F, C, KH, KW] (a filters' gradient as PyTorch holds it): 4096
+    # matrices of 3 rows, 64 tiles in runs of C; runs of 2 F x 64 C fill the 32 cores
+    ((3, 3, 64, 64), (3, 2, 0, 1), "32 x 1 x 1 tiles of 128 x 3 x 3"),
+    # ResNet's stem: 64 x 3 matrices of 7 rows of 7
+    ((7, 7, 3, 64), (3, 2, 0, 1), "32 x 1 x 1 tiles of 6 x 7 x 7"),
+    # softmax along the first of [2, 3, 5, 40], swapped with the last: 120 matrices of 5
+    ((2, 3, 5, 40), (3, 1, 2, 0), "20 x 1 x 1 tiles of 6 x 5 x 2"),
+])
+def test_runs_of_matrices_span_several_batch_dimensions(tmp_path, shape, perm, chosen):
+    """A re-layout whose matrices are too many for runs along the dimension before them:
+    a tile takes a box of the batch dimensions, the inner ones whole."""
+    n = "x".join(map(str, shape))
+    out_shape = [shape[p] for p in perm]
+    m = "x".join(map(str, out_shape))
+    graph = f"""
+func.func @t(%x: tensor<{n}xf16> {{graph.name = "x"}}) -> (tensor<{m}xf16> {{graph.name = "y"}}) {{
+  %e = tensor.empty() : tensor<{m}xf16>
+  %y = linalg.transpose ins(%x : tensor<{n}xf16>) outs(%e : tensor<{m}xf16>) permutation = [{", ".join(map(str, perm))}]
+  return %y : tensor<{m}xf16>
+}}
+"""
+    out, dump = compile_graph(tmp_path, graph, "t")
+    assert len(kernels(dump)) == 1, kernels(dump)
+    choice = [line for line in (dump / "divisions.txt").read_text().splitlines() if "* [" in line]
+    assert len(choice) == 1 and chosen in choice[0], choice
+    x = f16(np.random.default_rng(5), *shape)
+    y = simulate(tmp_path, out, {"x": x}, ["y"])["y"]
+    assert np.array_equal(y, x.astype(np.float32).transpose(perm))
 
 
 def test_padded_rows_in_a_hand_written_plan(tmp_path):

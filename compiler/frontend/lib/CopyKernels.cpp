@@ -82,12 +82,20 @@ LogicalResult KernelWriter::writeRelayoutText() {
           << "    %kb0 = arith.muli %kbi, %kbatch : index\n";
     start[0] = "%kb0";
     box[0] = d_.blockBatch;
-  } else if (rank > 2 && d_.gridBatch > 1) {
-    // The batch index counts blocks of blockBatch positions of the dimension before the
-    // matrix, then the positions of the dimensions before it.
+  } else if (rank > 2) {
+    // The batch index counts the tile's box of batch positions (Division.h, batchBox):
+    // blocks of its run of the dimension it runs along, then the positions of the
+    // dimensions before it; a dimension the box covers whole (of more than one position)
+    // starts at 0, but for the one before the matrix, whose runs are counted all the same.
+    const std::vector<int64_t> batch =
+        batchBox(llvm::ArrayRef<int64_t>(shape).drop_back(2), d_.blockBatch);
+    if (batch.empty())
+      return fail("internal error: the Spyre front end divides a re-layout in runs of " +
+                  std::to_string(d_.blockBatch) + " matrices, which are not a box");
     std::string pos = "%kbi";
-    for (size_t i = rank - 2; i-- > 0;) {
-      const int64_t count = i == rank - 3 ? shape[i] / d_.blockBatch : shape[i];
+    for (size_t i = rank - 2; d_.gridBatch > 1 && i-- > 0;) {
+      if (i + 3 != rank && batch[i] > 1 && batch[i] == shape[i]) continue;
+      const int64_t count = shape[i] / batch[i];
       std::string at = pos;
       if (i > 0) {
         const std::string m = "%kx" + std::to_string(fresh_++),
@@ -97,17 +105,15 @@ LogicalResult KernelWriter::writeRelayoutText() {
         at = m;
         pos = q;
       }
-      if (i == rank - 3 && d_.blockBatch > 1) {
-        const std::string b = "%kx" + std::to_string(fresh_++), c = constant(d_.blockBatch);
+      if (batch[i] > 1) {
+        const std::string b = "%kx" + std::to_string(fresh_++), c = constant(batch[i]);
         text_ << "    " << b << " = arith.muli " << at << ", " << c << " : index\n";
         at = b;
       }
       start[i] = at;
       if (i == 0) break;
     }
-    box[rank - 3] = d_.blockBatch;
-  } else if (rank > 2) {
-    box[rank - 3] = d_.blockBatch;
+    std::copy(batch.begin(), batch.end(), box.begin());
   }
   FailureOr<std::string> block = loadBox(src, e, start, box);
   if (failed(block) || failed(storeBox(*block, dst, e, start, box)))

@@ -124,9 +124,14 @@ TileSpan widestTileSpan(const KernelGroup& k, const Division& d, const KernelPla
   }
   if (k.kind == KernelGroup::Kind::Relayout || k.kind == KernelGroup::Kind::Fill) {
     std::vector<int64_t> box = k.source.shape();
-    for (size_t i = 0; i + 2 < box.size(); ++i) box[i] = 1;
+    if (box.size() >= 3) {
+      // A tile's box of batch positions (Division.h), every column.
+      const std::vector<int64_t> batch =
+          batchBox(llvm::ArrayRef<int64_t>(box).drop_back(2), d.blockBatch);
+      std::fill(box.begin(), box.end() - 2, 1);
+      std::copy(batch.begin(), batch.end(), box.begin());
+    }
     if (box.size() >= 2) box[box.size() - 2] = d.blockRows;
-    if (box.size() >= 3) box[box.size() - 3] = d.blockBatch;
     consider(k.copyFrom, k.source, box);
     consider(k.copyFrom, k.dest, box);
     return widest;

@@ -36,6 +36,24 @@ int64_t elementBytes(Value v) {
   return std::max<int64_t>(1, static_cast<int64_t>(t.getIntOrFloatBitWidth()) / 8);
 }
 
+std::vector<int64_t> batchBox(llvm::ArrayRef<int64_t> batchDims, int64_t blockBatch) {
+  std::vector<int64_t> box(batchDims.size(), 1);
+  int64_t rest = blockBatch;
+  for (size_t i = batchDims.size(); i-- > 0 && rest > 1;) {
+    if (rest % batchDims[i] == 0) {
+      box[i] = batchDims[i];
+      rest /= batchDims[i];
+    } else if (batchDims[i] % rest == 0) {
+      box[i] = rest;
+      rest = 1;
+    } else {
+      return {};
+    }
+  }
+  if (rest != 1) return {};
+  return box;
+}
+
 std::string Division::describe() const {
   std::ostringstream os;
   if (gridBatch > 1 || blockBatch > 1) os << gridBatch << " x ";
@@ -400,6 +418,10 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
   const int64_t half = r.budget / 2;
   std::vector<Division> out;
   const int64_t rows = k.rows / k.batch; // of one matrix of the result
+  const std::vector<int64_t> shape =
+      gather ? std::vector<int64_t>{} : cast<RankedTensorType>(copied.getType()).getShape().vec();
+  const llvm::ArrayRef<int64_t> batchDims =
+      rank > 2 ? llvm::ArrayRef<int64_t>(shape).drop_back(2) : llvm::ArrayRef<int64_t>();
   auto add = [&](int64_t perBatch, int64_t perTile) {
     const int64_t tiles = (k.batch / perBatch) * (rows / perTile);
     const int64_t bytes = perBatch * perTile * roundUp(k.cols * e, r.stick);
@@ -409,9 +431,11 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
       if (rank >= 2 &&
           (!blockFits(src.dims[rank - 2], perTile) || !blockFits(k.dest.dims[rank - 2], perTile)))
         return;
-      if (perBatch > 1 &&
-          (!blockFits(src.dims[rank - 3], perBatch) || !blockFits(k.dest.dims[rank - 3], perBatch)))
-        return;
+      const std::vector<int64_t> box = batchBox(batchDims, perBatch);
+      if (perBatch > 1 && box.empty()) return;
+      for (size_t i = 0; perBatch > 1 && i < box.size(); ++i)
+        if (box[i] > 1 && (!blockFits(src.dims[i], box[i]) || !blockFits(k.dest.dims[i], box[i])))
+          return;
     }
     Division d;
     d.gridBatch = k.batch / perBatch;
@@ -435,9 +459,15 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
   // of one more dimension, which the estimate does not charge (measured: chosen for GPT-2's
   // eager re-layouts, the same modelled time and 1.5x the host time to simulate).
   if (rank == 3 || (rank > 3 && !gather && out.empty()))
-    for (int64_t perBatch : divisors(
-             cast<RankedTensorType>(copied.getType()).getDimSize(static_cast<unsigned>(rank - 3))))
+    for (int64_t perBatch : divisors(shape[rank - 3]))
       if (perBatch > 1) add(perBatch, rows);
+  // Runs that span several batch dimensions (whole runs of the innermost, a run of the next:
+  // [F, C, KH, KW] in runs of C x KH matrices of KW-long rows needs F C / 32 of them per
+  // tile), only where a run of one does not fit: a box of more dimensions is more access
+  // tile coordinates per transfer, which the estimate does not charge.
+  if (rank > 3 && !gather && out.empty())
+    for (int64_t perBatch : divisors(k.batch))
+      if (perBatch > shape[rank - 3]) add(perBatch, rows);
   if (out.empty()) why = "no division of the re-layout fits the scratchpad";
   return out;
 }

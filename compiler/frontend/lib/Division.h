@@ -40,6 +40,12 @@ struct Division {
   std::string describe() const;
 };
 
+/// The box of batch positions that `blockBatch` consecutive matrices of a tensor form, for a
+/// tensor whose dimensions before its matrix are `batchDims`: the innermost of them whole,
+/// then a run of the next (so that the block is one box of the tensor, one access tile).
+/// Empty when those matrices do not form such a box.
+std::vector<int64_t> batchBox(llvm::ArrayRef<int64_t> batchDims, int64_t blockBatch);
+
 /// The element size of `v`'s type, in bytes.
 int64_t elementBytes(mlir::Value v);
 
