@@ -20,7 +20,7 @@ native.load("_torch")  # the PrivateUse1 backend: allocator, guard, copies, CPU 
 
 # after the backend; importing ops registers the lowerings
 from chipless.torch import (devices, distributed, eager, execution, ops,  # noqa: E402,F401
-                            batch_norm_grad, conv_grad, losses, reductions, shim,
+                            activations, batch_norm_grad, conv_grad, losses, reductions, shim,
                             window_ops)
 
 shim.install()

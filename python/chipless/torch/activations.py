@@ -1,0 +1,201 @@
+"""Clamping and the activations beyond relu, gelu, sigmoid, silu and tanh (ops.py), with the
+gradients autograd reaches for them: clamp, clamp_min, clamp_max, hardtanh (ReLU6),
+leaky_relu, elu (celu and selu are elu in 1.13), hardsigmoid, hardswish, softplus and mish.
+Each is one element-wise program as PyTorch's CPU kernel computes it (the same comparisons,
+so NaN and the infinities come out as on the CPU); the op's numbers (bounds, slopes, beta)
+are constants of the program, so the compile cache keys on them. Registered like the ops of
+chipless.torch.ops, whose helpers they use.
+"""
+from chipless.torch.ops import _Refused, _elementwise, _lowered, aten
+
+
+def _floating(name, *tensors):
+    for t in tensors:
+        if not t.is_floating_point():
+            raise _Refused(f"{name} of {t.dtype}")
+
+
+def _number(name, value):
+    """A bound or coefficient of an op as a float, or _Refused for a tensor one (clamp's
+    Tensor overloads take those)."""
+    if value is None or isinstance(value, (int, float, bool)):
+        return None if value is None else float(value)
+    raise _Refused(f"{name} with a bound that is not a number")
+
+
+def _key(name, numbers):
+    """The program's name: the op's and its numbers' (the compile cache keys on it; a
+    function name, so '-' is 'm' and '.' is 'p')."""
+    text = name + "".join(f"_{n!r}" for n in numbers)
+    return text.replace("-", "m").replace(".", "p").replace("+", "")
+
+
+def _pointwise(op, name, body, inplace=False):
+    """Registers op(self, *numbers) as out = body(w, x, *numbers) on the device."""
+    @_lowered(op)
+    def lower(dev, a, *numbers):
+        _floating(name, a)
+        numbers = tuple(_number(name, n) for n in numbers)
+        return _elementwise(dev, op, (a,) + numbers, {}, _key(name, numbers), [a], list(a.shape), a.dtype,
+                            lambda w, x: body(w, x[0], *numbers), out=a if inplace else None)
+    return lower
+
+
+def _backward(op, name, body):
+    """Registers op(grad, self, *numbers) as grad_input = body(w, grad, x, *numbers)."""
+    @_lowered(op)
+    def lower(dev, grad, x, *numbers):
+        _floating(name, grad, x)
+        if grad.shape != x.shape or grad.dtype != x.dtype:
+            raise _Refused("a gradient of another shape or dtype than the input")
+        numbers = tuple(_number(name, n) for n in numbers)
+        return _elementwise(dev, op, (grad, x) + numbers, {}, _key(name, numbers), [grad, x], list(x.shape),
+                            x.dtype, lambda w, v: body(w, v[0], v[1], *numbers))
+    return lower
+
+
+def _clamp(w, x, low=None, high=None):
+    """min(max(x, low), high) as the CPU's clamp: NaN stays NaN, low > high gives high."""
+    if low is not None:
+        x = w.op("arith.maximumf", x, w.const(low))
+    if high is not None:
+        x = w.op("arith.minimumf", x, w.const(high))
+    return x
+
+
+def _register(name, body, backward=None):
+    """name and name_ (where ATen has it), and name_backward with `backward`."""
+    _pointwise(getattr(aten, name).default, name, body)
+    if hasattr(aten, name + "_"):
+        _pointwise(getattr(aten, name + "_").default, name, body, inplace=True)
+    if backward is not None:
+        _backward(getattr(aten, name + "_backward").default, name + "_backward", backward)
+
+
+@_lowered(aten.clamp.default)
+def _clamp_op(dev, a, min=None, max=None):
+    return _clamp_any(dev, aten.clamp.default, a, min, max, inplace=False)
+
+
+@_lowered(aten.clamp_.default)
+def _clamp_inplace(dev, a, min=None, max=None):
+    return _clamp_any(dev, aten.clamp_.default, a, min, max, inplace=True)
+
+
+def _clamp_any(dev, op, a, low, high, inplace):
+    _floating("clamp", a)
+    low, high = _number("clamp", low), _number("clamp", high)
+    if low is None and high is None:
+        raise _Refused("clamp without a bound")  # the CPU's error
+    return _elementwise(dev, op, (a, low, high), {}, _key("clamp", (low, high)), [a],
+                        list(a.shape), a.dtype, lambda w, x: _clamp(w, x[0], low, high),
+                        out=a if inplace else None)
+
+
+_register("clamp_min", lambda w, x, low: _clamp(w, x, low=low))
+_register("clamp_max", lambda w, x, high: _clamp(w, x, high=high))
+
+
+def _between(w, x, low, high, inside):
+    """`inside` where low < x < high, else 0 (NaN too, as on the CPU)."""
+    zero = w.const(0.0)
+    return w.select(w.cmp("ogt", x, w.const(low)),
+                    w.select(w.cmp("olt", x, w.const(high)), inside, zero), zero)
+
+
+_register("hardtanh", lambda w, x, low=-1.0, high=1.0: _clamp(w, x, low, high),
+          lambda w, g, x, low, high: _between(w, x, low, high, g))
+
+
+def _leaky_relu(w, x, slope=0.01):
+    return w.select(w.cmp("ogt", x, w.const(0.0)), x, w.op("arith.mulf", x, w.const(slope)))
+
+
+def _leaky_relu_backward(w, g, x, slope, self_is_result=False):
+    return w.select(w.cmp("ogt", x, w.const(0.0)), g, w.op("arith.mulf", g, w.const(slope)))
+
+
+_register("leaky_relu", _leaky_relu, _leaky_relu_backward)
+
+
+def _elu(w, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    """x <= 0 ? (exp(x input_scale) - 1) alpha scale : x scale."""
+    negative = w.op("arith.mulf", w.op("arith.subf", w.op("math.exp", w.op(
+        "arith.mulf", x, w.const(input_scale))), w.const(1.0)), w.const(alpha * scale))
+    return w.select(w.cmp("ole", x, w.const(0.0)), negative,
+                    w.op("arith.mulf", x, w.const(scale)))
+
+
+_register("elu", _elu)
+
+
+@_lowered(aten.elu_backward.default)
+def _elu_backward(dev, grad, alpha, scale, input_scale, is_result, x):
+    """grad scale where x > 0; elsewhere (NaN too, as the CPU) from the input, grad
+    input_scale alpha scale exp(x input_scale), or from the result, grad input_scale (out +
+    alpha scale)."""
+    _floating("elu_backward", grad, x)
+    if grad.shape != x.shape or grad.dtype != x.dtype:
+        raise _Refused("a gradient of another shape or dtype than the input")
+    alpha, scale, input_scale = (float(v) for v in (alpha, scale, input_scale))
+
+    def body(w, v):
+        g, y = v
+        if is_result:
+            slope = w.op("arith.mulf", w.const(input_scale), w.op(
+                "arith.addf", y, w.const(alpha * scale)))
+        else:
+            slope = w.op("arith.mulf", w.const(input_scale * alpha * scale), w.op(
+                "math.exp", w.op("arith.mulf", y, w.const(input_scale))))
+        return w.select(w.cmp("ogt", y, w.const(0.0)), w.op("arith.mulf", g, w.const(scale)),
+                        w.op("arith.mulf", g, slope))
+    name = _key("elu_backward", (alpha, scale, input_scale, bool(is_result)))
+    return _elementwise(dev, aten.elu_backward.default,
+                        (grad, alpha, scale, input_scale, is_result, x), {}, name, [grad, x],
+                        list(x.shape), x.dtype, body)
+
+
+def _hardsigmoid(w, x):
+    """min(max(x + 3, 0), 6) / 6."""
+    return w.op("arith.divf", _clamp(w, w.op("arith.addf", x, w.const(3.0)), 0.0, 6.0),
+                w.const(6.0))
+
+
+def _hardsigmoid_backward(w, g, x):
+    """grad / 6 where -3 < x < 3, else 0."""
+    return _between(w, x, -3.0, 3.0, w.op("arith.divf", g, w.const(6.0)))
+
+
+_register("hardsigmoid", _hardsigmoid, _hardsigmoid_backward)
+
+
+def _hardswish_backward(w, g, x):
+    """0 where x < -3, grad above 3, grad (x / 3 + 0.5) between (and for NaN, as the CPU)."""
+    middle = w.op("arith.mulf", g, w.op("arith.addf", w.op("arith.divf", x, w.const(3.0)),
+                                        w.const(0.5)))
+    return w.select(w.cmp("olt", x, w.const(-3.0)), w.const(0.0),
+                    w.select(w.cmp("ogt", x, w.const(3.0)), g, middle))
+
+
+_register("hardswish", lambda w, x: w.op("arith.mulf", x, _hardsigmoid(w, x)),
+          _hardswish_backward)
+
+
+def _softplus(w, x, beta=1.0, threshold=20.0):
+    """x where x beta > threshold, else log(1 + exp(x beta)) / beta."""
+    z = w.op("arith.mulf", x, w.const(beta))
+    smooth = w.op("arith.divf", w.op("math.log", w.op("arith.addf", w.const(1.0),
+                                                      w.op("math.exp", z))), w.const(beta))
+    return w.select(w.cmp("ogt", z, w.const(threshold)), x, smooth)
+
+
+def _softplus_backward(w, g, x, beta, threshold):
+    """grad where x beta > threshold, else grad e / (e + 1) with e = exp(x beta)."""
+    z = w.op("arith.mulf", x, w.const(beta))
+    e = w.op("math.exp", z)
+    smooth = w.op("arith.mulf", g, w.op("arith.divf", e, w.op("arith.addf", e, w.const(1.0))))
+    return w.select(w.cmp("ogt", z, w.const(threshold)), g, smooth)
+
+
+_register("softplus", _softplus, _softplus_backward)
+_register("mish", lambda w, x: w.op("arith.mulf", x, w.op("math.tanh", _softplus(w, x))))
