@@ -85,8 +85,9 @@ LogicalResult KernelWriter::writeRelayoutText() {
   } else if (rank > 2) {
     // The batch index counts the tile's box of batch positions (Division.h, batchBox):
     // blocks of its run of the dimension it runs along, then the positions of the
-    // dimensions before it; a dimension the box covers whole (of more than one position)
-    // starts at 0, but for the one before the matrix, whose runs are counted all the same.
+    // dimensions before it. A dimension the box covers whole starts at 0 with no index
+    // arithmetic, except the one before the matrix, which keeps its arithmetic (by a count
+    // of 1) as before boxes spanned several dimensions.
     const std::vector<int64_t> batch =
         batchBox(llvm::ArrayRef<int64_t>(shape).drop_back(2), d_.blockBatch);
     if (batch.empty())

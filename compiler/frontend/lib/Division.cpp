@@ -461,10 +461,10 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
   if (rank == 3 || (rank > 3 && !gather && out.empty()))
     for (int64_t perBatch : divisors(shape[rank - 3]))
       if (perBatch > 1) add(perBatch, rows);
-  // Runs that span several batch dimensions (whole runs of the innermost, a run of the next:
-  // [F, C, KH, KW] in runs of C x KH matrices of KW-long rows needs F C / 32 of them per
-  // tile), only where a run of one does not fit: a box of more dimensions is more access
-  // tile coordinates per transfer, which the estimate does not charge.
+  // Boxes of several batch dimensions (the inner ones whole, a run of the next: the
+  // 64 x 64 matrices of [F, C, KH, KW] as 2 x 64 per tile), only where a run of one does
+  // not fit: a box of more dimensions is more access tile coordinates per transfer, which
+  // the estimate does not charge.
   if (rank > 3 && !gather && out.empty())
     for (int64_t perBatch : divisors(k.batch))
       if (perBatch > shape[rank - 3]) add(perBatch, rows);
