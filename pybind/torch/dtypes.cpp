@@ -22,7 +22,10 @@ DeviceType deviceTypeOf(c10::ScalarType type, const std::string& device) {
     return {"i32", ScalarType::Long, ScalarType::Int};
   case ScalarType::Char:
     return {"i8", ScalarType::Char, ScalarType::Char};
+  // Spyre's front end and KTIR compiler keep f16, bf16, f32 and i32 tensors: a boolean is
+  // 0 or 1 in f16 there, which its SFU compares and selects with.
   case ScalarType::Bool:
+    if (device.rfind("spyre", 0) == 0) return {"f16", ScalarType::Half, ScalarType::Half};
     return {"i8", ScalarType::Char, ScalarType::Char};
   case ScalarType::Byte:
     return {"i32", ScalarType::Int, ScalarType::Int};

@@ -6,7 +6,7 @@ so NaN and the infinities come out as on the CPU); the op's numbers (bounds, slo
 are constants of the program, so the compile cache keys on them. Registered like the ops of
 chipless.torch.ops, whose helpers they use.
 """
-from chipless.torch.ops import _Refused, _elementwise, _lowered, aten
+from chipless.torch.ops import _Refused, _elementwise, _lowered, aten, program_name
 
 
 def _floating(name, *tensors):
@@ -23,20 +23,13 @@ def _number(name, value):
     raise _Refused(f"{name} with a bound that is not a number")
 
 
-def _key(name, numbers):
-    """The program's name: the op's and its numbers' (the compile cache keys on it; a
-    function name, so '-' is 'm' and '.' is 'p')."""
-    text = name + "".join(f"_{n!r}" for n in numbers)
-    return text.replace("-", "m").replace(".", "p").replace("+", "")
-
-
 def _pointwise(op, name, body, inplace=False):
     """Registers op(self, *numbers) as out = body(w, x, *numbers) on the device."""
     @_lowered(op)
     def lower(dev, a, *numbers):
         _floating(name, a)
         numbers = tuple(_number(name, n) for n in numbers)
-        return _elementwise(dev, op, (a,) + numbers, {}, _key(name, numbers), [a], list(a.shape), a.dtype,
+        return _elementwise(dev, op, (a,) + numbers, {}, program_name(name, numbers), [a], list(a.shape), a.dtype,
                             lambda w, x: body(w, x[0], *numbers), out=a if inplace else None)
     return lower
 
@@ -49,7 +42,7 @@ def _backward(op, name, body):
         if grad.shape != x.shape or grad.dtype != x.dtype:
             raise _Refused("a gradient of another shape or dtype than the input")
         numbers = tuple(_number(name, n) for n in numbers)
-        return _elementwise(dev, op, (grad, x) + numbers, {}, _key(name, numbers), [grad, x], list(x.shape),
+        return _elementwise(dev, op, (grad, x) + numbers, {}, program_name(name, numbers), [grad, x], list(x.shape),
                             x.dtype, lambda w, v: body(w, v[0], v[1], *numbers))
     return lower
 
@@ -87,7 +80,7 @@ def _clamp_any(dev, op, a, low, high, inplace):
     low, high = _number("clamp", low), _number("clamp", high)
     if low is None and high is None:
         raise _Refused("clamp without a bound")  # the CPU's error
-    return _elementwise(dev, op, (a, low, high), {}, _key("clamp", (low, high)), [a],
+    return _elementwise(dev, op, (a, low, high), {}, program_name("clamp", (low, high)), [a],
                         list(a.shape), a.dtype, lambda w, x: _clamp(w, x[0], low, high),
                         out=a if inplace else None)
 
@@ -149,7 +142,7 @@ def _elu_backward(dev, grad, alpha, scale, input_scale, is_result, x):
                 "math.exp", w.op("arith.mulf", y, w.const(input_scale))))
         return w.select(w.cmp("ogt", y, w.const(0.0)), w.op("arith.mulf", g, w.const(scale)),
                         w.op("arith.mulf", g, slope))
-    name = _key("elu_backward", (alpha, scale, input_scale, bool(is_result)))
+    name = program_name("elu_backward", (alpha, scale, input_scale, bool(is_result)))
     return _elementwise(dev, aten.elu_backward.default,
                         (grad, alpha, scale, input_scale, is_result, x), {}, name, [grad, x],
                         list(x.shape), x.dtype, body)

@@ -14,7 +14,7 @@ import torch
 
 from chipless.errors import ChiplessError
 from chipless.torch import graph_text
-from chipless.torch.eager import (DEVICE_DTYPE, bindable, compiles, element_of, launch,
+from chipless.torch.eager import (bindable, compiles, element_of, launch,
                                   map_tensors, program, resident, run_or_cpu, shape_of,
                                   reads_view, stats_of, view_key, view_of)
 from chipless.torch.graph_text import Graph
@@ -204,7 +204,7 @@ class Recorder:
         and the tensors to bind; the key is None when there is nothing to write back."""
         bound = {}
         for (address, shape), name in self.args.items():
-            bound[name] = (address, DEVICE_DTYPE[self.held[address].dtype], list(shape))
+            bound[name] = (address, element_of(self.held[address]), list(shape))
         s = stats_of(self.dev)
         written, where = {}, {}
         for address, (producer, output, shape, element) in self.values.items():

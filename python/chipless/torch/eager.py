@@ -138,6 +138,10 @@ def strict():
 
 
 def element_of(t):
+    """The element type `t`'s values have in device memory (and in graphs): DEVICE_DTYPE's,
+    but a boolean on Spyre is 0 or 1 in f16 (the C++ backend's dtypes.cpp)."""
+    if t.dtype == torch.bool and t.device.type == "privateuseone":
+        return torch.ops.chipless.storage_info(t)[2]
     return DEVICE_DTYPE[t.dtype]
 
 

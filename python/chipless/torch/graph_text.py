@@ -126,10 +126,13 @@ class Graph:
 
 
 class Body:
-    """Scalar ops of a linalg body, in one element type."""
+    """Scalar ops of a linalg body, in one element type; `types` names the element type of
+    block arguments of another (a boolean operand) and `out` the result's."""
 
-    def __init__(self, element):
+    def __init__(self, element, types=None, out=None):
         self.element = element
+        self.types = types or {}
+        self.out = out or element
         self.lines = []
         self._n = 0
 
@@ -160,11 +163,18 @@ class Body:
         return v
 
     def is_true(self, flag):
-        """An i1 from a boolean stored as i8 (0 or 1)."""
-        zero = self.const(0, "i8")
+        """An i1 from a boolean operand: 0 or 1 in i8, or in a float type (f16 on Spyre)."""
+        element = self.types.get(flag, "i8")
+        zero = self.const(0, element)
         v = self._value()
-        self.lines.append(f"{v} = arith.cmpi ne, {flag}, {zero} : i8")
+        compare = "arith.cmpi ne" if element in ("i8", "i32") else "arith.cmpf une"
+        self.lines.append(f"{v} = {compare}, {flag}, {zero} : {element}")
         return v
+
+    def boolean(self, condition):
+        """The result's boolean (1 or 0, in its type) of an i1."""
+        return self.select(condition, self.const(1, self.out), self.const(0, self.out),
+                           element=self.out)
 
 
 def _generic(g, ins, maps, out_shape, element, block_args, body_lines, yielded):
@@ -209,7 +219,7 @@ def emit_elementwise(g, operands, out_shape, element, body, elements=None, out_e
             v = g.collapse(v, shape, groups, to_shape, own)
         ins.append((v, tensor_type(to_shape, own)))
         maps.append(_affine(rank, loops))
-    writer = Body(element)
+    writer = Body(element, {f"%e{i}": own for i, own in enumerate(elements)}, out_element)
     yielded = body(writer, [f"%e{i}" for i in range(len(operands))])
     block = ", ".join(f"%e{i}: {own}" for i, own in enumerate(elements))
     return _generic(g, ins, maps, out_shape, out_element or element, block, writer.lines,

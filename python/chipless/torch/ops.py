@@ -130,6 +130,13 @@ def _row(value, n, dtype, dev):
     return scalar_rows.row(value, n, dtype, dev)
 
 
+def program_name(name, numbers):
+    """The name of an op's program whose numbers are constants in it: the op's and its
+    numbers' (the compile cache keys on it; a function name, so '-' is 'm', '.' is 'p')."""
+    text = name + "".join(f"_{n!r}" for n in numbers)
+    return text.replace("-", "m").replace(".", "p").replace("+", "")
+
+
 def _execute(dev, aten_op, args, kwargs, key, operands, outputs, emit):
     """Runs (or records) one Op whose outputs are whole device tensors."""
     execution.execute(dev, eager.Op(key, operands, outputs, emit, aten_op, args, kwargs))
@@ -139,7 +146,7 @@ def _elementwise(dev, aten_op, args, kwargs, name, operands, out_shape, dtype, b
                  out_dtype=None, conditions=(), integer=False):
     """out = body(operands) element by element on the device, computed in `dtype`; operands
     are tensors or numbers (rows), those at the indices `conditions` boolean tensors (read
-    as i8); `out` is the tensor an in-place op writes, else one of `out_dtype` (`dtype`).
+    as they are stored: i8, f16 on Spyre); `out` is the tensor an in-place op writes, else one of `out_dtype` (`dtype`).
     `integer`: the body has integer instructions for an integer `dtype`."""
     element = _element(dtype, dev, integer)
     if element is None:
@@ -235,8 +242,7 @@ def _compare(op, predicate):
     @_lowered(op)
     def lower(dev, a, b):
         def body(w, x):
-            return w.select(w.cmp(predicate, x[0], x[1]), w.const(1, "i8"), w.const(0, "i8"),
-                            element="i8")
+            return w.boolean(w.cmp(predicate, x[0], x[1]))
         return _elementwise(dev, op, (a, b), {}, f"cmp_{predicate}", [a, b], _broadcast(a, b),
                             torch.result_type(a, b), body, out_dtype=torch.bool)
 
@@ -254,6 +260,50 @@ def _where(dev, condition, a, b):
     return _elementwise(dev, aten.where.self, (condition, a, b), {}, "where",
                         [condition, a, b], _broadcast(condition, a, b), torch.result_type(a, b),
                         body, conditions=(0,))
+
+
+def _logical(op, name, combine):
+    """A boolean of boolean tensors: `combine(w, *conditions)` of their i1s writes the result
+    (1 or 0 in the result's type, Body.boolean): logical_not, _and, _or and _xor, and the
+    bitwise ops of booleans (`~m`, `m & n`); in place where `op` is (clamp's gradient)."""
+    inplace = op._schema.name.endswith("_")
+
+    @_lowered(op)
+    def lower(dev, *operands):
+        if any(not isinstance(t, torch.Tensor) or t.dtype != torch.bool for t in operands):
+            raise _Refused(f"{op._schema.name} of tensors that are not booleans")
+        out_shape = _broadcast(*operands)
+        if inplace and out_shape != list(operands[0].shape):
+            raise _Refused("the in-place result does not have self's shape")
+        # the body computes nothing in a float type; the device's own one names it
+        compute = torch.float32 if dev.kind == "tpu" else torch.float16
+        return _elementwise(dev, op, operands, {}, name, list(operands), out_shape, compute,
+                            lambda w, x: combine(w, *[w.is_true(v) for v in x]),
+                            out=operands[0] if inplace else None, out_dtype=torch.bool,
+                            conditions=tuple(range(len(operands))))
+
+
+def _either(w, p, yes, no):
+    """`yes` where the i1 p, else `no`: results (Body.boolean) or the numbers 1 and 0."""
+    pick = {1: lambda: w.const(1, w.out), 0: lambda: w.const(0, w.out)}
+    yes = pick[yes]() if yes in pick else yes
+    no = pick[no]() if no in pick else no
+    return w.select(p, yes, no, element=w.out)
+
+
+LOGICAL = {
+    "not": lambda w, p: _either(w, p, 0, 1),
+    "and": lambda w, p, q: _either(w, p, w.boolean(q), 0),
+    "or": lambda w, p, q: _either(w, p, 1, w.boolean(q)),
+    "xor": lambda w, p, q: _either(w, p, _either(w, q, 0, 1), w.boolean(q)),
+}
+for _name, _combine in LOGICAL.items():
+    for _suffix in ("", "_"):
+        _logical(getattr(aten, f"logical_{_name}{_suffix}").default, f"logical_{_name}",
+                 _combine)
+        _bitwise = getattr(aten, f"bitwise_{_name}{_suffix}")
+        _logical(_bitwise.default if _name == "not" else _bitwise.Tensor, f"logical_{_name}",
+                 _combine)
 
 
 def _masked_fill(op, inplace):
@@ -465,9 +515,7 @@ def _zero(dev, a):
 
 # ---- matmuls --------------------------------------------------------------------------------
 
-def _matmul(dev, aten_op, args, name, a, b, bias=None, beta=1, alpha=1, batch=False):
-    if beta != 1 or alpha != 1:
-        raise _Refused("addmm with beta or alpha other than 1")
+def _matmul(dev, aten_op, args, name, a, b, bias=None, batch=False):
     dtype = a.dtype
     if b.dtype != dtype or (bias is not None and bias.dtype != dtype):
         raise _Refused("operands of different dtypes")
@@ -505,14 +553,65 @@ def _mm(dev, a, b):
     return _matmul(dev, aten.mm.default, (a, b), "mm", a, b)
 
 
+def _scaled_sum(dev, op, args, c, product, beta, alpha):
+    """beta c + alpha product (c broadcast to the product), as addmm, baddbmm and addmv
+    combine them: with beta 0, c is not read (its NaN do not propagate)."""
+    beta, alpha = float(beta), float(alpha)
+    operands = [product] + ([c] if beta != 0 else [])
+
+    def body(w, x):
+        scaled = w.op("arith.mulf", x[0], w.const(alpha)) if alpha != 1 else x[0]
+        if beta == 0:
+            return scaled
+        other = w.op("arith.mulf", x[1], w.const(beta)) if beta != 1 else x[1]
+        return w.op("arith.addf", other, scaled)
+    return _elementwise(dev, op, args, {}, program_name("scaled_sum", (beta, alpha)), operands,
+                        list(product.shape), product.dtype, body)
+
+
 @_lowered(aten.addmm.default)
 def _addmm(dev, bias, a, b, beta=1, alpha=1):
-    return _matmul(dev, aten.addmm.default, (bias, a, b), "addmm", a, b, bias, beta, alpha)
+    if beta == 1 and alpha == 1:
+        return _matmul(dev, aten.addmm.default, (bias, a, b), "addmm", a, b, bias)
+    product = _matmul(dev, aten.mm.default, (a, b), "mm", a, b)
+    return _scaled_sum(dev, aten.addmm.default, (bias, a, b, beta, alpha), bias, product, beta,
+                       alpha)
 
 
 @_lowered(aten.bmm.default)
 def _bmm(dev, a, b):
     return _matmul(dev, aten.bmm.default, (a, b), "bmm", a, b, batch=True)
+
+
+@_lowered(aten.baddbmm.default)
+def _baddbmm(dev, c, a, b, beta=1, alpha=1):
+    product = _matmul(dev, aten.bmm.default, (a, b), "bmm", a, b, batch=True)
+    return _scaled_sum(dev, aten.baddbmm.default, (c, a, b, beta, alpha), c, product, beta,
+                       alpha)
+
+
+@_lowered(aten.mv.default)
+def _mv(dev, m, v):
+    """A matrix times a vector: the vector as a one-column matrix."""
+    if m.dim() != 2 or v.dim() != 1:
+        raise _Refused("mv of other ranks")
+    column = v.reshape(v.shape[0], 1)
+    return _matmul(dev, aten.mm.default, (m, column), "mm", m, column).reshape(m.shape[0])
+
+
+@_lowered(aten.addmv.default)
+def _addmv(dev, c, m, v, beta=1, alpha=1):
+    return _scaled_sum(dev, aten.addmv.default, (c, m, v, beta, alpha), c, _mv(dev, m, v), beta,
+                       alpha)
+
+
+@_lowered(aten.dot.default)
+def _dot(dev, a, b):
+    """Two vectors' inner product: a one-row matrix times a one-column one."""
+    if a.dim() != 1 or b.dim() != 1:
+        raise _Refused("dot of other ranks")
+    row, column = a.reshape(1, a.shape[0]), b.reshape(b.shape[0], 1)
+    return _matmul(dev, aten.mm.default, (row, column), "mm", row, column).reshape(())
 
 
 # ---- normalisation and powers -----------------------------------------------------------------

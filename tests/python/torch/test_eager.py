@@ -144,43 +144,105 @@ COMPARE = {"eq": torch.eq, "ne": torch.ne, "lt": torch.lt, "le": torch.le, "gt":
            "ge": torch.ge}
 
 
+#: the element type of each device's float tensors in these tests
+FLOAT = {"tpu": torch.float32, "spyre": torch.float16}
+
+
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
 @pytest.mark.parametrize("name", sorted(COMPARE))
-def test_comparisons_on_the_tpu_give_booleans_nan_as_pytorch_compares_it(name):
-    a = torch.randn(5, 140).round()
-    b = torch.randn(5, 140).round()
+def test_comparisons_give_booleans_nan_as_pytorch_compares_it(device, name):
+    """A boolean is i8 on the TPU and 0 or 1 in f16 on Spyre (its compilers keep no i8)."""
+    a = torch.randn(5, 140).round().to(FLOAT[device])
+    b = torch.randn(5, 140).round().to(FLOAT[device])
     a[0, :3] = float("nan")
     for other in (b, b[0], 0.0):  # a tensor, a broadcast row, a number
-        got = runs_on_device("tpu", lambda x: COMPARE[name](x, other if isinstance(
-            other, float) else other.to("tpu")), a, launches=1)
+        got = runs_on_device(device, lambda x: COMPARE[name](x, other if isinstance(
+            other, float) else other.to(device)), a, launches=1)
         assert got.dtype == torch.bool and torch.equal(got.cpu(), COMPARE[name](a, other))
 
 
-def test_where_and_masked_fill_on_the_tpu_select_by_a_boolean_tensor():
-    x, y = torch.randn(2, 8, 130), torch.randn(2, 8, 130)
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
+def test_where_and_masked_fill_select_by_a_boolean_tensor(device):
+    """Booleans copied from the host (and back), then read by where and masked_fill."""
+    x, y = (torch.randn(2, 8, 130).to(FLOAT[device]) for _ in range(2))
     keep = torch.randn(8, 130) > 0
-    got = runs_on_device("tpu", lambda c, a, b: torch.where(c, a, b), keep, x, y, launches=1)
+    assert torch.equal(keep.to(device).cpu(), keep)
+    got = runs_on_device(device, lambda c, a, b: torch.where(c, a, b), keep, x, y, launches=1)
     assert torch.equal(got.cpu(), torch.where(keep, x, y))
     causal = torch.ones(8, 8).triu(1).bool()
-    scores = torch.randn(2, 8, 8)
-    got = runs_on_device("tpu", lambda s, m: s.masked_fill(m, float("-inf")), scores, causal,
+    scores = torch.randn(2, 8, 8).to(FLOAT[device])
+    got = runs_on_device(device, lambda s, m: s.masked_fill(m, float("-inf")), scores, causal,
                          launches=1)
     assert torch.equal(got.cpu(), scores.masked_fill(causal, float("-inf")))
-    d = scores.to("tpu")
-    d.masked_fill_(causal.to("tpu"), 0.5)
+    d = scores.to(device)
+    d.masked_fill_(causal.to(device), 0.5)
     assert torch.equal(d.cpu(), scores.masked_fill(causal, 0.5))
+
+
+MATMULS = {  # (c, a, b) -> an op that multiplies a and b and adds c
+    "addmm": lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=-2),
+    "addmm_beta0": lambda c, a, b: torch.addmm(c * float("nan"), a, b, beta=0),
+    "baddbmm": lambda c, a, b: torch.baddbmm(c[None], torch.stack([a, -a, a]),
+                                             torch.stack([b, b, -b]), beta=0.25, alpha=1.5),
+    "mv": lambda c, a, b: torch.mv(a, b[:, 0].contiguous()),
+    "addmv": lambda c, a, b: torch.addmv(c[:, 0].contiguous(), a, b[:, 0].contiguous(),
+                                         beta=2, alpha=0.5),
+    "dot": lambda c, a, b: torch.dot(a[0].contiguous(), b[:, 1].contiguous()),
+}
+
+
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
+@pytest.mark.parametrize("name", sorted(MATMULS))
+def test_scaled_and_vector_matmuls(device, name):
+    """addmm and baddbmm with beta and alpha (beta 0 does not read c: its NaN stay out), mv,
+    addmv and dot (the vectors as one-row and one-column matrices): on the device."""
+    dtype, tol = (torch.float32, 1e-3) if device == "tpu" else (torch.float16, 3e-2)
+    c, a, b = (torch.randn(*s).to(dtype) for s in ((20, 70), (20, 96), (96, 70)))
+    got = runs_on_device(device, MATMULS[name], c, a, b)
+    want = MATMULS[name](c.float(), a.float(), b.float())
+    assert got.shape == want.shape
+    close(got, want, tol, 10 * tol)
+
+
+LOGICAL = {"not": lambda a, b: torch.logical_not(a), "and": torch.logical_and,
+           "or": torch.logical_or, "xor": torch.logical_xor, "~": lambda a, b: ~a,
+           "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+           "and_": lambda a, b: a.clone().logical_and_(b), "|=": lambda a, b: a.clone().__ior__(b)}
+
+
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
+@pytest.mark.parametrize("name", sorted(LOGICAL))
+def test_logical_ops_of_booleans(device, name):
+    """logical_not/and/or/xor and the bitwise ops of booleans, in place too, with a row
+    broadcast: each one program."""
+    a, b = torch.randn(6, 130) > 0, torch.randn(130) > 0
+    got = runs_on_device(device, LOGICAL[name], a, b)
+    assert got.dtype == torch.bool and torch.equal(got.cpu(), LOGICAL[name](a, b))
+
+
+def test_spyre_booleans_by_the_type_of_the_operands():
+    """Spyre's SFU computes one element type per op: bf16 compares and selects into the f16
+    of a boolean on the device; a comparison of f32 is refused, and runs on the CPU,
+    counted."""
+    a, b = torch.randn(4, 64).bfloat16(), torch.randn(4, 64).bfloat16()
+    got = runs_on_device("spyre", lambda x, y: torch.where(x > y, x, y), a, b, launches=2)
+    assert torch.equal(got.cpu(), torch.where(a > b, a, b))
+    a = torch.randn(4, 64)
+    got = a.to("spyre") > 0
+    assert torch.equal(got.cpu(), a > 0)
+    assert chipless.torch.fallback_counts() == {"cmp_ogt": 1}
 
 
 @pytest.mark.parametrize("device", ["tpu", "spyre"])
 def test_a_causal_mask_made_by_comparison_matches_the_cpu(device):
-    # on Spyre, booleans may run on the CPU: the result is the same either way
-    dtype = torch.float16 if device == "spyre" else torch.float32
+    dtype = FLOAT[device]
     scores = torch.randn(4, 64, 64).to(dtype)
     position = torch.arange(64, dtype=dtype)
     later = position[None, :] > position[:, None]
 
     def masked_softmax(s, p):
         return torch.softmax(s.masked_fill(p[None, :] > p[:, None], float("-inf")), -1)
-    got = masked_softmax(scores.to(device), position.to(device))
+    got = runs_on_device(device, masked_softmax, scores, position)
     want = torch.softmax(scores.float().masked_fill(later, float("-inf")), -1)
     close(got, want, 1e-2 if device == "spyre" else 1e-5, 1e-3 if device == "spyre" else 1e-6)
 
