@@ -21,7 +21,7 @@ native.load("_torch")  # the PrivateUse1 backend: allocator, guard, copies, CPU 
 # after the backend; importing ops registers the lowerings
 from chipless.torch import (devices, distributed, eager, execution, ops,  # noqa: E402,F401
                             activations, batch_norm_grad, conv_grad, losses, matmuls,
-                            reductions, shim, window_ops)
+                            pointwise, reductions, shim, window_ops)
 
 shim.install()
 native.load("_torch").set_flush_hook(execution.flush_all)

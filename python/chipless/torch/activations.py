@@ -4,47 +4,10 @@ leaky_relu, elu (celu and selu are elu in 1.13), hardsigmoid, hardswish, softplu
 Each is one element-wise program as PyTorch's CPU kernel computes it (the same comparisons,
 so NaN and the infinities come out as on the CPU); the op's numbers (bounds, slopes, beta)
 are constants of the program, so the compile cache keys on them. Registered like the ops of
-chipless.torch.ops, whose helpers they use.
+chipless.torch.ops and chipless.torch.pointwise, whose helpers they use.
 """
 from chipless.torch.ops import _Refused, _elementwise, _lowered, aten, program_name
-
-
-def _floating(name, *tensors):
-    for t in tensors:
-        if not t.is_floating_point():
-            raise _Refused(f"{name} of {t.dtype}")
-
-
-def _number(name, value):
-    """A bound or coefficient of an op as a float, or _Refused for a tensor one (clamp's
-    Tensor overloads take those)."""
-    if value is None or isinstance(value, (int, float, bool)):
-        return None if value is None else float(value)
-    raise _Refused(f"{name} with a bound that is not a number")
-
-
-def _pointwise(op, name, body, inplace=False):
-    """Registers op(self, *numbers) as out = body(w, x, *numbers) on the device."""
-    @_lowered(op)
-    def lower(dev, a, *numbers):
-        _floating(name, a)
-        numbers = tuple(_number(name, n) for n in numbers)
-        return _elementwise(dev, op, (a,) + numbers, {}, program_name(name, numbers), [a], list(a.shape), a.dtype,
-                            lambda w, x: body(w, x[0], *numbers), out=a if inplace else None)
-    return lower
-
-
-def _backward(op, name, body):
-    """Registers op(grad, self, *numbers) as grad_input = body(w, grad, x, *numbers)."""
-    @_lowered(op)
-    def lower(dev, grad, x, *numbers):
-        _floating(name, grad, x)
-        if grad.shape != x.shape or grad.dtype != x.dtype:
-            raise _Refused("a gradient of another shape or dtype than the input")
-        numbers = tuple(_number(name, n) for n in numbers)
-        return _elementwise(dev, op, (grad, x) + numbers, {}, program_name(name, numbers), [grad, x], list(x.shape),
-                            x.dtype, lambda w, v: body(w, v[0], v[1], *numbers))
-    return lower
+from chipless.torch.pointwise import floating, number, register
 
 
 def _clamp(w, x, low=None, high=None):
@@ -54,15 +17,6 @@ def _clamp(w, x, low=None, high=None):
     if high is not None:
         x = w.op("arith.minimumf", x, w.const(high))
     return x
-
-
-def _register(name, body, backward=None):
-    """name and name_ (where ATen has it), and name_backward with `backward`."""
-    _pointwise(getattr(aten, name).default, name, body)
-    if hasattr(aten, name + "_"):
-        _pointwise(getattr(aten, name + "_").default, name, body, inplace=True)
-    if backward is not None:
-        _backward(getattr(aten, name + "_backward").default, name + "_backward", backward)
 
 
 @_lowered(aten.clamp.default)
@@ -76,8 +30,8 @@ def _clamp_inplace(dev, a, min=None, max=None):
 
 
 def _clamp_any(dev, op, a, low, high, inplace):
-    _floating("clamp", a)
-    low, high = _number("clamp", low), _number("clamp", high)
+    floating("clamp", a)
+    low, high = number("clamp", low), number("clamp", high)
     if low is None and high is None:
         raise _Refused("clamp without a bound")  # the CPU's error
     return _elementwise(dev, op, (a, low, high), {}, program_name("clamp", (low, high)), [a],
@@ -85,8 +39,8 @@ def _clamp_any(dev, op, a, low, high, inplace):
                         out=a if inplace else None)
 
 
-_register("clamp_min", lambda w, x, low: _clamp(w, x, low=low))
-_register("clamp_max", lambda w, x, high: _clamp(w, x, high=high))
+register("clamp_min", lambda w, x, low: _clamp(w, x, low=low))
+register("clamp_max", lambda w, x, high: _clamp(w, x, high=high))
 
 
 def _between(w, x, low, high, inside):
@@ -96,7 +50,7 @@ def _between(w, x, low, high, inside):
                     w.select(w.cmp("olt", x, w.const(high)), inside, zero), zero)
 
 
-_register("hardtanh", lambda w, x, low=-1.0, high=1.0: _clamp(w, x, low, high),
+register("hardtanh", lambda w, x, low=-1.0, high=1.0: _clamp(w, x, low, high),
           lambda w, g, x, low, high: _between(w, x, low, high, g))
 
 
@@ -108,7 +62,7 @@ def _leaky_relu_backward(w, g, x, slope, self_is_result=False):
     return w.select(w.cmp("ogt", x, w.const(0.0)), g, w.op("arith.mulf", g, w.const(slope)))
 
 
-_register("leaky_relu", _leaky_relu, _leaky_relu_backward)
+register("leaky_relu", _leaky_relu, _leaky_relu_backward)
 
 
 def _elu(w, x, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -119,7 +73,7 @@ def _elu(w, x, alpha=1.0, scale=1.0, input_scale=1.0):
                     w.op("arith.mulf", x, w.const(scale)))
 
 
-_register("elu", _elu)
+register("elu", _elu)
 
 
 @_lowered(aten.elu_backward.default)
@@ -127,7 +81,7 @@ def _elu_backward(dev, grad, alpha, scale, input_scale, is_result, x):
     """grad scale where x > 0; elsewhere (NaN too, as the CPU) from the input, grad
     input_scale alpha scale exp(x input_scale), or from the result, grad input_scale (out +
     alpha scale)."""
-    _floating("elu_backward", grad, x)
+    floating("elu_backward", grad, x)
     if grad.shape != x.shape or grad.dtype != x.dtype:
         raise _Refused("a gradient of another shape or dtype than the input")
     alpha, scale, input_scale = (float(v) for v in (alpha, scale, input_scale))
@@ -159,7 +113,7 @@ def _hardsigmoid_backward(w, g, x):
     return _between(w, x, -3.0, 3.0, w.op("arith.divf", g, w.const(6.0)))
 
 
-_register("hardsigmoid", _hardsigmoid, _hardsigmoid_backward)
+register("hardsigmoid", _hardsigmoid, _hardsigmoid_backward)
 
 
 def _hardswish_backward(w, g, x):
@@ -170,7 +124,7 @@ def _hardswish_backward(w, g, x):
                     w.select(w.cmp("ogt", x, w.const(3.0)), g, middle))
 
 
-_register("hardswish", lambda w, x: w.op("arith.mulf", x, _hardsigmoid(w, x)),
+register("hardswish", lambda w, x: w.op("arith.mulf", x, _hardsigmoid(w, x)),
           _hardswish_backward)
 
 
@@ -190,5 +144,5 @@ def _softplus_backward(w, g, x, beta, threshold):
     return w.select(w.cmp("ogt", z, w.const(threshold)), g, smooth)
 
 
-_register("softplus", _softplus, _softplus_backward)
-_register("mish", lambda w, x: w.op("arith.mulf", x, w.op("math.tanh", _softplus(w, x))))
+register("softplus", _softplus, _softplus_backward)
+register("mish", lambda w, x: w.op("arith.mulf", x, w.op("math.tanh", _softplus(w, x))))

@@ -418,8 +418,9 @@ def _gelu_backward(dev, grad, x, approximate="none"):
 
 @_lowered(aten.threshold_backward.default)
 def _threshold_backward(dev, grad, x, threshold):
+    """0 where x <= threshold, else grad (at NaN too, as the CPU: relu's gradient)."""
     def body(w, v):
-        return w.select(w.cmp("ogt", v[1], v[2]), v[0], w.const(0.0))
+        return w.select(w.cmp("ole", v[1], v[2]), w.const(0.0), v[0])
     return _elementwise(dev, aten.threshold_backward.default, (grad, x, threshold), {},
                         "threshold_backward", [grad, x, threshold], list(grad.shape),
                         grad.dtype, body)
