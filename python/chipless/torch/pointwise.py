@@ -163,11 +163,13 @@ def _log_sigmoid(dev, a):
         raise _Refused(f"log_sigmoid of {a.dtype}")
     out, buffer = (torch.empty_like(a) for _ in range(2))
 
+    shape = list(a.shape) or [1]  # a number is a tensor of one element in the graph
+
     def emit(g, xs):
-        z = graph_text.emit_elementwise(g, xs, list(a.shape), element, lambda w, x: w.op(
+        z = graph_text.emit_elementwise(g, xs, shape, element, lambda w, x: w.op(
             "math.exp", w.op("arith.negf", w.op("math.absf", x[0]))))
         y = graph_text.emit_elementwise(
-            g, [xs[0], (z, list(a.shape))], list(a.shape), element, lambda w, x: w.op(
+            g, [xs[0], (z, shape)], shape, element, lambda w, x: w.op(
                 "arith.subf", w.op("arith.minimumf", x[0], w.const(0.0)),
                 w.op("math.log", w.op("arith.addf", w.const(1.0), x[1]))))
         return [y, z]

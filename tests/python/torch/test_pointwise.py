@@ -62,3 +62,16 @@ def test_pointwise_op_on_the_device(device, dtype, tol, name):
         torch.testing.assert_close(xd.grad.cpu().double(), xc.grad.double(), rtol=tol,
                                    atol=tol, equal_nan=True)
     assert chipless.torch.fallback_counts() == {}
+
+
+@pytest.mark.parametrize("device,dtype,tol", DEVICES, ids=[d[0] for d in DEVICES])
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3, 70)])
+def test_pointwise_ops_of_other_ranks(device, dtype, tol, shape):
+    """A number (rank 0, one element in the graph), a vector and a rank-3 tensor."""
+    x = (torch.randn(shape) * 2).to(dtype)
+    for name in ("logsigmoid", "sign", "isinf", "rsub", "lerp"):
+        fn = OPS[name][0]
+        got, want = fn(x.to(device)).cpu(), fn(x.float())
+        assert got.shape == want.shape, name
+        torch.testing.assert_close(got.double(), want.double(), rtol=tol, atol=tol)
+    assert chipless.torch.fallback_counts() == {}
