@@ -1,5 +1,6 @@
-"""Softmax, log_softmax, their gradients, reductions (sum, mean, amax) over any dimensions
-and variances on the emulated devices: each along the last dimension of its operand, another
+"""Softmax, log_softmax, their gradients, reductions (sum, mean, amax, amin; and as
+compositions of device ops logsumexp, nansum, vector norms) over any dimensions and
+variances on the emulated devices: each along the last dimension of its operand, another
 dimension brought there by a transpose first. Registered like the ops of chipless.torch.ops,
 whose registry and helpers they use.
 """
@@ -183,6 +184,71 @@ def _amax(dev, x, dim=(), keepdim=False):
 def _lowest(dtype):
     """The most negative finite value of a float dtype (a maximum's starting value)."""
     return -65504.0 if dtype == torch.float16 else -3.0e38
+
+
+@_lowered(aten.amin.default)
+def _amin(dev, x, dim=(), keepdim=False):
+    return _reduce_last(dev, aten.amin.default, (x, dim, keepdim), "amin", x, list(dim),
+                        keepdim, None, "arith.minimumf", -_lowest(x.dtype))
+
+
+@_lowered(aten.aminmax.default)
+def _aminmax(dev, x, dim=None, keepdim=False):
+    dims = [] if dim is None else [dim]
+    return _amin(dev, x, dims, keepdim), _amax(dev, x, dims, keepdim)
+
+
+@_lowered(aten.logsumexp.default)
+def _logsumexp(dev, x, dim, keepdim=False):
+    """log(sum(exp(x - max))) + max as device ops, as the CPU computes it: an infinite maximum
+    is not subtracted (so a row of -inf gives -inf, one holding +inf gives +inf)."""
+    if not x.is_floating_point() or x.numel() == 0:
+        raise _Refused("logsumexp of no element or of integers")
+    if x.dim() == 0:
+        return x.clone()
+    dims = [d % x.dim() for d in dim] if len(dim) else list(range(x.dim()))
+    top = x.amax(dims, keepdim=True)
+    top = top.masked_fill(top.isinf(), 0.0)
+    out = (x - top).exp().sum(dims, keepdim=True).log() + top
+    return out if keepdim else out.reshape([n for d, n in enumerate(x.shape) if d not in dims])
+
+
+@_lowered(aten.nansum.default)
+def _nansum(dev, x, dim=None, keepdim=False, dtype=None):
+    """The sum with NaN taken as 0."""
+    if not x.is_floating_point() or dtype not in (None, x.dtype):
+        raise _Refused("nansum of integers or into another dtype")
+    return x.masked_fill(x.isnan(), 0.0).sum(list(dim or ()) or list(range(x.dim())),
+                                             keepdim=keepdim)
+
+
+@_lowered(aten.linalg_vector_norm.default)
+def _vector_norm(dev, x, ord=2, dim=None, keepdim=False, dtype=None):
+    """The 2-norm sqrt(sum(x^2)), the 1-norm sum(|x|) and the infinity norm amax(|x|) over
+    `dim` (all dimensions when None); other orders on the CPU."""
+    if not x.is_floating_point() or dtype not in (None, x.dtype) or x.numel() == 0:
+        raise _Refused("a vector norm of no element, of integers or into another dtype")
+    dims = list(dim) if dim else list(range(x.dim()))
+    if x.dim() == 0:
+        return x.abs()
+    if ord == 2:
+        return (x * x).sum(dims, keepdim=keepdim).sqrt()
+    if ord == 1:
+        return x.abs().sum(dims, keepdim=keepdim)
+    if ord == math.inf:
+        return x.abs().amax(dims, keepdim=keepdim)
+    raise _Refused(f"a vector norm of order {ord}")
+
+
+@_lowered(aten.norm.ScalarOpt_dim)
+def _norm_dims(dev, x, p=2, dim=(), keepdim=False):
+    """Tensor.norm(p, dim): the vector norm over `dim`."""
+    return _vector_norm(dev, x, 2 if p is None else p, list(dim) or None, keepdim)
+
+
+@_lowered(aten.norm.Scalar)
+def _norm(dev, x, p=2):
+    return _vector_norm(dev, x, p)
 
 
 def _softmax_gradient(dev, aten_op, name, emit_rows, grad, out, dim, input_dtype):
