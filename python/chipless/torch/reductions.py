@@ -224,15 +224,27 @@ def _nansum(dev, x, dim=None, keepdim=False, dtype=None):
 
 @_lowered(aten.linalg_vector_norm.default)
 def _vector_norm(dev, x, ord=2, dim=None, keepdim=False, dtype=None):
-    """The 2-norm sqrt(sum(x^2)), the 1-norm sum(|x|) and the infinity norm amax(|x|) over
-    `dim` (all dimensions when None); other orders on the CPU."""
+    """The 2-norm m sqrt(sum((x / m)^2)) with m the largest magnitude, the 1-norm sum(|x|)
+    and the infinity norm amax(|x|) over `dim` (all dimensions when None); other orders on
+    the CPU."""
     if not x.is_floating_point() or dtype not in (None, x.dtype) or x.numel() == 0:
         raise _Refused("a vector norm of no element, of integers or into another dtype")
     dims = list(dim) if dim else list(range(x.dim()))
     if x.dim() == 0:
         return x.abs()
     if ord == 2:
-        return (x * x).sum(dims, keepdim=keepdim).sqrt()
+        # scaled by the largest magnitude first, so that the squares do not overflow (f16's
+        # largest value is 65504: a norm above 256 would be inf); a largest magnitude of 0
+        # or inf divides by 1 (the norm is then 0, or inf, as the CPU's)
+        dims = sorted({d % x.dim() for d in dims})
+        shape = [1 if d in dims else n for d, n in enumerate(x.shape)] if keepdim else \
+            [n for d, n in enumerate(x.shape) if d not in dims]
+        if len(dims) == x.dim():  # of the whole tensor: as a vector (its scale one number)
+            x, dims = x.reshape(-1), [0]
+        top = x.abs().amax(dims, keepdim=True)
+        scale = top.masked_fill((top == 0) | top.isinf(), 1.0)
+        scaled = x / scale
+        return ((scaled * scaled).sum(dims, keepdim=True).sqrt() * scale).reshape(shape)
     if ord == 1:
         return x.abs().sum(dims, keepdim=keepdim)
     if ord == math.inf:

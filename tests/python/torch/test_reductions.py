@@ -36,3 +36,16 @@ def test_reduction_on_the_device(device, dtype, tol, name):
     torch.testing.assert_close(got.cpu().double(), want.double(), rtol=tol, atol=tol,
                                equal_nan=True)
     assert chipless.torch.fallback_counts() == {}
+
+
+@pytest.mark.parametrize("device,dtype,tol", DEVICES, ids=[d[0] for d in DEVICES])
+def test_two_norms_do_not_overflow(device, dtype, tol):
+    """Squares of f16 values above 256 overflow: the norm is scaled by the largest magnitude
+    first (gradient-norm clipping reads it); a zero vector's norm is 0, one with inf is inf."""
+    x = torch.full((4, 64), 300.0).to(dtype)
+    x[1] = 0.0
+    x[2, 5] = math.inf
+    got = torch.linalg.vector_norm(x.to(device), dim=-1).cpu().double()
+    want = torch.linalg.vector_norm(x.double(), dim=-1)
+    torch.testing.assert_close(got, want, rtol=tol, atol=tol)
+    assert chipless.torch.fallback_counts() == {}
