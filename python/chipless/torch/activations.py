@@ -7,7 +7,7 @@ are constants of the program, so the compile cache keys on them. Registered like
 chipless.torch.ops and chipless.torch.pointwise, whose helpers they use.
 """
 from chipless.torch.ops import _Refused, _elementwise, _lowered, aten, program_name
-from chipless.torch.pointwise import floating, number, register
+from chipless.torch.pointwise import floating, gradient_operands, number, register
 
 
 def _clamp(w, x, low=None, high=None):
@@ -81,9 +81,7 @@ def _elu_backward(dev, grad, alpha, scale, input_scale, is_result, x):
     """grad scale where x > 0; elsewhere (NaN too, as the CPU) from the input, grad
     input_scale alpha scale exp(x input_scale), or from the result, grad input_scale (out +
     alpha scale)."""
-    floating("elu_backward", grad, x)
-    if grad.shape != x.shape or grad.dtype != x.dtype:
-        raise _Refused("a gradient of another shape or dtype than the input")
+    gradient_operands("elu_backward", grad, x)
     alpha, scale, input_scale = (float(v) for v in (alpha, scale, input_scale))
 
     def body(w, v):

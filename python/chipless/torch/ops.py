@@ -146,7 +146,8 @@ def _elementwise(dev, aten_op, args, kwargs, name, operands, out_shape, dtype, b
                  out_dtype=None, conditions=(), integer=False):
     """out = body(operands) element by element on the device, computed in `dtype`; operands
     are tensors or numbers (rows), those at the indices `conditions` boolean tensors (read
-    as they are stored: i8, f16 on Spyre); `out` is the tensor an in-place op writes, else one of `out_dtype` (`dtype`).
+    as they are stored: i8, f16 on Spyre); `out` is the tensor an in-place op writes, else
+    one of `out_dtype` (`dtype`).
     `integer`: the body has integer instructions for an integer `dtype`."""
     element = _element(dtype, dev, integer)
     if element is None:
@@ -283,19 +284,16 @@ def _logical(op, name, combine):
                             conditions=tuple(range(len(operands))))
 
 
-def _either(w, p, yes, no):
-    """`yes` where the i1 p, else `no`: results (Body.boolean) or the numbers 1 and 0."""
-    pick = {1: lambda: w.const(1, w.out), 0: lambda: w.const(0, w.out)}
-    yes = pick[yes]() if yes in pick else yes
-    no = pick[no]() if no in pick else no
-    return w.select(p, yes, no, element=w.out)
+def _negated(w, p):
+    """The result's boolean of not p."""
+    return w.select(p, w.const(0, w.out), w.const(1, w.out), element=w.out)
 
 
 LOGICAL = {
-    "not": lambda w, p: _either(w, p, 0, 1),
-    "and": lambda w, p, q: _either(w, p, w.boolean(q), 0),
-    "or": lambda w, p, q: _either(w, p, 1, w.boolean(q)),
-    "xor": lambda w, p, q: _either(w, p, _either(w, q, 0, 1), w.boolean(q)),
+    "not": _negated,
+    "and": lambda w, p, q: w.select(p, w.boolean(q), w.const(0, w.out), element=w.out),
+    "or": lambda w, p, q: w.select(p, w.const(1, w.out), w.boolean(q), element=w.out),
+    "xor": lambda w, p, q: w.select(p, _negated(w, q), w.boolean(q), element=w.out),
 }
 for _name, _combine in LOGICAL.items():
     for _suffix in ("", "_"):

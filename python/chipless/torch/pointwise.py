@@ -43,13 +43,18 @@ def unary(op, name, body, inplace=False):
     return lower
 
 
+def gradient_operands(name, grad, x):
+    """_Refused unless grad and x are float tensors of one shape and dtype."""
+    floating(name, grad, x)
+    if grad.shape != x.shape or grad.dtype != x.dtype:
+        raise _Refused("a gradient of another shape or dtype than the input")
+
+
 def backward(op, name, body):
     """Registers op(grad, self, *numbers) as grad_input = body(w, grad, x, *numbers)."""
     @_lowered(op)
     def lower(dev, grad, x, *numbers):
-        floating(name, grad, x)
-        if grad.shape != x.shape or grad.dtype != x.dtype:
-            raise _Refused("a gradient of another shape or dtype than the input")
+        gradient_operands(name, grad, x)
         numbers = tuple(number(name, n) for n in numbers)
         return _elementwise(dev, op, (grad, x) + numbers, {}, program_name(name, numbers),
                             [grad, x], list(x.shape), x.dtype,
@@ -162,7 +167,6 @@ def _log_sigmoid(dev, a):
     if element is None:
         raise _Refused(f"log_sigmoid of {a.dtype}")
     out, buffer = (torch.empty_like(a) for _ in range(2))
-
     shape = list(a.shape) or [1]  # a number is a tensor of one element in the graph
 
     def emit(g, xs):
@@ -198,15 +202,16 @@ def _binary(op, name, body, inplace=False):
     """op(self, other, *numbers) as out = body(w, x, y, *numbers), other a tensor or a number
     (a row, kept on the device), broadcast as PyTorch broadcasts."""
     @_lowered(op)
-    def lower(dev, a, b, *numbers, **kw):
-        numbers = tuple(number(name, n) for n in numbers + tuple(kw.values()))
+    def lower(dev, a, b, *positional, **kw):
+        # rsub's alpha is keyword-only: the numbers in schema order, the call kept as made
+        numbers = tuple(number(name, n) for n in positional + tuple(kw.values()))
         others = [b] if isinstance(b, torch.Tensor) else []
         floating(name, a, *others)
         dtype = a.dtype if inplace else torch.result_type(a, b)
         out_shape = _broadcast(a, b)
         if inplace and out_shape != list(a.shape):
             raise _Refused("the in-place result does not have self's shape")
-        return _elementwise(dev, op, (a, b) + numbers, {}, program_name(name, numbers),
+        return _elementwise(dev, op, (a, b) + positional, kw, program_name(name, numbers),
                             [a, b], out_shape, dtype, lambda w, x: body(w, x[0], x[1], *numbers),
                             out=a if inplace else None)
 
@@ -246,9 +251,9 @@ def _lerp(w, start, end, weight):
     """start + weight (end - start) below a weight of 0.5, end - (end - start) (1 - weight)
     from it, as the CPU (exact at both ends)."""
     span = w.op("arith.subf", end, start)
-    low = w.op("arith.addf", start, w.op("arith.mulf", w.const(weight), span))
-    high = w.op("arith.subf", end, w.op("arith.mulf", span, w.const(1.0 - weight)))
-    return low if weight < 0.5 else high
+    if weight < 0.5:
+        return w.op("arith.addf", start, w.op("arith.mulf", w.const(weight), span))
+    return w.op("arith.subf", end, w.op("arith.mulf", span, w.const(1.0 - weight)))
 
 
 _binary(aten.lerp.Scalar, "lerp", _lerp)
