@@ -66,6 +66,12 @@ static cl::opt<bool> dumpCandidates(
     cl::desc("tensor graphs: also write every candidate division's KTIR to --dump-dir "
              "(candidates/KERNEL/INDEX.mlir)"),
     cl::cat(category));
+static cl::opt<bool> keepInScratchpad(
+    "keep-in-scratchpad",
+    cl::desc("tensor graphs: keep a tensor one kernel writes and the next reads in the cores' "
+             "scratchpads when both kernels' divisions allow it (default true; =false sends "
+             "every intermediate through device memory)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("check that the errors are those the file's expected-error comments name"),
@@ -96,6 +102,7 @@ int main(int argc, char** argv) {
     request.grid.assign(grid.begin(), grid.end());
     request.divisions.assign(divisionChoices.begin(), divisionChoices.end());
     request.dumpCandidates = dumpCandidates;
+    request.keepInScratchpad = keepInScratchpad;
     request.verifyDiagnostics = verifyDiagnostics;
     request.splitInputFile = splitInputFile;
     if (timing)

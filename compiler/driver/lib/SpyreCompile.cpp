@@ -168,6 +168,7 @@ bool compileSpyre(std::unique_ptr<llvm::MemoryBuffer> source, const CompileReque
         if (request.dumpCandidates && request.dumpDir.empty())
           throw Error("--dump-candidates writes into --dump-dir: give one");
         fo.dumpCandidates = request.dumpCandidates;
+        fo.keepInScratchpad = request.keepInScratchpad;
         fo.divisions = divisionChoices(request.divisions);
         fo.timing = options.timing;
         mlir::FailureOr<spyrecode::Job> job = frontend::compileGraph(*module, arch, fo);
@@ -175,9 +176,9 @@ bool compileSpyre(std::unique_ptr<llvm::MemoryBuffer> source, const CompileReque
         writeGraphOutputs(request, *job, dumps);
         return mlir::success();
       }
-      if (!request.divisions.empty() || request.dumpCandidates)
-        throw Error(inputName + " is a KTIR kernel: --division and --dump-candidates apply to "
-                                "tensor graphs only");
+      if (!request.divisions.empty() || request.dumpCandidates || !request.keepInScratchpad)
+        throw Error(inputName + " is a KTIR kernel: --division, --dump-candidates and "
+                                "--keep-in-scratchpad apply to tensor graphs only");
       if (!request.dumpDir.empty()) {
         std::string text;
         llvm::raw_string_ostream os(text);

@@ -14,6 +14,7 @@
 #include "KernelBuilder.h"
 #include "Kernels.h"
 #include "Link.h"
+#include "Residency.h"
 #include "TransposedAccess.h"
 #include "dataflow/Emit/EmitSpyreCode.h"
 #include "dataflow/Scheduler/Scheduler.h"
@@ -246,6 +247,11 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
   std::ostringstream divisions;
   std::vector<CompiledKernel> compiled;
   MLIRContext* ctx = graph.getContext();
+  // Every kernel's division first: whether a tensor stays in the scratchpad between two
+  // kernels depends on both.
+  std::vector<std::vector<Division>> candidatesOf;
+  std::vector<Division> chosenOf;
+  std::vector<size_t> chosenIndex;
   for (const KernelGroup& k : plan->kernels) {
     std::string why;
     std::vector<Division> candidates = candidateDivisions(k, arch, *plan, why);
@@ -258,6 +264,20 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
                << candidates.size() - 1;
       chosen = forced->second;
     }
+    chosenOf.push_back(candidates[chosen]);
+    chosenIndex.push_back(chosen);
+    candidatesOf.push_back(std::move(candidates));
+  }
+  llvm::DenseSet<Value> results;
+  for (Value r : ret.getOperands()) results.insert(memoryRoot(*plan, r));
+  const ResidentTensors resident =
+      options.keepInScratchpad ? planResidency(*plan, chosenOf, arch, results) : ResidentTensors();
+  for (const auto& [v, block] : resident) buffers.erase(names.lookup(v));
+  const ResidentTensors none;
+  for (size_t ki = 0; ki < plan->kernels.size(); ++ki) {
+    const KernelGroup& k = plan->kernels[ki];
+    const std::vector<Division>& candidates = candidatesOf[ki];
+    const size_t chosen = chosenIndex[ki];
     divisions << k.name << " (" << k.ops.size() << " op" << (k.ops.size() == 1 ? "" : "s") << ", "
               << k.rows << " x " << k.cols;
     if (k.kind == KernelGroup::Kind::Matmul) divisions << " x " << k.depth;
@@ -268,19 +288,28 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
                 << d.residentBytes << " B resident, " << static_cast<int64_t>(d.cycles)
                 << " cycles (" << d.bound << ")\n";
     }
+    for (const Operand& o : k.outputs)
+      if (auto it = resident.find(memoryRoot(*plan, o.value));
+          it != resident.end() && it->second.producer == ki)
+        divisions << "  " << names.lookup(it->first) << " stays in the scratchpad for "
+                  << plan->kernels[ki + 1].name << ": each tile's " << it->second.rows << " x "
+                  << it->second.cols << " block, " << it->second.bytes << " B at byte "
+                  << it->second.address << " of its core's\n";
     auto printed = [](ModuleOp m) {
       std::string text;
       llvm::raw_string_ostream os(text);
       m->print(os);
       return withArgumentNames(text, m);
     };
-    FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernel(k, candidates[chosen], *plan, names, ctx);
+    FailureOr<OwningOpRef<ModuleOp>> kernel =
+        buildKernel(k, candidates[chosen], *plan, names, resident, ctx);
     if (failed(kernel)) return failure();
     if (options.dump) options.dump(k.name + ".mlir", printed(**kernel));
-    // Every candidate's KTIR, for checking the cost model against the simulator.
+    // Every candidate's KTIR, for checking the cost model against the simulator: each a
+    // kernel of its own, its tensors in device memory.
     if (options.dump && options.dumpCandidates)
       for (size_t i = 0; i < candidates.size(); ++i) {
-        FailureOr<OwningOpRef<ModuleOp>> c = buildKernel(k, candidates[i], *plan, names, ctx);
+        FailureOr<OwningOpRef<ModuleOp>> c = buildKernel(k, candidates[i], *plan, names, none, ctx);
         if (failed(c)) return failure();
         options.dump("candidates/" + k.name + "/" + std::to_string(i) + ".mlir", printed(**c));
       }

@@ -19,8 +19,9 @@ LogicalResult KernelWriter::writeText() {
   if (k_.kind == KernelGroup::Kind::Fill) return writeFillText();
   if (k_.kind == KernelGroup::Kind::Window) return writeWindowText();
   // Arguments: every tensor the kernel reads or writes, by its memory.
-  for (const Operand& o : k_.inputs) argument(o.value);
-  for (const Operand& o : k_.outputs) argument(o.value);
+  for (const auto* list : {&k_.inputs, &k_.outputs})
+    for (const Operand& o : *list)
+      if (!residentBlock(o.value)) argument(o.value);
   if (splitK())
     text_ << "#kgroups = affine_set<(g) : (g >= 0, -g + " << d_.tiles() / d_.gridDepth - 1
           << " >= 0)>\n";
@@ -41,6 +42,7 @@ LogicalResult KernelWriter::writeText() {
   // Every tensor's global memory view, as it lies (Layout.h).
   for (const auto* list : {&k_.inputs, &k_.outputs})
     for (const Operand& o : *list) {
+      if (residentBlock(o.value)) continue;
       std::optional<TensorView> tv = accessView(o.value, o.form);
       if (!tv)
         return fail("internal error: the Spyre front end cannot read or write a tensor that "
@@ -133,8 +135,9 @@ LogicalResult KernelWriter::writeText() {
       kRow = "%kkrow";
     }
     FailureOr<std::string> a =
-        loadBox(*accessView(A, Form::Matrix), elem(A),
-                {splitK() ? std::string("%km0") : matmulRow(), kk}, aShape);
+        residentBlock(A) ? FailureOr<std::string>(loadOwn(*residentBlock(A), A))
+                         : loadBox(*accessView(A, Form::Matrix), elem(A),
+                                   {splitK() ? std::string("%km0") : matmulRow(), kk}, aShape);
     FailureOr<std::string> bm = failure();
     if (k_.transposedB && k_.batch > 1) {
       // Matrix b of the batch, its K x N block, as it lies; then the block as a matrix.
@@ -208,6 +211,10 @@ LogicalResult KernelWriter::writeText() {
     const std::string t = "tensor<" + dimsText(shape) + "x" + elem(v) + ">";
     text_ << "    %kout" << i << " = tensor.empty() {" << kOutputAttr << " = " << i << "} : " << t
           << "\n";
+    if (const ResidentBlock* r = residentBlock(v)) {
+      storeOwn("%kout" + std::to_string(i), *r, v);
+      continue;
+    }
     if (failed(storeBox("%kout" + std::to_string(i), *accessView(v, k_.outputs[i].form), elem(v),
                         blockStart(k_.outputs[i].form), shape)))
       return fail("internal error: the Spyre front end cannot store a block of a result");
@@ -290,8 +297,9 @@ FailureOr<OwningOpRef<ModuleOp>> KernelWriter::build() {
 
 FailureOr<OwningOpRef<ModuleOp>> buildKernel(const KernelGroup& k, const Division& d,
                                              const KernelPlan& plan, const MemoryNames& names,
+                                             const ResidentTensors& resident,
                                              MLIRContext* context) {
-  KernelWriter w(k, d, plan, names, context);
+  KernelWriter w(k, d, plan, names, resident, context);
   return w.build();
 }
 

@@ -14,6 +14,7 @@
 
 #include "Division.h"
 #include "Kernels.h"
+#include "Residency.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -25,11 +26,12 @@ namespace chipless::frontend {
 /// their names, intermediates t1, t2, ...), by the tensor whose memory it is.
 using MemoryNames = llvm::DenseMap<mlir::Value, std::string>;
 
-/// Builds the KTIR module of kernel `k` divided as `d`. Emits an error at the graph op that
-/// cannot be written and fails.
+/// Builds the KTIR module of kernel `k` divided as `d`; the tensors of `resident` it writes
+/// or reads stay in its tiles' own scratchpads. Emits an error at the graph op that cannot
+/// be written and fails.
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 buildKernel(const KernelGroup& k, const Division& d, const KernelPlan& plan,
-            const MemoryNames& names, mlir::MLIRContext* context);
+            const MemoryNames& names, const ResidentTensors& resident, mlir::MLIRContext* context);
 
 } // namespace chipless::frontend
 

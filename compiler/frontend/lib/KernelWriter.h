@@ -13,6 +13,7 @@
 
 #include "KernelBuilder.h"
 #include "Layout.h"
+#include "Residency.h"
 #include "graph/GraphForm.h"
 #include "ktir/Dialect/Ktdp/KtdpOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -84,8 +85,8 @@ void cloneBodyOp(OpBuilder& b, Operation& op, IRMapping& m);
 class KernelWriter {
 public:
   KernelWriter(const KernelGroup& k, const Division& d, const KernelPlan& plan,
-               const MemoryNames& names, MLIRContext* ctx)
-      : k_(k), d_(d), plan_(plan), names_(names), ctx_(ctx) {}
+               const MemoryNames& names, const ResidentTensors& resident, MLIRContext* ctx)
+      : k_(k), d_(d), plan_(plan), names_(names), resident_(resident), ctx_(ctx) {}
 
   FailureOr<OwningOpRef<ModuleOp>> build();
 
@@ -94,6 +95,7 @@ private:
   const Division& d_;
   const KernelPlan& plan_;
   const MemoryNames& names_;
+  const ResidentTensors& resident_;
   MLIRContext* ctx_;
   std::ostringstream text_;
   std::vector<std::string> args_;            ///< memory names, in argument order
@@ -151,6 +153,19 @@ private:
     return {};
   }
 
+  /// The block of `v` this kernel's tiles keep in, or read from, their own scratchpad
+  /// (Residency.h); null when `v` goes through device memory.
+  const ResidentBlock* residentBlock(Value v) const {
+    auto it = resident_.find(memoryRoot(plan_, v));
+    return it == resident_.end() ? nullptr : &it->second;
+  }
+  /// An access tile over the whole of resident block `r` in the tile's own scratchpad
+  /// (`ct_local`); returns its name and type.
+  std::pair<std::string, std::string> ownTile(const ResidentBlock& r, Value v);
+  /// Loads resident block `r` of `v`; returns the loaded tensor's name.
+  std::string loadOwn(const ResidentBlock& r, Value v);
+  /// Stores `value` (the tile's block of `v`) as resident block `r`.
+  void storeOwn(const std::string& value, const ResidentBlock& r, Value v);
   /// Makes the memory `name` an argument of the kernel (once).
   void argumentNamed(const std::string& name) {
     if (std::find(args_.begin(), args_.end(), name) == args_.end()) args_.push_back(name);
@@ -198,6 +213,11 @@ private:
   /// Loads a block of graph tensor `v` for the kernel's ops.
   LogicalResult load(Value v, Form f, const std::vector<int64_t>& shape,
                      const std::vector<std::string>& start) {
+    if (const ResidentBlock* r = residentBlock(v)) {
+      loadOwn(*r, v);
+      loaded_.push_back(v);
+      return success();
+    }
     std::optional<TensorView> tv = accessView(v, f);
     FailureOr<std::string> t =
         tv ? loadBox(*tv, elem(v), start, shape) : FailureOr<std::string>(failure());

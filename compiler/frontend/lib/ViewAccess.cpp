@@ -254,4 +254,38 @@ LogicalResult KernelWriter::storeBox(const std::string& value, const TensorView&
   return success();
 }
 
+std::pair<std::string, std::string> KernelWriter::ownTile(const ResidentBlock& r, Value v) {
+  const std::vector<int64_t> shape{r.rows, r.cols};
+  const std::string elemType = elem(v);
+  const int64_t es = elementBytes(v);
+  const std::string n = std::to_string(fresh_++);
+  const std::string memref = "memref<" + dimsText(shape) + "x" + elemType + ">";
+  const std::string tileT = "!ktdp.access_tile<" + dimsText(shape) + "xindex>";
+  // The address counts elements of the view's type, as a pointer does.
+  text_ << "    %kown" << n << " = arith.constant " << r.address / es << " : index\n"
+        << "    %kownv" << n << " = ktdp.construct_memory_view %kown" << n << ", sizes: [" << r.rows
+        << ", " << r.cols << "], strides: [" << r.cols
+        << ", 1] {\n      coordinate_set = " << boxSet(shape)
+        << ", memory_space = #ktdp.memory_space<ct_local>\n    } : " << memref << "\n    %kownt"
+        << n << " = ktdp.construct_access_tile %kownv" << n
+        << "[%kc0, %kc0] {\n      access_tile_set = " << boxSet(shape)
+        << ", access_tile_order = " << identityMap(2) << "\n    } : " << memref << " -> " << tileT
+        << "\n";
+  return {"%kownt" + n, tileT};
+}
+
+std::string KernelWriter::loadOwn(const ResidentBlock& r, Value v) {
+  auto [tile, tileT] = ownTile(r, v);
+  const std::string value = tile + "in";
+  text_ << "    " << value << " = ktdp.load " << tile << " : " << tileT << " -> tensor<" << r.rows
+        << "x" << r.cols << "x" << elem(v) << ">\n";
+  return value;
+}
+
+void KernelWriter::storeOwn(const std::string& value, const ResidentBlock& r, Value v) {
+  auto [tile, tileT] = ownTile(r, v);
+  text_ << "    ktdp.store " << value << ", " << tile << " : tensor<" << r.rows << "x" << r.cols
+        << "x" << elem(v) << ">, " << tileT << "\n";
+}
+
 } // namespace chipless::frontend

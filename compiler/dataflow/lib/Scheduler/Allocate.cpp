@@ -12,6 +12,7 @@
 #include "mlir/IR/Diagnostics.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 using namespace mlir;
@@ -46,6 +47,11 @@ LogicalResult allocateScratchpad(CoreSchedule& s, int64_t budget, int64_t stick,
   for (size_t i = 0; i < s.buffers.size(); ++i) {
     auto& u = uses[i];
     Buffer& b = s.buffers[i];
+    if (b.resident) {
+      b.first = 0;
+      b.last = std::numeric_limits<int>::max();
+      continue;
+    }
     if (u.empty()) continue;
     std::sort(u.begin(), u.end());
     b.first = u.front().first;
@@ -92,6 +98,22 @@ LogicalResult allocateScratchpad(CoreSchedule& s, int64_t budget, int64_t stick,
         innermost = loop;
     // Not live across its iterations: the lifetime stays inside the body.
     if (innermost && (b.first > innermost->pos || b.last < innermost->end)) loopOf[i] = innermost;
+  }
+  // A block of the tile's own scratchpad must not overlap another buffer with a fixed
+  // address (another such block, an exchange buffer).
+  for (size_t i = 0; i < s.buffers.size(); ++i) {
+    const Buffer& r = s.buffers[i];
+    if (!r.resident) continue;
+    for (size_t j = 0; j < s.buffers.size(); ++j) {
+      const Buffer& o = s.buffers[j];
+      if (j == i || o.fixedAddr < 0 || o.first < 0 || (o.resident && j < i)) continue;
+      if (o.fixedAddr < r.fixedAddr + r.bytes && r.fixedAddr < o.fixedAddr + o.bytes)
+        return emitError(r.loc ? *r.loc : UnknownLoc::get(ctx))
+                   << "keeps bytes [" << r.fixedAddr << ", " << r.fixedAddr + r.bytes
+                   << ") of the tile's own scratchpad, which overlap " << o.name << " at ["
+                   << o.fixedAddr << ", " << o.fixedAddr + o.bytes << ") on core " << s.core,
+               failure();
+    }
   }
   enum class Doubling { None, Transferred, All };
   auto place = [&](Doubling mode) -> std::optional<size_t> {

@@ -258,6 +258,13 @@ FailureOr<bool> Lowering::copyInChunks(Operation* op) {
 LogicalResult Lowering::lowerLoad(Operation* op) {
   auto load = cast<ktdp::LoadOp>(op);
   auto type = cast<RankedTensorType>(load.getResult().getType());
+  auto own =
+      ownScratchpadBlock(op, load.getAccessTile(), type.getShape(), type.getElementType(), true);
+  if (failed(own)) return failure();
+  if (*own) {
+    bind(load.getResult(), **own);
+    return success();
+  }
   auto chunked = copyInChunks(op);
   if (failed(chunked)) return failure();
   if (*chunked) return success();
@@ -318,6 +325,9 @@ LogicalResult Lowering::lowerStore(Operation* op) {
     if (failed(m)) return failure();
     t = *m;
   }
+  auto own = ownScratchpadBlock(op, store.getAccessTile(), t.shape, t.elem, false);
+  if (failed(own)) return failure();
+  if (*own) return copyInto(t, **own, op->getLoc());
   MemoryLowering m(*this);
   if (auto ind = store.getAccessTile().getDefiningOp<ktdp::ConstructIndirectAccessTileOp>()) {
     if (t.sparse || t.strides.empty() || t.strides.back() != esize(t.elem))

@@ -212,6 +212,13 @@ private:
   mlir::LogicalResult lowerLoad(mlir::Operation* op);
   mlir::FailureOr<bool> copyInChunks(mlir::Operation* op);
   mlir::LogicalResult lowerStore(mlir::Operation* op);
+  /// The block of the tile's own scratchpad (a `ct_local` view without `ct_id`) that
+  /// access tile `tile` reaches, as a value of `shape` read or written in place; nothing
+  /// when the tile is on another view; an error at the op or view when it cannot be read
+  /// in place (LowerOwnScratchpad.cpp).
+  mlir::FailureOr<std::optional<TVal>> ownScratchpadBlock(mlir::Operation* op, mlir::Value tile,
+                                                          llvm::ArrayRef<int64_t> shape,
+                                                          mlir::Type elem, bool load);
   /// Moves `chunk`, the part of the loaded or stored value starting at `start`, through
   /// the access tile of ktdp.load or ktdp.store `op` (LowerMemory.cpp).
   mlir::LogicalResult moveChunk(mlir::Operation* op, bool load, const TVal& chunk,
@@ -295,6 +302,8 @@ private:
   int transposes_ = 0; ///< linalg.transpose ops lowered (each has its own job buffer)
   bool usesRing_ = false;
   llvm::DenseSet<mlir::Operation*> handled_; ///< ops already lowered with an earlier one
+  /// The buffers of the tile's own scratchpad views, by byte address.
+  std::map<int64_t, int> ownBuffers_;
   /// Loop-carried buffers whose loop starts them as zeros: buffer -> the loop's node.
   std::map<int, Node*> zeroInFirstIteration_;
   std::optional<mlir::Location> currentLoc_;

@@ -110,7 +110,10 @@ std::string CoreSchedule::dump() const {
         << (b.phases > 1 ? " x" + std::to_string(b.phases) + " by (" + b.phase.str() + ") mod " +
                                std::to_string(b.phases)
                          : "")
-        << " at " << b.addr << "  live [" << b.first << ", " << b.last << "]\n";
+        << " at " << b.addr
+        << (b.resident ? std::string("  resident (the whole kernel)")
+                       : "  live [" + std::to_string(b.first) + ", " + std::to_string(b.last) + "]")
+        << "\n";
   }
   out << "  schedule:\n";
   dumpNode(*this, root, 2, out);

@@ -55,10 +55,13 @@ struct Buffer {
   std::string name;       ///< for dumps: the KTIR value it holds
   int64_t bytes = 0;      ///< one copy
   int64_t addr = -1;      ///< assigned by the allocator
-  int64_t fixedAddr = -1; ///< >= 0: must live here (a ct_local view of the kernel)
-  int phases = 1;         ///< 2 when double-buffered
-  int phaseLoop = -1;     ///< the loop whose iteration selects the copy
-  Expr phase;             ///< that iteration's number ((i - lb) / step): copy = phase mod 2
+  int64_t fixedAddr = -1; ///< >= 0: must live here (an exchange, the tile's own scratchpad)
+  /// Lives through the whole kernel: a block of the tile's own scratchpad that the kernel
+  /// before left there or the kernel after reads (`ct_local` without `ct_id`).
+  bool resident = false;
+  int phases = 1;     ///< 2 when double-buffered
+  int phaseLoop = -1; ///< the loop whose iteration selects the copy
+  Expr phase;         ///< that iteration's number ((i - lb) / step): copy = phase mod 2
   // Lifetime in schedule positions, filled by the allocator.
   int first = -1, last = -1;
   std::optional<mlir::Location> loc; ///< the op that created it, for messages

@@ -36,6 +36,7 @@ struct CompileRequest {
   // Spyre, tensor graphs only.
   std::vector<std::string> divisions; ///< --division KERNEL=INDEX
   bool dumpCandidates = false;        ///< --dump-candidates
+  bool keepInScratchpad = true;       ///< --keep-in-scratchpad (tensor graphs)
 
   // Spyre, for the lit suite.
   bool verifyDiagnostics = false; ///< check expected-error comments instead of reporting

@@ -35,6 +35,10 @@ struct FrontendOptions {
   /// With `dump`: also every candidate division's KTIR (`candidates/k1_matmul/3.mlir`,
   /// numbered as in divisions.txt; spyre-compile --dump-candidates).
   bool dumpCandidates = false;
+  /// Keep a tensor that one kernel writes and the next reads in the cores' scratchpads
+  /// when both kernels' divisions allow it (docs/frontend.md); false: every intermediate
+  /// goes through device memory (spyre-compile --keep-in-scratchpad=false).
+  bool keepInScratchpad = true;
   /// Receives the time each stage takes (spyre-compile --timing).
   std::function<void(const std::string& stage, double seconds)> timing;
 };

@@ -1,0 +1,109 @@
+"""Intermediates kept in the scratchpad between kernels: a tensor one kernel writes and only
+the next reads stays in its cores' scratchpads when both kernels give tile t the same block
+of it (docs/frontend.md, "Intermediates in the scratchpad"). Checked against the same job
+compiled with --keep-in-scratchpad=false, which sends every intermediate through device
+memory, and against numpy.
+"""
+import json
+
+import numpy as np
+
+from frontend_util import BIN, attention_graph, compile_graph, f16, run, simulate, softmax_ref
+
+H, S, D = 4, 128, 64
+
+
+def attention_inputs():
+    rng = np.random.default_rng(7)
+    mask = np.triu(np.full((S, S), -30000.0, np.float32), 1).astype(np.float16)
+    return {"Q": f16(rng, H, S, D), "K": f16(rng, H, S, D), "V": f16(rng, H, S, D), "mask": mask}
+
+
+def attention_reference(x):
+    q, k, v = (x[n].astype(np.float32) for n in "QKV")
+    s = q @ k.transpose(0, 2, 1) / np.sqrt(D) + x["mask"].astype(np.float32)
+    p = np.stack([softmax_ref(h) for h in s])
+    return p @ v
+
+
+def dram_bytes(tmp):
+    return json.loads((tmp / "stats.json").read_text())["chip"]["dram"]["bytes"]["value"]
+
+
+def test_attention_probabilities_stay_in_the_scratchpad(tmp_path):
+    """The probabilities P = softmax(Q K^T + mask) [4, 128, 128] of the fused matmul-softmax
+    kernel feed the next kernel's matmul as A, tile for tile: each core keeps its 32 x 128
+    block, and P goes neither to device memory nor back. The outputs are the same bits as
+    with P in device memory, close to numpy's; DRAM traffic drops by P written and read."""
+    graph = attention_graph(H, S, D)
+    kept, dump = compile_graph(tmp_path, graph, "kept")
+    sent, _ = compile_graph(tmp_path, graph, "sent", flags=["--keep-in-scratchpad=false"])
+    divisions = (dump / "divisions.txt").read_text()
+    assert ("t2 stays in the scratchpad for k3_matmul: each tile's 32 x 128 block, 8192 B at "
+            "byte 0 of its core's") in divisions
+    producer, consumer = (dump / "k2_matmul_softmax.mlir").read_text(), (dump / "k3_matmul.mlir").read_text()
+    for kernel in (producer, consumer):
+        assert "#ktdp.memory_space<ct_local>" in kernel
+        assert "%t2_ptr" not in kernel
+    # P is no buffer of the job any more; with --keep-in-scratchpad=false it is.
+    buffers = lambda out: {b["name"] for b in json.loads((out / "job.plan").read_text()).get("buffers", [])}
+    assert "t2" not in buffers(kept) and "t2" in buffers(sent)
+
+    x = attention_inputs()
+    got = simulate(tmp_path, kept, x, ["O"])["O"]
+    kept_dram = dram_bytes(tmp_path)
+    ref = simulate(tmp_path, sent, x, ["O"])["O"]
+    sent_dram = dram_bytes(tmp_path)
+    assert np.array_equal(got, ref)
+    err = np.abs(got - attention_reference(x))
+    assert err.max() < 2e-2, err.max()
+    p_bytes = H * S * S * 2
+    assert sent_dram - kept_dram == 2 * p_bytes, (sent_dram, kept_dram)
+
+
+def test_kept_blocks_give_the_same_outputs_launch_after_launch(tmp_path):
+    """A job prepared once and launched three times on one device, whose scratchpads keep
+    what the last launch left: each launch writes P before reading it, so each gives its
+    own input's result, and the same input the same bits."""
+    import chipless
+    kept, _ = compile_graph(tmp_path, attention_graph(H, S, D), "kept")
+    x = attention_inputs()
+    y = dict(x, Q=(x["Q"].astype(np.float32) * -0.5).astype(np.float16))
+    with chipless.Device("spyre") as device:
+        job = device.prepare(str(kept))
+        first = np.array(job(**x)["O"], np.float32)
+        other = np.array(job(**y)["O"], np.float32)
+        again = np.array(job(**x)["O"], np.float32)
+    assert np.array_equal(first, again)
+    assert np.abs(first - attention_reference(x)).max() < 2e-2
+    assert np.abs(other - attention_reference(y)).max() < 2e-2
+
+
+def test_a_graph_result_or_a_tensor_read_later_goes_through_device_memory(tmp_path):
+    """P returned as a result of the graph must reach device memory (the host reads it), so
+    nothing stays in the scratchpad; the outputs still match numpy."""
+    graph = attention_graph(H, S, D).replace(
+        '-> (tensor<4x128x64xf16> {graph.name = "O"})',
+        '-> (tensor<4x128x64xf16> {graph.name = "O"}, tensor<4x128x128xf16> {graph.name = "P"})').replace(
+        "return %o : tensor<4x128x64xf16>", "return %o, %p : tensor<4x128x64xf16>, tensor<4x128x128xf16>")
+    assert '{graph.name = "P"}' in graph
+    out, dump = compile_graph(tmp_path, graph, "both")
+    assert "stays in the scratchpad" not in (dump / "divisions.txt").read_text()
+    x = attention_inputs()
+    got = simulate(tmp_path, out, x, ["O"])["O"]
+    assert np.abs(got - attention_reference(x)).max() < 2e-2
+
+
+def test_compiles_are_deterministic_and_the_flag_applies_to_graphs_only(tmp_path):
+    """Two compiles of the graph give the same binaries; --keep-in-scratchpad=false on a KTIR
+    kernel is an error naming the flag."""
+    graph = attention_graph(H, S, D)
+    a, _ = compile_graph(tmp_path, graph, "a")
+    b, _ = compile_graph(tmp_path, graph, "b")
+    for f in sorted(p.name for p in a.iterdir()):
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+    kernel = tmp_path / "k.mlir"
+    kernel.write_text((tmp_path / "a-dump" / "k3_matmul.mlir").read_text())
+    r = run(BIN / "spyre-compile", kernel, "-o", tmp_path / "k-out", "--keep-in-scratchpad=false", ok=False)
+    assert r.returncode != 0
+    assert "--keep-in-scratchpad apply to tensor graphs only" in r.stderr
