@@ -103,3 +103,20 @@ func.func @overlapping_blocks(%x_ptr: index) attributes {grid = [2]} {
   ktdp.store %v, %ob : tensor<4x128xf16>, !ktdp.access_tile<4x128xindex>
   return
 }
+
+// -----
+
+func.func @rows_that_overlap(%x_ptr: index) attributes {grid = [2]} {
+  %c0 = arith.constant 0 : index
+  %t = ktdp.get_compute_tile_id : index
+  %b = arith.constant 0 : index
+  %x = ktdp.construct_memory_view %x_ptr, sizes: [4, 100], strides: [100, 1] {memory_space = #ktdp.memory_space<global>} : memref<4x100xf16>
+  %xa = ktdp.construct_access_tile %x[%c0, %c0] {access_tile_order = affine_map<(d0, d1) -> (d0, d1)>, access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 99 >= 0)>} : memref<4x100xf16> -> !ktdp.access_tile<4x100xindex>
+  %v = ktdp.load %xa : !ktdp.access_tile<4x100xindex> -> tensor<4x100xf16>
+  // expected-error @+1 {{views the tile's own scratchpad in rows of 100 elements (2 sticks) only 64 elements apart; rows must not overlap}}
+  %own = ktdp.construct_memory_view %b, sizes: [4, 100], strides: [64, 1] {memory_space = #ktdp.memory_space<ct_local>} : memref<4x100xf16>
+  %oa = ktdp.construct_access_tile %own[%c0, %c0] {access_tile_order = affine_map<(d0, d1) -> (d0, d1)>, access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 99 >= 0)>} : memref<4x100xf16> -> !ktdp.access_tile<4x100xindex>
+  %w = ktdp.load %oa : !ktdp.access_tile<4x100xindex> -> tensor<4x100xf16>
+  ktdp.store %w, %xa : tensor<4x100xf16>, !ktdp.access_tile<4x100xindex>
+  return
+}

@@ -67,6 +67,14 @@ FailureOr<std::optional<TVal>> Lowering::ownScratchpadBlock(Operation* op, Value
                  << strides[d] << " elements in dimension " << d
                  << ", which is not whole sticks; each row must start on a stick",
              failure();
+  // The corelets write whole sticks: a row's last stick must not reach into the next row.
+  const int64_t rowSticks = sticksOf(sizes.back(), elem);
+  if (sizes.size() > 1 && sizes[sizes.size() - 2] > 1 &&
+      strides[strides.size() - 2] * es < rowSticks * stick())
+    return mv.emitOpError("views the tile's own scratchpad in rows of ")
+               << sizes.back() << " elements (" << rowSticks << " sticks) only "
+               << strides[strides.size() - 2] << " elements apart; rows must not overlap",
+           failure();
 
   // The tile: a constant box at a constant position, in the view's own order.
   if (!tile.getAccessTileOrder().isIdentity())
