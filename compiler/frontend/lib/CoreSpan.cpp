@@ -87,7 +87,7 @@ std::vector<int64_t> tileBox(const KernelGroup& k, const Division& d, Value v, F
     }
     return box;
   }
-  if (f == Form::Repeated) return box; // rows r mod S of the whole matrix
+  if (f == Form::Repeated || f == Form::Spread) return box; // rows of the whole matrix
   rowsBox(d.blockRows, f == Form::PerRow ? box.size() : box.size() - 1);
   return box;
 }

@@ -113,16 +113,21 @@ double perRowOps(Operation* op, const KernelGroup& k, const SpyreArch& a) {
 }
 
 /// The rows every block of the kernel must lie within: a block reads one stretch of rows of
-/// each repeated matrix (0: no repeated matrix).
+/// each repeated matrix, one row of each matrix broadcast along middle dimensions (0: no
+/// such operand).
 int64_t repeatPeriod(const KernelGroup& k) {
   int64_t period = 0;
-  for (const Operand& in : k.inputs)
+  for (const Operand& in : k.inputs) {
+    int64_t rows = 0;
     if (in.form == Form::Repeated) {
       ArrayRef<int64_t> s = cast<RankedTensorType>(in.value.getType()).getShape();
-      int64_t rows = 1;
+      rows = 1;
       for (size_t i = 0; i + 1 < s.size(); ++i) rows *= s[i];
-      period = period ? std::gcd(period, rows) : rows;
+    } else if (in.form == Form::Spread) {
+      rows = spreadPeriod(k, in.value);
     }
+    if (rows) period = period ? std::gcd(period, rows) : rows;
+  }
   return period;
 }
 
@@ -230,6 +235,10 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
       break;
     case Form::PerCol:
       once += roundUp(width * e, r.stick);
+      break;
+    case Form::Spread: // one row of it per step, read along the columns
+      once += roundUp(width * e, r.stick);
+      if (moved) *moved += (width * e + spreadPeriod(k, v) - 1) / spreadPeriod(k, v);
       break;
     }
   };

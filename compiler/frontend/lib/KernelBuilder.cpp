@@ -202,6 +202,7 @@ LogicalResult KernelWriter::writeText() {
     if (o.form != Form::PerCol && (!matmul() || epilogueReads.contains(o.value))) {
       std::string rep;
       if (o.form == Form::Repeated) rep = repeatedRow(o.value, matmul() ? matmulRow() : "%kr");
+      if (o.form == Form::Spread) rep = spreadRow(o.value, matmul() ? matmulRow() : "%kr");
       if (failed(load(o.value, o.form, blockShape(o.value, o.form), blockStart(o.form, rep))))
         return failure();
     }

@@ -102,6 +102,7 @@ LogicalResult KernelWriter::rebuild(Operation* op, OpBuilder& b) {
     case Form::PerRow:
       return AffineMap::get(2, 0, {d0}, ctx);
     case Form::PerCol:
+    case Form::Spread:
       return AffineMap::get(2, 0, {d1}, ctx);
     }
     return AffineMap();

@@ -128,6 +128,7 @@ private:
     case Form::PerRow:
       return {blockRows()};
     case Form::PerCol:
+    case Form::Spread:
       return {matmul() ? d_.blockCols : s.back()};
     }
     return {};
@@ -136,8 +137,8 @@ private:
     auto shape = blockShape(v, k_.formOf(v));
     return RankedTensorType::get(shape, cast<ShapedType>(v.getType()).getElementType());
   }
-  /// Where a step's block of `v` starts (a repeated matrix's row is computed first: its
-  /// name in `repeatedRow`).
+  /// Where a step's block of `v` starts (a repeated matrix's row, or the row of a matrix
+  /// broadcast along middle dimensions, is computed first: its name in `repeatedRow`).
   std::vector<std::string> blockStart(Form f, const std::string& repeatedRow = "") const {
     const std::string row = matmul() ? matmulRow() : "%kr", col = matmul() ? "%kn0" : "%kc0";
     switch (f) {
@@ -149,6 +150,8 @@ private:
       return {row};
     case Form::PerCol:
       return {col};
+    case Form::Spread:
+      return {repeatedRow, col};
     }
     return {};
   }
@@ -210,6 +213,15 @@ private:
           << " : index\n";
     return "%krep" + n;
   }
+  /// `row` divided by the kernel rows that read one row of `v` (Form::Spread): the row of
+  /// `v` a step starting at kernel row `row` reads.
+  std::string spreadRow(Value v, const std::string& row) {
+    const std::string n = std::to_string(repeats_++);
+    text_ << "    %kperiod" << n << " = arith.constant " << spreadPeriod(k_, v)
+          << " : index\n    %krep" << n << " = arith.divui " << row << ", %kperiod" << n
+          << " : index\n";
+    return "%krep" + n;
+  }
   /// Loads a block of graph tensor `v` for the kernel's ops.
   LogicalResult load(Value v, Form f, const std::vector<int64_t>& shape,
                      const std::vector<std::string>& start) {
@@ -219,8 +231,17 @@ private:
       return success();
     }
     std::optional<TensorView> tv = accessView(v, f);
+    // A matrix broadcast along middle dimensions: one row of it, as a vector.
+    std::vector<int64_t> box = shape;
+    if (f == Form::Spread) box.insert(box.begin(), 1);
     FailureOr<std::string> t =
-        tv ? loadBox(*tv, elem(v), start, shape) : FailureOr<std::string>(failure());
+        tv ? loadBox(*tv, elem(v), start, box) : FailureOr<std::string>(failure());
+    if (succeeded(t) && f == Form::Spread) {
+      const std::string row = "%kspread" + std::to_string(fresh_++);
+      text_ << "    " << row << " = tensor.collapse_shape " << *t << " [[0, 1]] : tensor<1x"
+            << shape.back() << "x" << elem(v) << "> into tensor<" << shape.back() << "x" << elem(v)
+            << ">\n";
+    }
     if (failed(t))
       return fail("internal error: the Spyre front end cannot load a block of a tensor that "
                   "lies as " +

@@ -29,6 +29,10 @@ int64_t rowsOf(ArrayRef<int64_t> shape) {
   return r;
 }
 
+int64_t spreadPeriod(const KernelGroup& k, Value v) {
+  return k.rows / rowsOf(cast<RankedTensorType>(v.getType()).getShape());
+}
+
 bool isInitOp(Operation* op) {
   if (isa<tensor::EmptyOp, arith::ConstantOp>(op)) return true;
   if (auto fill = dyn_cast<linalg::FillOp>(op))
@@ -110,7 +114,8 @@ bool readable(KernelGroup::Kind kind, Form f, const TensorView& v) {
       if (v.dims[i].factors.size() != 1) return false;
     return matrixView(v).has_value();
   }
-  if (f == Form::Matrix || f == Form::Repeated) return matrixView(v).has_value();
+  if (f == Form::Matrix || f == Form::Repeated || f == Form::Spread)
+    return matrixView(v).has_value();
   return vectorView(v).has_value();
 }
 

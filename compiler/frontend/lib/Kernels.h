@@ -28,9 +28,12 @@
 namespace chipless::frontend {
 
 /// How a kernel sees one tensor: a matrix (rows x cols), one value per row, one value per
-/// column broadcast along the rows, or a matrix repeated along the leading dimensions (a
-/// mask [S, S] read by scores [H, S, S]: row r of the kernel reads row r mod S).
-enum class Form { Matrix, PerRow, PerCol, Repeated };
+/// column broadcast along the rows, a matrix repeated along the leading dimensions (a
+/// mask [S, S] read by scores [H, S, S]: row r of the kernel reads row r mod S), or a matrix
+/// broadcast along middle dimensions (a per-batch row [B, D] read by [B, S, D]: row r of
+/// the kernel reads row r / S; a step of rows reads one row of it, a vector along the
+/// columns as PerCol).
+enum class Form { Matrix, PerRow, PerCol, Repeated, Spread };
 
 /// A tensor of the graph as a kernel reads or writes it.
 struct Operand {
@@ -81,6 +84,9 @@ struct KernelGroup {
 /// The rows of a tensor of `shape` in row form (product of the leading dimensions; 1 for a
 /// vector).
 int64_t rowsOf(llvm::ArrayRef<int64_t> shape);
+
+/// The kernel rows that read one row of `v`, which `k` reads in Form::Spread.
+int64_t spreadPeriod(const KernelGroup& k, mlir::Value v);
 
 /// How a root's memory is laid out: as a tensor of `shape` (its own, or a reshape of it) in
 /// `layout`.

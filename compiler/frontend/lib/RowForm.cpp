@@ -73,6 +73,14 @@ std::optional<Form> formOfMap(AffineMap m, unsigned loops) {
       trailing &= m.getDimPosition(r) == loops - m.getNumResults() + r;
     if (trailing) return Form::Repeated;
   }
+  // Leading dimensions, a run of dropped ones, then the last: a matrix broadcast along
+  // middle dimensions.
+  if (loops > 2 && m.getNumResults() >= 2 && m.getNumResults() < loops &&
+      m.isProjectedPermutation() && m.getDimPosition(m.getNumResults() - 1) == loops - 1) {
+    bool leading = true;
+    for (unsigned r = 0; r + 1 < m.getNumResults(); ++r) leading &= m.getDimPosition(r) == r;
+    if (leading) return Form::Spread;
+  }
   if (loops > 1 && m.getNumResults() == loops - 1 && m.isProjectedPermutation()) {
     for (unsigned r = 0; r < loops - 1; ++r)
       if (m.getDimPosition(r) != r) return std::nullopt;
@@ -105,7 +113,8 @@ FailureOr<RowForm> rowFormOfGeneric(linalg::GenericOp g) {
              << o.getOperandNumber() << " has indexing map "
              << AffineMapAttr::get(g.getMatchingIndexingMap(&o))
              << ": the Spyre front end takes whole operands, one value per row, one value "
-                "per column or a matrix repeated along the leading dimensions";
+                "per column, a matrix repeated along the leading dimensions or broadcast "
+                "along the dimensions before the last that follow the ones it keeps";
     if (g.isDpsInit(&o) && reduces) continue; // the accumulator's initial value
     f.reads.push_back({o.get(), *form});
   }

@@ -17,7 +17,7 @@ std::optional<TensorView> KernelWriter::accessView(Value v, Form f) const {
   if (it == plan_.views.end()) return std::nullopt;
   // A transposed B is read through its own dimensions (its rows need not fold).
   if (k_.transposedB && v == k_.ops.front()->getOperand(1)) return it->second;
-  if (f == Form::Matrix || f == Form::Repeated) return matrixView(it->second);
+  if (f == Form::Matrix || f == Form::Repeated || f == Form::Spread) return matrixView(it->second);
   return vectorView(it->second);
 }
 

@@ -274,8 +274,8 @@ def broadcast(g, value, shape, to_shape, dimensions, element):
 def per_channel_rows(g, value, shape, element):
     """A vector of one value per channel ([C]) as one value per row of an [N, C, ...] tensor
     of `shape` (rank 3 or 4): a tensor of shape[:-1], read along every loop but the last, as
-    the Spyre front end reads per-row operands (its element-wise kernels take no operand
-    along a middle dimension)."""
+    the Spyre front end reads per-row operands (its element-wise kernels take no vector
+    along a middle dimension alone)."""
     c = shape[1]
     rows = list(shape[:-1])
     per_image = [c]

@@ -14,6 +14,8 @@ CASES = {
     "aminmax_all": lambda x: torch.aminmax(x)[0] * 2 + torch.aminmax(x)[1],
     "logsumexp": lambda x: torch.logsumexp(x, -1),
     "logsumexp_first": lambda x: torch.logsumexp(x, 0),
+    # its maximum broadcast back along the middle dimension (Spyre: Form::Spread)
+    "logsumexp_middle": lambda x: torch.logsumexp(x, 1),
     "nansum": lambda x: torch.nansum(x, -1), "nansum_all": lambda x: torch.nansum(x),
     "norm2": lambda x: torch.linalg.vector_norm(x, dim=-1),
     "norm1": lambda x: torch.linalg.vector_norm(x, 1, dim=(0, 2)),

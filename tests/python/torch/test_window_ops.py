@@ -437,15 +437,17 @@ def test_reductions_over_any_dimensions(op, dims, rank, tpu_cpu, keepdim, device
 
 
 #: var, std and their _mean forms: (name, function, runs wholly on Spyre). Spyre's front end
-#: takes no operand broadcast along a middle dimension, so a deviation from a mean kept along
-#: the middle one is subtracted on the CPU there.
+#: takes a mean kept along a middle dimension (`std(1)` of [3, 5, 70]: a row per batch,
+#: read by each of its rows), but not one kept along the leading and the last dimensions
+#: (`var((0, 2))`: a value per middle index, repeated along the leading one), whose
+#: deviation is subtracted on the CPU there.
 VARIANCES = [
     ("var()", lambda t: t.var(), True), ("std(-1)", lambda t: t.std(-1), True),
     ("var(0) biased", lambda t: torch.var(t, 0, unbiased=False), True),
     ("var_mean(-1)", lambda t: torch.var_mean(t, -1), True),
     ("std_mean()", lambda t: torch.std_mean(t), True),
     ("var of a number", lambda t: t[0, 0, 0].var(), True),  # 0 / 0, NaN as on the CPU
-    ("std(1) keepdim", lambda t: t.std(1, keepdim=True), False),
+    ("std(1) keepdim", lambda t: t.std(1, keepdim=True), True),
     ("var((0, 2)) correction 2", lambda t: torch.var(t, (0, 2), correction=2), False),
     ("var correction past the count", lambda t: torch.var(t, -1, correction=100), True)]
 
