@@ -30,7 +30,7 @@ def compile_graph(tmp, text_or_path, name="g", flags=()):
     return out, dump
 
 
-def simulate(tmp, out, inputs, outputs, flags=()):
+def simulate(tmp, out, inputs, outputs, flags=(), raw=False):
     args = [BIN / "spyre-sim", "run", out / "job.plan"]
     for name, value in inputs.items():
         path = tmp / f"in-{name}.npy"
@@ -40,7 +40,8 @@ def simulate(tmp, out, inputs, outputs, flags=()):
         args += ["--output", f"{name}={tmp / f'out-{name}.npy'}"]
     args += ["--stats", tmp / "stats.json", *flags]
     run(*args)
-    return {name: np.load(tmp / f"out-{name}.npy").astype(np.float32) for name in outputs}
+    load = lambda name: np.load(tmp / f"out-{name}.npy")  # noqa: E731
+    return {name: load(name) if raw else load(name).astype(np.float32) for name in outputs}
 
 
 def f16(rng, *shape, scale=1.0):
@@ -170,5 +171,20 @@ func.func @mm(%a: tensor<{m}x{k}xf16> {{graph.name = "A"}}, %b: tensor<{k}x{n}xf
   %z = linalg.fill ins(%zero : {out}) outs(%e : tensor<{m}x{n}x{out}>) -> tensor<{m}x{n}x{out}>
   %c = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf16>, tensor<{k}x{n}xf16>) outs(%z : tensor<{m}x{n}x{out}>) -> tensor<{m}x{n}x{out}>
   return %c : tensor<{m}x{n}x{out}>
+}}
+"""
+
+
+def softmax_matmul_graph(r, c, n):
+    """y = softmax(x, 1) @ w: a rows kernel whose result the next kernel reads as A."""
+    return f"""
+func.func @f(%x: tensor<{r}x{c}xf16> {{graph.name = "x"}}, %w: tensor<{c}x{n}xf16> {{graph.name = "w"}}) -> (tensor<{r}x{n}xf16> {{graph.name = "y"}}) {{
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<{r}x{c}xf16>
+  %s = linalg.softmax dimension(1) ins(%x : tensor<{r}x{c}xf16>) outs(%e : tensor<{r}x{c}xf16>) -> tensor<{r}x{c}xf16>
+  %eo = tensor.empty() : tensor<{r}x{n}xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%eo : tensor<{r}x{n}xf16>) -> tensor<{r}x{n}xf16>
+  %y = linalg.matmul ins(%s, %w : tensor<{r}x{c}xf16>, tensor<{c}x{n}xf16>) outs(%z : tensor<{r}x{n}xf16>) -> tensor<{r}x{n}xf16>
+  return %y : tensor<{r}x{n}xf16>
 }}
 """

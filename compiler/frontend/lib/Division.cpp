@@ -599,7 +599,6 @@ size_t chooseDivision(const std::vector<Division>& c) {
   // bench/frontend/divisions.py over the bundled blocks: exact ties only, LLaMA's FFN
   // matmuls chose a division 1.25-1.28 from the fastest; within 5%, 1.00, at a cost of
   // 2% on GPT-2's 768-wide projections).
-  constexpr double kNearTie = 0.05;
   size_t cheapest = 0;
   for (size_t i = 1; i < c.size(); ++i)
     if (c[i].cycles < c[cheapest].cycles) cheapest = i;

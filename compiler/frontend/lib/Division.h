@@ -55,8 +55,11 @@ int64_t elementBytes(mlir::Value v);
 std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& arch,
                                          const KernelPlan& plan, std::string& why);
 
-/// The index of the division with the fewest estimated cycles; among those within 5% of
-/// it, the one with the most tiles.
+/// Estimates within this fraction of each other are a tie to the cost model.
+constexpr double kNearTie = 0.05;
+
+/// The index of the division with the fewest estimated cycles; among those within kNearTie
+/// of it, the one with the most tiles.
 size_t chooseDivision(const std::vector<Division>& candidates);
 
 } // namespace chipless::frontend

@@ -252,6 +252,7 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
   std::vector<std::vector<Division>> candidatesOf;
   std::vector<Division> chosenOf;
   std::vector<size_t> chosenIndex;
+  std::vector<bool> forcedDivision;
   for (const KernelGroup& k : plan->kernels) {
     std::string why;
     std::vector<Division> candidates = candidateDivisions(k, arch, *plan, why);
@@ -264,12 +265,17 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
                << candidates.size() - 1;
       chosen = forced->second;
     }
-    chosenOf.push_back(candidates[chosen]);
     chosenIndex.push_back(chosen);
+    forcedDivision.push_back(options.divisions.count(k.name) > 0);
     candidatesOf.push_back(std::move(candidates));
   }
   llvm::DenseSet<Value> results;
   for (Value r : ret.getOperands()) results.insert(memoryRoot(*plan, r));
+  const std::vector<size_t> costChoice = chosenIndex;
+  if (options.keepInScratchpad)
+    preferResidency(*plan, candidatesOf, chosenIndex, forcedDivision, arch, results);
+  for (size_t ki = 0; ki < plan->kernels.size(); ++ki)
+    chosenOf.push_back(candidatesOf[ki][chosenIndex[ki]]);
   const ResidentTensors resident =
       options.keepInScratchpad ? planResidency(*plan, chosenOf, arch, results) : ResidentTensors();
   for (const auto& [v, block] : resident) buffers.erase(names.lookup(v));
@@ -288,6 +294,9 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
                 << d.residentBytes << " B resident, " << static_cast<int64_t>(d.cycles)
                 << " cycles (" << d.bound << ")\n";
     }
+    if (chosen != costChoice[ki])
+      divisions << "  [" << chosen << "] for what it keeps in the scratchpad: its estimate less "
+                << "the device-memory traffic saved is below [" << costChoice[ki] << "]'s\n";
     for (const Operand& o : k.outputs)
       if (auto it = resident.find(memoryRoot(*plan, o.value));
           it != resident.end() && it->second.producer == ki)

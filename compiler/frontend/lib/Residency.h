@@ -43,6 +43,16 @@ using ResidentTensors = llvm::DenseMap<mlir::Value, ResidentBlock>;
 ResidentTensors planResidency(const KernelPlan& plan, const std::vector<Division>& divisions,
                               const SpyreArch& arch, const llvm::DenseSet<mlir::Value>& results);
 
+/// Re-chooses, left to right, kernel i + 1's division (`chosen`: indices into `candidates`,
+/// chosen kernel by kernel) for what it lets stay in the scratchpad: a candidate with which
+/// kernel i's output would stay replaces the choice when its estimate less the traffic it
+/// saves (the tensor written and read back at DRAM bandwidth) is below the choice's (less
+/// what the choice saves) by more than a tie (kNearTie). Kernels whose division is `forced`
+/// (--division) keep it.
+void preferResidency(const KernelPlan& plan, const std::vector<std::vector<Division>>& candidates,
+                     std::vector<size_t>& chosen, const std::vector<bool>& forced,
+                     const SpyreArch& arch, const llvm::DenseSet<mlir::Value>& results);
+
 } // namespace chipless::frontend
 
 #endif // FRONTEND_RESIDENCY_H
