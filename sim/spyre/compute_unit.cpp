@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace chipless::sim::spyre {
 
@@ -48,7 +49,108 @@ void ComputeUnit::executeUnitOp(const Instruction& ins) {
   if (ins.op == Opcode::PtMm) return matmul(ins);
   if (ins.op == Opcode::SfuSplat) return splat(ins);
   if (ins.op == Opcode::SfuLaneMask) return laneMask(ins);
+  if (ins.op == Opcode::SfuCvt) return convert(ins);
   sfu(ins);
+}
+
+namespace {
+
+/// One lane from element type `from` to `to`, as 32-bit lane patterns (fp32 bits or int32):
+/// floats stay fp32 (the stick encoding rounds them), an int32 becomes the nearest fp32, a
+/// float becomes an int32 truncated toward zero, saturated, 0 for NaN.
+uint32_t convertLane(DType from, DType to, uint32_t v) {
+  const bool fromInt = from == DType::I32, toInt = to == DType::I32;
+  if (fromInt == toInt) return v;
+  if (fromInt) {
+    const float f = static_cast<float>(static_cast<int32_t>(v));
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return bits;
+  }
+  float f;
+  std::memcpy(&f, &v, 4);
+  int32_t i;
+  if (std::isnan(f))
+    i = 0;
+  else if (f >= 2147483648.0f)
+    i = std::numeric_limits<int32_t>::max();
+  else if (f < -2147483648.0f)
+    i = std::numeric_limits<int32_t>::min();
+  else
+    i = static_cast<int32_t>(f);
+  return static_cast<uint32_t>(i);
+}
+
+} // namespace
+
+void ComputeUnit::convert(const Instruction& ins) {
+  static const DType kFrom[4] = {DType::F16, DType::BF16, DType::F32, DType::I32};
+  const DType to = *ins.dtype, from = kFrom[ins.operands[4].imm];
+  const int64_t items = arg(ins, 0), part = arg(ins, 5);
+  if (items < 0) fault("negative stick count " + std::to_string(items));
+  const int64_t stick = stickBytes();
+  const int lanesTo = lanesOf(to, stick), lanesFrom = lanesOf(from, stick);
+  const bool widen = lanesFrom == 2 * lanesTo, narrow = lanesTo == 2 * lanesFrom;
+  const int64_t bPort = ins.operands[3].imm;
+  if (part < 0 || part > (widen ? 1 : 0))
+    fault("part = " + std::to_string(part) + ": " +
+          (widen ? "a widening takes half 0 or 1 of each stick" : "only a widening takes a part"));
+  if (bPort != kPortNone && !narrow)
+    fault("only a narrowing (32 to 16 bits) reads b, the second half of each result stick");
+  if (items == 0) return;
+  const int64_t dst = ins.operands[1].imm;
+  if (dst >= kPortReg) fault("sfu.cvt writes an output FIFO, not '" + portName(dst) + "'");
+  StreamFifo& out = outputFifo(dst);
+  // Sources: FIFOs (a stick per item) or registers (the same stick every item).
+  Ports inPorts;
+  int fifoOf[2] = {-1, -1};
+  const uint32_t* regOf[2] = {nullptr, nullptr};
+  const int64_t ports[2] = {ins.operands[2].imm, bPort};
+  for (int k = 0; k < 2; ++k) {
+    if (ports[k] == kPortNone) continue;
+    if (ports[k] >= kPortReg) {
+      regOf[k] = reg(ports[k]);
+      continue;
+    }
+    StreamFifo& f = inputFifo(ports[k]);
+    if (inPorts.size() == 1 && inPorts[0].fifo == &f) fault("reads " + f.name() + " twice");
+    fifoOf[k] = static_cast<int>(inPorts.size());
+    inPorts.add({&f, 1});
+  }
+  const Fp16Format fmt = chip_.fp16Format();
+  auto work = [&](int64_t, int64_t count, const uint8_t* const* in, uint8_t* const* outs) {
+    std::vector<uint32_t> src[2], res(static_cast<size_t>(lanesTo));
+    for (int k = 0; k < 2; ++k) src[k].assign(static_cast<size_t>(lanesMax_), 0);
+    for (int64_t it = 0; it < count; ++it) {
+      for (int k = 0; k < 2; ++k) {
+        if (fifoOf[k] >= 0)
+          decodeStick(from, fmt, in[fifoOf[k]] + it * stick, src[k].data(),
+                      static_cast<size_t>(lanesFrom));
+        else if (regOf[k])
+          std::copy(regOf[k], regOf[k] + lanesFrom, src[k].data());
+      }
+      for (int l = 0; l < lanesTo; ++l) {
+        uint32_t v;
+        if (widen)
+          v = src[0][static_cast<size_t>(part * lanesTo + l)];
+        else if (narrow)
+          v = l < lanesFrom ? src[0][static_cast<size_t>(l)]
+                            : src[1][static_cast<size_t>(l - lanesFrom)];
+        else
+          v = src[0][static_cast<size_t>(l)];
+        res[static_cast<size_t>(l)] = convertLane(from, to, v);
+      }
+      encodeStick(to, fmt, res.data(), outs[0] + it * stick, static_cast<size_t>(lanesTo));
+    }
+  };
+  Ports outPorts;
+  outPorts.add({&out, 1});
+  const Cycles interval = 1.0 / chip_.arch().sfu.sticks_per_cycle;
+  const Cycles start =
+      stream(items, interval, chip_.arch().sfu.latency_cycles, inPorts, outPorts, work);
+  if (chip_.tracing()) traceSpan(std::string("sfu.cvt.") + dtypeName(to), start, local_);
+  sfuBusy_ += static_cast<Cycles>(items) * interval;
+  sfuSticks_ += static_cast<uint64_t>(items);
 }
 
 void ComputeUnit::laneMask(const Instruction& ins) {

@@ -207,6 +207,16 @@ std::vector<OpcodeInfo> buildTable() {
   sfu(Opcode::SfuLaneMask, "sfu.lane.mask", {req("dst", K::Port), req("lanes", K::Expr)}, kNumeric,
       "register dst = 1 in the lanes below `lanes`, 0 in the others (with sfu.select: "
       "writing the lanes past a row's last element)");
+  sfu(Opcode::SfuCvt, "sfu.cvt",
+      {req("n", K::Expr), req("dst", K::Port), req("a", K::Port), opt("b", K::Port, kPortNone),
+       choice("from", {"f16", "bf16", "f32", "i32"}, 0), opt("part", K::Expr, 0)},
+      kNumeric,
+      "dst = a converted from element type `from` to T, n result sticks: between types of "
+      "one size lane by lane; widening (16 to 32 bits) takes lanes [part*L, part*L + L) of "
+      "each stick of a, L the result's lanes (part 0 or 1); narrowing (32 to 16 bits) "
+      "puts a's lanes in the first half of each result stick and b's (0 when b is none) in "
+      "the second. Floats round to nearest even; a float to i32 truncates toward zero, "
+      "saturates, and gives 0 for NaN; an i32 to a float rounds to nearest even");
   return t;
 }
 

@@ -89,6 +89,7 @@ enum class Opcode : uint16_t {
   LdScalar,     ///< ld.scalar: read one scratchpad element into a register (every engine)
   SfuLaneBcast, ///< sfu.lane.bcast: lane i of a stick, in every lane of result stick i
   SfuLaneMask,  ///< sfu.lane.mask: a register of 1 in the first lanes, 0 in the others
+  SfuCvt,       ///< sfu.cvt: sticks of another element type converted (widened, narrowed)
   Count
 };
 

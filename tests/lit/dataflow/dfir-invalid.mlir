@@ -475,3 +475,13 @@ dfir.job @ld_scalar_without_result {
     "dfir.ld_scalar"(%c0) <{dtype = i32}> : (index) -> ()
   }
 }
+
+// -----
+
+dfir.job @sfu_cvt_from_an_unknown_type {
+  dfir.program unit = "compute", cores = all, corelet = -1 {
+    %c8 = arith.constant 8 : index
+    // expected-error @+1 {{operand 'from': expected one of f16, bf16, f32, i32, got 'f64'}}
+    dfir.sfu_cvt f32 n = %c8, dst = "out0", a = "in0", from = f64
+  }
+}

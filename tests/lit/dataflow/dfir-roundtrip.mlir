@@ -118,6 +118,12 @@ dfir.job @everything {
     dfir.sfu_splat i32 dst = "v3", value = -2.5
     // CHECK: dfir.sfu_splat f16 dst = "v4", value = 0.000000e+00
     dfir.sfu_splat f16 dst = "v4", value = 0.0
+    // CHECK: dfir.sfu_cvt f32 n = %{{.*}}, dst = "out0", a = "in0", from = f16, part = %{{.*}}
+    dfir.sfu_cvt f32 n = %c8, dst = "out0", a = "in0", from = f16, part = %c1
+    // CHECK: dfir.sfu_cvt f16 n = %{{.*}}, dst = "out0", a = "in0", b = "in1", from = f32
+    dfir.sfu_cvt f16 n = %c8, dst = "out0", a = "in0", b = "in1", from = f32
+    // CHECK: dfir.sfu_cvt i32 n = %{{.*}}, dst = "out0", a = "v2", from = bf16
+    dfir.sfu_cvt i32 n = %c8, dst = "out0", a = "v2", from = bf16
     // CHECK: dfir.sfu "mov" i32 n = %{{.*}}, dst = "out0", a = "in0"
     dfir.sfu "mov" i32 n = %c8, dst = "out0", a = "in0"
     // CHECK: dfir.sfu "neg" f16

@@ -60,7 +60,7 @@ func.func @matmul_f32(%a_ptr: index, %b_ptr: index) {
 
 // -----
 
-func.func @widen(%x_ptr: index) {
+func.func @widen_to_f64(%x_ptr: index) {
   %c0 = arith.constant 0 : index
   %v = ktdp.construct_memory_view %x_ptr, sizes: [1, 64], strides: [64, 1] {
     memory_space = #ktdp.memory_space<global>
@@ -70,9 +70,9 @@ func.func @widen(%x_ptr: index) {
     access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
   } : memref<1x64xf16> -> !ktdp.access_tile<1x64xindex>
   %d = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
-  // expected-error @+1 {{converts element types}}
-  %w = arith.extf %d : tensor<1x64xf16> to tensor<1x64xf32>
-  %h = arith.truncf %w : tensor<1x64xf32> to tensor<1x64xf16>
+  // expected-error @+1 {{converts 'f16' to 'f64'; the SFU converts between f16, bf16, f32 and i32}}
+  %w = arith.extf %d : tensor<1x64xf16> to tensor<1x64xf64>
+  %h = arith.truncf %w : tensor<1x64xf64> to tensor<1x64xf16>
   ktdp.store %h, %t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
   return
 }

@@ -166,14 +166,7 @@ static FailureOr<TVal> computeElementwise(Lowering& l, Operation* op, std::strin
     }
     if (failed(l.elementwise(kind, ops, one, op->getLoc(), op->getName().getStringRef().str())))
       return failure();
-    TVal u;
-    u.kind = TVal::Kind::Uniform;
-    u.shape.assign(shape.begin(), shape.end());
-    u.elem = elem;
-    u.scalar.isConst = false;
-    u.scalar.buffer = one.buffer;
-    u.scalar.offset = 0;
-    return u;
+    return uniformInStick(shape, elem, one.buffer);
   }
   TVal out = dest ? *dest : freshBuffer();
   if (failed(l.elementwise(kind, operands, out, op->getLoc(), op->getName().getStringRef().str())))
@@ -268,12 +261,22 @@ LogicalResult Lowering::lowerElementwise(Operation* op) {
     bind(op->getResult(0), u);
     return success();
   }
-  if (kind.empty() && !isComposite(op)) {
-    if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp>(op))
-      return op->emitOpError("converts element types; the SFU computes in one type per op and "
-                             "type conversions are not supported");
-    return op->emitOpError("is not an elementwise op the SFU runs");
+  if (isConversion(op)) {
+    auto t = value(op->getOperand(0));
+    if (failed(t)) return failure();
+    Type to = op->getResult(0).getType();
+    std::vector<int64_t> shape;
+    if (auto type = dyn_cast<RankedTensorType>(to)) {
+      shape.assign(type.getShape().begin(), type.getShape().end());
+      to = type.getElementType();
+    }
+    auto r = convert(op, *t, to, shape);
+    if (failed(r)) return failure();
+    bind(op->getResult(0), *r);
+    return success();
   }
+  if (kind.empty() && !isComposite(op))
+    return op->emitOpError("is not an elementwise op the SFU runs");
   SmallVector<Value> inputs;
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
     for (OpOperand* o : dps.getDpsInputOperands()) inputs.push_back(o->get());
@@ -364,6 +367,16 @@ LogicalResult Lowering::lowerGeneric(Operation* o) {
       TVal u = *t;
       u.shape = shape;
       local[c.getResult()] = u;
+      continue;
+    }
+    if (isConversion(&inner)) {
+      auto t = lookup(inner.getOperand(0));
+      if (failed(t)) return failure();
+      TVal x = *t;
+      if (x.kind == TVal::Kind::Uniform) x.shape = shape;
+      auto r = convert(&inner, x, inner.getResult(0).getType(), shape);
+      if (failed(r)) return failure();
+      local[inner.getResult(0)] = *r;
       continue;
     }
     std::string kind = sfuKind(&inner);

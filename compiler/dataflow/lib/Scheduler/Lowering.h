@@ -78,6 +78,18 @@ struct TVal {
   int64_t elements() const;
 };
 
+/// A value of `shape` equal in every element, held in the stick at byte 0 of `buffer`.
+inline TVal uniformInStick(llvm::ArrayRef<int64_t> shape, mlir::Type elem, int buffer) {
+  TVal u;
+  u.kind = TVal::Kind::Uniform;
+  u.shape.assign(shape.begin(), shape.end());
+  u.elem = elem;
+  u.scalar.isConst = false;
+  u.scalar.buffer = buffer;
+  u.scalar.offset = 0;
+  return u;
+}
+
 /// `t`'s shape, with a rank-0 value read as one element of rank 1 (the SFU streams and
 /// reductions walk at least one dimension: the lanes).
 inline std::vector<int64_t> normShape(const TVal& t) {
@@ -176,6 +188,12 @@ public:
   /// returned.
   mlir::FailureOr<TVal> padRows(const TVal& t, double value, mlir::Location loc);
 
+  /// Whether `op` converts element types (arith.extf, truncf, sitofp, fptosi).
+  static bool isConversion(mlir::Operation* op);
+  /// `src` converted to element type `to` as a value of `shape` by conversion `op`
+  /// (sfu.cvt, LowerConvert.cpp): a new buffer, or a folded or lane-uniform value.
+  mlir::FailureOr<TVal> convert(mlir::Operation* op, const TVal& src, mlir::Type to,
+                                llvm::ArrayRef<int64_t> shape);
   /// An elementwise SFU computation over `out`'s shape: dst = kind(operands...).
   struct EwOperand {
     TVal value;

@@ -242,6 +242,92 @@ TEST(Compute, SfuIntegerStreamWrapsAround) {
   for (size_t i = 0; i < 32; ++i) ASSERT_EQ(at(y, 32 + i), laneMax) << i;
 }
 
+/// sfu.cvt: one f16 stick widened into two f32 sticks (parts 0 and 1) and narrowed back
+/// (a and b side by side); f32 to i32 truncating, saturating and NaN to 0; i32 to f16.
+TEST(Compute, SfuConvertsWidensAndNarrows) {
+  const char* text = R"(
+.kernel cvt
+.input  X f16 [64]
+.input  F f32 [32]
+.output W f32 [64]
+.output N f16 [64]
+.output I i32 [32]
+.output H f16 [64]
+.program dma_in cores=0
+    dma.load sp=0, mem=@X, bytes=128, done=0
+    dma.load sp=128, mem=@F, bytes=128, done=1
+.end
+.program load cores=0 corelet=0
+    twait 0
+    twait 1
+    ld.stream n0=1, fifo=in0, addr=0
+    ld.stream n0=1, fifo=in0, addr=0
+    twait 2
+    ld.stream n0=1, fifo=in0, addr=256, fifo_b=in1, addr_b=384
+    ld.stream n0=1, fifo=in0, addr=128
+    twait 3
+    ld.stream n0=1, fifo=in0, addr=768
+.end
+.program compute cores=0 corelet=0
+    sfu.cvt.f32 1, out0, in0, from=f16, part=0
+    sfu.cvt.f32 1, out0, in0, from=f16, part=1
+    sfu.cvt.f16 1, out0, in0, in1, from=f32
+    sfu.cvt.i32 1, out0, in0, from=f32
+    sfu.cvt.f16 1, out0, in0, from=i32
+.end
+.program store cores=0 corelet=0
+    st.stream n0=2, fifo=out0, addr=256
+    tsend 2
+    st.stream n0=1, fifo=out0, addr=512
+    st.stream n0=1, fifo=out0, addr=768
+    tsend 3
+    st.stream n0=1, fifo=out0, addr=1024
+    tsend 4
+.end
+.program dma_out cores=0
+    twait 4
+    dma.store sp=256, mem=@W, bytes=256
+    dma.store sp=512, mem=@N, bytes=128
+    dma.store sp=768, mem=@I, bytes=128
+    dma.store sp=1024, mem=@H, bytes=128
+.end
+)";
+  auto device = openDevice(smallArch());
+  NpyArray x =
+      hostArray(DType::F16, {64}, [](size_t i) { return (static_cast<double>(i) - 20) / 8; });
+  const double f[8] = {NAN, INFINITY, -3e9, 2.9, -2.9, 70000.5, -0.5, 123456.7};
+  NpyArray fx = hostArray(DType::F32, {32}, [&](size_t i) { return i < 8 ? f[i] : i * 1.5 - 7; });
+  LaunchReport r = runText(*device, text, {{{"X", x}, {"F", fx}}, {}, nullptr});
+  for (size_t i = 0; i < 64; ++i) {
+    ASSERT_EQ(at(r.outputs.at("W"), i), at(x, i)) << i; // exact widening
+    ASSERT_EQ(at(r.outputs.at("N"), i), at(x, i)) << i; // and back
+  }
+  const int64_t want[8] = {0, INT32_MAX, INT32_MIN, 2, -2, 70000, 0, 123456};
+  for (size_t i = 0; i < 32; ++i)
+    ASSERT_EQ(at(r.outputs.at("I"), i), i < 8 ? want[i] : std::trunc(i * 1.5 - 7)) << i;
+  // i32 to f16: the first 32 lanes (70000 past the f16 range: inf), the rest 0.
+  EXPECT_EQ(at(r.outputs.at("H"), 0), 0.0);
+  EXPECT_EQ(at(r.outputs.at("H"), 5), INFINITY);
+  EXPECT_EQ(at(r.outputs.at("H"), 7), 123456.0 > 65504 ? INFINITY : 123456.0);
+  EXPECT_EQ(at(r.outputs.at("H"), 40), 0.0);
+}
+
+TEST(Compute, SfuConvertRefusesWhatItCannotDo) {
+  auto device = openDevice(smallArch());
+  auto program = [](const std::string& ins) {
+    return ".kernel k\n.program compute cores=0 corelet=0\n    " + ins + "\n.end\n";
+  };
+  EXPECT_CONTAINS(
+      errorOf([&] { runText(*device, program("sfu.cvt.f32 1, out0, in0, from=f16, part=2"), {}); }),
+      "part = 2: a widening takes half 0 or 1 of each stick");
+  EXPECT_CONTAINS(
+      errorOf([&] { runText(*device, program("sfu.cvt.f32 1, out0, in0, in1, from=i32"), {}); }),
+      "only a narrowing (32 to 16 bits) reads b");
+  EXPECT_CONTAINS(
+      errorOf([&] { runText(*device, program("sfu.cvt.f16 1, v0, in0, from=f32"), {}); }),
+      "sfu.cvt writes an output FIFO, not 'v0'");
+}
+
 TEST(Compute, StridedDmaAndStreams) {
   // dma.load gathers rows with strides over two dimensions, ld.stream reads sticks in
   // reverse order (negative stride), dma.store writes two pieces.

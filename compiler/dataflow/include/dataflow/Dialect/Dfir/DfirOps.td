@@ -515,6 +515,27 @@ def Dfir_SfuLaneMaskOp : Dfir_InstrOp<"sfu_lane_mask", "SfuLaneMask"> {
   let arguments = (ins TypeAttr:$dtype, StrAttr:$dst, Index:$lanes);
 }
 
+def Dfir_SfuCvtOp : Dfir_InstrOp<"sfu_cvt", "SfuCvt"> {
+  let summary = "sfu.cvt.T: sticks of element type `from` converted to T";
+  let description = [{
+    Converts `n` result sticks of element type T from sticks of element type
+    `from` (`f16` default, `bf16`, `f32`, `i32`) read from source `a` (and
+    `b`): lane by lane between types of one size; a widening (16 to 32 bits)
+    takes half `part` (0 or 1) of each stick of `a`; a narrowing (32 to 16
+    bits) puts `a`'s lanes in the first half of each result stick and `b`'s in
+    the second. The destination is an output FIFO. Only on the compute unit.
+
+    Example:
+    ```mlir
+    dfir.sfu_cvt f32 n = %n, dst = "out0", a = "in0", from = f16, part = %c1
+    dfir.sfu_cvt f16 n = %n, dst = "out0", a = "in0", b = "in1", from = f32
+    ```
+  }];
+  let arguments = (ins TypeAttr:$dtype, Index:$n, StrAttr:$dst, StrAttr:$a,
+                       OptionalAttr<StrAttr>:$b, OptionalAttr<StrAttr>:$from,
+                       Optional<Index>:$part);
+}
+
 def Dfir_PtMmOp : Dfir_InstrOp<"pt_mm", "PtMm", [AttrSizedOperandSegments]> {
   let summary = "pt.mm.T: a matmul tile on the PT array";
   let description = [{
