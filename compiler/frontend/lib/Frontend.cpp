@@ -58,12 +58,8 @@ bool spyreBodyOp(Operation* op, std::string& why) {
     why = "'math.powf' needs a constant exponent in {-1, -0.5, 0.5, 1, 2, 3, 4} on the Spyre";
     return false;
   }
-  if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
-    why = "'" + op->getName().getStringRef().str() +
-          "' is not supported by spyre-compile: the SFU computes one element type per op, so "
-          "a graph keeps one type from one kernel's load to its store";
-    return false;
-  }
+  // Conversions between f16, bf16 and f32 run on the SFU (sfu.cvt).
+  if (isa<arith::ExtFOp, arith::TruncFOp>(op)) return true;
   why = "'" + op->getName().getStringRef().str() +
         "' is not supported in a linalg body by spyre-compile (docs/frontend.md)";
   return false;

@@ -57,8 +57,9 @@ bool readsWholeRows(const KernelGroup& c, const Division& d, Value v) {
 }
 
 /// The block kernel i (divided as `dp`) would leave of its output `o` for kernel i + 1
-/// (divided as `dc`), at byte `address`, when the conditions of planResidency hold and the
-/// kernels already keep `producerTop` and `consumerTop` bytes; else nothing.
+/// (divided as `dc`) when the conditions of planResidency hold, the kernels already keeping
+/// the bytes below `producerTop` and `consumerTop` (the block goes at `producerTop`); else
+/// nothing.
 std::optional<ResidentBlock> keepable(const KernelPlan& plan, size_t i, const Division& dp,
                                       const Division& dc, const Operand& o, const SpyreArch& arch,
                                       const llvm::DenseSet<Value>& results, int64_t producerTop,

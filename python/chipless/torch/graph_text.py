@@ -125,6 +125,10 @@ class Graph:
                           f"  return {ret} : {types}", "}", ""])
 
 
+#: Bits of the float element types a body converts between.
+FLOAT_BITS = {"f16": 16, "bf16": 16, "f32": 32}
+
+
 class Body:
     """Scalar ops of a linalg body, in one element type; `types` names the element type of
     block arguments of another (a boolean operand) and `out` the result's."""
@@ -162,9 +166,22 @@ class Body:
                           f"{element or self.element}")
         return v
 
+    def convert(self, value, source, target):
+        """`value` of float type `source` as `target` of another size (arith.extf or
+        truncf)."""
+        if source == target:
+            return value
+        v = self._value()
+        op = "arith.extf" if FLOAT_BITS[target] > FLOAT_BITS[source] else "arith.truncf"
+        self.lines.append(f"{v} = {op} {value} : {source} to {target}")
+        return v
+
     def is_true(self, flag):
-        """An i1 from a boolean operand: 0 or 1 in i8, or in a float type (f16 on Spyre)."""
+        """An i1 from a boolean operand: 0 or 1 in i8, or in a float type (f16 on Spyre),
+        compared in the body's type (Spyre's SFU computes one size of element per op)."""
         element = self.types.get(flag, "i8")
+        if self._resized(element, self.element):
+            flag, element = self.convert(flag, element, self.element), self.element
         zero = self.const(0, element)
         v = self._value()
         compare = "arith.cmpi ne" if element in ("i8", "i32") else "arith.cmpf une"
@@ -172,9 +189,19 @@ class Body:
         return v
 
     def boolean(self, condition):
-        """The result's boolean (1 or 0, in its type) of an i1."""
-        return self.select(condition, self.const(1, self.out), self.const(0, self.out),
-                           element=self.out)
+        """The result's boolean (1 or 0, in its type) of an i1: selected in the body's type
+        and converted when the result is a float of another (an f32 comparison's f16
+        boolean on Spyre)."""
+        element = self.element if self._resized(self.element, self.out) else self.out
+        v = self.select(condition, self.const(1, element), self.const(0, element),
+                        element=element)
+        return self.convert(v, element, self.out)
+
+    @staticmethod
+    def _resized(a, b):
+        """Whether float types a and b differ in size (a conversion between them widens or
+        narrows)."""
+        return a in FLOAT_BITS and b in FLOAT_BITS and FLOAT_BITS[a] != FLOAT_BITS[b]
 
 
 def _generic(g, ins, maps, out_shape, element, block_args, body_lines, yielded):

@@ -222,15 +222,17 @@ def test_logical_ops_of_booleans(device, name):
 
 def test_spyre_booleans_by_the_type_of_the_operands():
     """Spyre's SFU computes one element type per op: bf16 compares and selects into the f16
-    of a boolean on the device; a comparison of f32 is refused, and runs on the CPU,
-    counted."""
+    of a boolean on the device; an f32 comparison selects its 1 or 0 in f32 and narrows it
+    to the f16 boolean (sfu.cvt), and an f16 boolean choosing between f32 values is widened
+    first. Nothing on the CPU."""
     a, b = torch.randn(4, 64).bfloat16(), torch.randn(4, 64).bfloat16()
     got = runs_on_device("spyre", lambda x, y: torch.where(x > y, x, y), a, b, launches=2)
     assert torch.equal(got.cpu(), torch.where(a > b, a, b))
-    a = torch.randn(4, 64)
-    got = a.to("spyre") > 0
-    assert torch.equal(got.cpu(), a > 0)
-    assert chipless.torch.fallback_counts() == {"cmp_ogt": 1}
+    a, b = torch.randn(4, 70), torch.randn(4, 70)
+    got = runs_on_device("spyre", lambda x, y: torch.where(x > y, x, y), a, b, launches=2)
+    assert torch.equal(got.cpu(), torch.where(a > b, a, b))
+    got = runs_on_device("spyre", lambda x: x > 0, a)
+    assert got.dtype == torch.bool and torch.equal(got.cpu(), a > 0)
 
 
 @pytest.mark.parametrize("device", ["tpu", "spyre"])

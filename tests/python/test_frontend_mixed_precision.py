@@ -1,0 +1,64 @@
+"""Graphs that compute in f32 and round to bf16 between kernels (arith.truncf and extf in
+linalg bodies, on the SFU's sfu.cvt): the TPU's bundled attention, multi-head attention and
+GELU MLP run on the emulated Spyre too, each against an fp32 numpy reference, and within the
+same error as the TPU's run of the same graph.
+"""
+import numpy as np
+import pytest
+
+from frontend_util import ROOT, BIN, bf16, compile_graph, relative_error, run, simulate, softmax_ref
+
+
+def uniform(rng, *shape, scale=1.0):
+    return bf16(rng.uniform(-1, 1, shape) * scale)
+
+
+def attention_case(rng):
+    ins = {n: uniform(rng, 100, 64) for n in "QKV"}
+    p = softmax_ref(ins["Q"] @ ins["K"].T * 0.125)
+    return ins, "O", bf16(p) @ ins["V"]
+
+
+def mha_case(rng):
+    ins = {"x": uniform(rng, 100, 256)}
+    for w in ("Wq", "Wk", "Wv", "Wo"):
+        ins[w] = uniform(rng, 256, 256, scale=256 ** -0.5)
+    q, k, v = (bf16(ins["x"] @ ins[w]) for w in ("Wq", "Wk", "Wv"))
+    heads = lambda t: t.reshape(100, 4, 64).transpose(1, 0, 2)  # noqa: E731
+    s = heads(q) @ heads(k).transpose(0, 2, 1) * 0.125
+    p = bf16(np.stack([softmax_ref(h) for h in s]))
+    o = bf16(p @ heads(v)).transpose(1, 0, 2).reshape(100, 256)
+    return ins, "out", o @ ins["Wo"]
+
+
+def mlp_gelu_case(rng):
+    ins = {"x": uniform(rng, 64, 256), "W1": uniform(rng, 256, 1024, scale=256 ** -0.5),
+           "b1": rng.uniform(-0.1, 0.1, 1024).astype(np.float32),
+           "W2": uniform(rng, 1024, 256, scale=1024 ** -0.5),
+           "b2": rng.uniform(-0.1, 0.1, 256).astype(np.float32)}
+    z = ins["x"] @ ins["W1"] + ins["b1"]
+    g = bf16(0.5 * z * (1 + np.tanh(0.7978845608 * (z + 0.044715 * z ** 3))))
+    return ins, "y", g @ ins["W2"] + ins["b2"]
+
+
+CASES = {"attention": attention_case, "mha": mha_case, "mlp_gelu": mlp_gelu_case}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_mixed_precision_graph_on_spyre_and_tpu(tmp_path, name):
+    ins, result, ref = CASES[name](np.random.default_rng(17))
+    graph = ROOT / "models" / "graphs" / f"{name}.mlir"
+    out, dump = compile_graph(tmp_path, graph, name)
+    spyre = simulate(tmp_path, out, ins, [result])[result]
+    tpu = tmp_path / "tpu"
+    run(BIN / "tpu-compile", graph, "-o", tpu)
+    args = [BIN / "tpu-sim", "run", tpu / "job.plan", "--output", f"{result}={tmp_path / 'tpu.npy'}"]
+    for n in ins:
+        args += ["--input", f"{n}={tmp_path / f'in-{n}.npy'}"]
+    run(*args)
+    errors = {"spyre": relative_error(spyre, ref),
+              "tpu": relative_error(np.load(tmp_path / "tpu.npy").astype(np.float32), ref)}
+    print(name, errors)
+    assert errors["spyre"] < 1e-2 and errors["tpu"] < 1e-2, errors
+    # The conversions are SFU instructions of the kernels, not host steps.
+    assert any("sfu_cvt" in p.read_text() for p in dump.glob("k*/04-dataflow.mlir"))
