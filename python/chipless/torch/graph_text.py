@@ -176,6 +176,13 @@ class Body:
         self.lines.append(f"{v} = {op} {value} : {source} to {target}")
         return v
 
+    def cast(self, value, source, target):
+        """`value` of float type `source` as float type `target`: by way of f32 between the
+        two 16-bit types (MLIR has no conversion between them)."""
+        if source != target and FLOAT_BITS[source] == FLOAT_BITS[target]:
+            value, source = self.convert(value, source, "f32"), "f32"
+        return self.convert(value, source, target)
+
     def is_true(self, flag):
         """An i1 from a boolean operand: 0 or 1 in i8, or in a float type (f16 on Spyre),
         compared in the body's type (Spyre's SFU computes one size of element per op)."""

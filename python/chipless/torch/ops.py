@@ -121,6 +121,18 @@ def _element(dtype, dev, integer=False):
     return name if name in eager.FLOAT_TYPES[dev.kind] else None
 
 
+def _cast(dev, t, dtype):
+    """Device tensor `t` as `dtype`: between float types a conversion program on the device
+    (extf/truncf; Spyre's sfu.cvt), otherwise through the host."""
+    source, target = _element(t.dtype, dev), _element(dtype, dev)
+    if t.device.type != "privateuseone" or source not in graph_text.FLOAT_BITS or \
+            target not in graph_text.FLOAT_BITS or t.dim() == 0:
+        return t.to(dtype)
+    return _elementwise(dev, aten._to_copy.default, (t,), {"dtype": dtype},
+                        f"cast_{source}_{target}", [t], list(t.shape), t.dtype,
+                        lambda w, x: w.cast(x[0], source, target), out_dtype=dtype)
+
+
 def _row(value, n, dtype, dev):
     """A one-value operand (a number, or a one-element tensor) as a device row of n values."""
     if isinstance(value, torch.Tensor) and value.device.type == "privateuseone":
@@ -168,7 +180,7 @@ def _elementwise(dev, aten_op, args, kwargs, name, operands, out_shape, dtype, b
         elif v.device.type != "privateuseone":
             v = v.to(dev.torch_device)  # a 0-d CPU tensor (a number PyTorch wrapped)
         if v.dtype != dtype and i not in conditions:
-            v = v.to(dtype)
+            v = _cast(dev, v, dtype)
         shape = list(v.shape) or [1]
         if len(shape) > len(gshape) or graph_text.broadcast_operand(shape, gshape) is None:
             raise _Refused("an operand broadcast along every dimension")
