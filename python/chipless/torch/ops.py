@@ -121,16 +121,49 @@ def _element(dtype, dev, integer=False):
     return name if name in eager.FLOAT_TYPES[dev.kind] else None
 
 
-def _cast(dev, t, dtype):
-    """Device tensor `t` as `dtype`: between float types a conversion program on the device
-    (extf/truncf; Spyre's sfu.cvt), otherwise through the host."""
+def _cast_on_device(dev, t, dtype):
+    """Device tensor `t` as `dtype` by a conversion program on the device (extf/truncf;
+    Spyre's sfu.cvt) when both are float types the device computes in; else None."""
     source, target = _element(t.dtype, dev), _element(dtype, dev)
     if t.device.type != "privateuseone" or source not in graph_text.FLOAT_BITS or \
             target not in graph_text.FLOAT_BITS or t.dim() == 0:
-        return t.to(dtype)
+        return None
     return _elementwise(dev, aten._to_copy.default, (t,), {"dtype": dtype},
                         f"cast_{source}_{target}", [t], list(t.shape), t.dtype,
                         lambda w, x: w.cast(x[0], source, target), out_dtype=dtype)
+
+
+def _cast(dev, t, dtype):
+    """Device tensor `t` as `dtype`: on the device between float types, else through the
+    host."""
+    cast = _cast_on_device(dev, t, dtype)
+    return cast if cast is not None else t.to(dtype)
+
+
+def _to_copy(t, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+             memory_format=None):
+    """`t.to(dtype)`, `.half()`, `.float()` of a contiguous device tensor on its own device:
+    a conversion program (_cast_on_device). Anything else (a copy to or from the host or
+    another device, a view, a layout) as PyTorch's own _to_copy does it: a new tensor and a
+    copy (through the host between dtypes the device does not convert)."""
+    target = torch.device(device) if device is not None else t.device
+    if t.device.type == "privateuseone" and target == t.device and dtype is not None and \
+            dtype != t.dtype and layout in (None, torch.strided) and t.is_contiguous() and \
+            memory_format in (None, torch.preserve_format, torch.contiguous_format):
+        cast = _cast_on_device(devices.of(t), t, dtype)
+        if cast is not None:
+            return cast
+    if memory_format in (None, torch.preserve_format):
+        out = torch.empty_like(t, dtype=dtype or t.dtype, device=target,
+                               layout=layout or t.layout, pin_memory=pin_memory or False)
+    else:
+        out = torch.empty(t.shape, dtype=dtype or t.dtype, device=target,
+                          layout=layout or t.layout, pin_memory=pin_memory or False,
+                          memory_format=memory_format)
+    return out.copy_(t, non_blocking=non_blocking)
+
+
+_lib.impl("_to_copy", _to_copy)
 
 
 def _row(value, n, dtype, dev):

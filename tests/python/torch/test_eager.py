@@ -262,6 +262,29 @@ def test_an_operand_of_another_float_type_is_converted_on_the_device(device, a, 
 
 
 @pytest.mark.parametrize("device", ["tpu", "spyre"])
+def test_explicit_casts_run_on_the_device(device):
+    """.bfloat16(), .float(), .to(dtype) of a device tensor: a conversion program each,
+    nothing over the host link, the CPU's values bit for bit; a non-contiguous view and a
+    copy to the host or to the other device still go as before."""
+    x = torch.randn(6, 70)
+    d = x.to(device)
+    before = chipless.torch.stats(device)
+    b = d.bfloat16()
+    f = b.to(torch.float32)
+    after = chipless.torch.stats(device)
+    assert (b.dtype, f.dtype, b.device, f.device) == (torch.bfloat16, torch.float32, d.device,
+                                                      d.device)
+    assert after["launches"] - before["launches"] == 2
+    assert after["link_bytes_in"] == before["link_bytes_in"]
+    assert after["link_bytes_out"] == before["link_bytes_out"]
+    assert torch.equal(f.cpu(), x.bfloat16().float())
+    assert torch.equal(d.t().bfloat16().cpu(), x.t().bfloat16())
+    other = "spyre" if device == "tpu" else "tpu"
+    assert torch.equal(d.to(other).cpu(), x) and d.to("cpu").dtype == torch.float32
+    assert chipless.torch.fallback_counts() == {}
+
+
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
 def test_a_causal_mask_made_by_comparison_matches_the_cpu(device):
     dtype = FLOAT[device]
     scores = torch.randn(4, 64, 64).to(dtype)
