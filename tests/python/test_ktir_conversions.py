@@ -128,3 +128,41 @@ def test_a_conversion_of_another_type_is_a_located_error(tmp_path):
     r = run(BIN / "spyre-compile", src, "-o", tmp_path / "out", ok=False)
     assert r.returncode != 0
     assert "k.mlir:" in r.stderr and ("f64" in r.stderr), r.stderr
+
+
+def test_an_f32_matmul_runs_on_the_pt_array_in_f16(tmp_path):
+    """linalg.matmul of f32 [16, 48] x [48, 40] (K and N not whole sticks): the PT array takes
+    f16, so both operands are rounded to f16 first (sfu.cvt) and the products accumulate in
+    fp32, as ktir-cpu's f32 kernels (paged_attention's scores) need. Against numpy on the
+    f16-rounded operands."""
+    m, k, n = 16, 48, 40
+    text = f"""
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @mm(%a_ptr: index, %b_ptr: index, %c_ptr: index) {{
+  %c0 = arith.constant 0 : index
+  %va = ktdp.construct_memory_view %a_ptr, sizes: [{m}, {k}], strides: [{k}, 1] {{memory_space = #ktdp.memory_space<global>}} : memref<{m}x{k}xf32>
+  %vb = ktdp.construct_memory_view %b_ptr, sizes: [{k}, {n}], strides: [{n}, 1] {{memory_space = #ktdp.memory_space<global>}} : memref<{k}x{n}xf32>
+  %vc = ktdp.construct_memory_view %c_ptr, sizes: [{m}, {n}], strides: [{n}, 1] {{memory_space = #ktdp.memory_space<global>}} : memref<{m}x{n}xf32>
+  %ta = ktdp.construct_access_tile %va[%c0, %c0] {{access_tile_order = #map, access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + {m - 1} >= 0, d1 >= 0, -d1 + {k - 1} >= 0)>}} : memref<{m}x{k}xf32> -> !ktdp.access_tile<{m}x{k}xindex>
+  %tb = ktdp.construct_access_tile %vb[%c0, %c0] {{access_tile_order = #map, access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + {k - 1} >= 0, d1 >= 0, -d1 + {n - 1} >= 0)>}} : memref<{k}x{n}xf32> -> !ktdp.access_tile<{k}x{n}xindex>
+  %tc = ktdp.construct_access_tile %vc[%c0, %c0] {{access_tile_order = #map, access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + {m - 1} >= 0, d1 >= 0, -d1 + {n - 1} >= 0)>}} : memref<{m}x{n}xf32> -> !ktdp.access_tile<{m}x{n}xindex>
+  %a = ktdp.load %ta : !ktdp.access_tile<{m}x{k}xindex> -> tensor<{m}x{k}xf32>
+  %b = ktdp.load %tb : !ktdp.access_tile<{k}x{n}xindex> -> tensor<{k}x{n}xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{m}x{n}xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%z : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  ktdp.store %c, %tc : tensor<{m}x{n}xf32>, !ktdp.access_tile<{m}x{n}xindex>
+  return
+}}
+"""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    src = tmp_path / "mm.mlir"
+    src.write_text(text)
+    out = tmp_path / "out"
+    run(BIN / "spyre-compile", src, "-o", out)
+    got = simulate(tmp_path, out, {"a": a, "b": b}, ["c"], raw=True)["c"]
+    want = a.astype(np.float16).astype(np.float32) @ b.astype(np.float16).astype(np.float32)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert np.abs(got - a @ b).max() > 0  # the f16 rounding of the operands shows

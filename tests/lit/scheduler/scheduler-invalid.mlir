@@ -26,35 +26,35 @@ func.func @product_reduction(%x_ptr: index) {
 
 // -----
 
-func.func @matmul_f32(%a_ptr: index, %b_ptr: index) {
+func.func @matmul_i32(%a_ptr: index, %b_ptr: index) {
   %c0 = arith.constant 0 : index
   %va = ktdp.construct_memory_view %a_ptr, sizes: [4, 48], strides: [48, 1] {
     memory_space = #ktdp.memory_space<global>
-  } : memref<4x48xf32>
+  } : memref<4x48xi32>
   %vb = ktdp.construct_memory_view %b_ptr, sizes: [48, 64], strides: [64, 1] {
     memory_space = #ktdp.memory_space<global>
-  } : memref<48x64xf32>
+  } : memref<48x64xi32>
   %ta = ktdp.construct_access_tile %va[%c0, %c0] {
     access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 47 >= 0)>,
     access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
-  } : memref<4x48xf32> -> !ktdp.access_tile<4x48xindex>
+  } : memref<4x48xi32> -> !ktdp.access_tile<4x48xindex>
   %tb = ktdp.construct_access_tile %vb[%c0, %c0] {
     access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 47 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
     access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
-  } : memref<48x64xf32> -> !ktdp.access_tile<48x64xindex>
-  %a = ktdp.load %ta : !ktdp.access_tile<4x48xindex> -> tensor<4x48xf32>
-  %b = ktdp.load %tb : !ktdp.access_tile<48x64xindex> -> tensor<48x64xf32>
-  %e = tensor.empty() : tensor<4x64xf32>
-  // expected-error @+1 {{multiplies 'f32' matrices; the PT array takes f16 and bf16}}
-  %c = linalg.matmul ins(%a, %b : tensor<4x48xf32>, tensor<48x64xf32>) outs(%e : tensor<4x64xf32>) -> tensor<4x64xf32>
+  } : memref<48x64xi32> -> !ktdp.access_tile<48x64xindex>
+  %a = ktdp.load %ta : !ktdp.access_tile<4x48xindex> -> tensor<4x48xi32>
+  %b = ktdp.load %tb : !ktdp.access_tile<48x64xindex> -> tensor<48x64xi32>
+  %e = tensor.empty() : tensor<4x64xi32>
+  // expected-error @+1 {{multiplies 'i32' by 'i32' matrices; the PT array takes f16 or bf16 (f32 is rounded to f16 first)}}
+  %c = linalg.matmul ins(%a, %b : tensor<4x48xi32>, tensor<48x64xi32>) outs(%e : tensor<4x64xi32>) -> tensor<4x64xi32>
   %vc = ktdp.construct_memory_view %a_ptr, sizes: [4, 64], strides: [64, 1] {
     memory_space = #ktdp.memory_space<global>
-  } : memref<4x64xf32>
+  } : memref<4x64xi32>
   %tc = ktdp.construct_access_tile %vc[%c0, %c0] {
     access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
     access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
-  } : memref<4x64xf32> -> !ktdp.access_tile<4x64xindex>
-  ktdp.store %c, %tc : tensor<4x64xf32>, !ktdp.access_tile<4x64xindex>
+  } : memref<4x64xi32> -> !ktdp.access_tile<4x64xindex>
+  ktdp.store %c, %tc : tensor<4x64xi32>, !ktdp.access_tile<4x64xindex>
   return
 }
 

@@ -55,9 +55,19 @@ LogicalResult Lowering::lowerMatmul(Operation* o) {
   if (A.shape.size() != 2 || B.shape.size() != 2)
     return op.emitOpError("multiplies tensors that are not matrices");
   const int64_t M = A.shape[0], K = A.shape[1], N = B.shape[1];
+  // The PT array takes f16 and bf16: an f32 operand is rounded to f16 first (sfu.cvt), and
+  // the products accumulate in fp32 as for any matmul.
+  for (TVal* t : {&A, &B})
+    if (t->elem.isF32()) {
+      auto h = convert(op, *t, Float16Type::get(op.getContext()), t->shape);
+      if (failed(h)) return failure();
+      *t = *h;
+    }
   Type dtype = A.elem;
-  if (!(dtype.isF16() || dtype.isBF16()))
-    return op.emitOpError("multiplies ") << dtype << " matrices; the PT array takes f16 and bf16";
+  if (!(dtype.isF16() || dtype.isBF16()) || B.elem != dtype)
+    return op.emitOpError("multiplies ")
+           << A.elem << " by " << B.elem
+           << " matrices; the PT array takes f16 or bf16 (f32 is rounded to f16 first)";
   // K and N need not be whole sticks: rows are padded to whole sticks in the scratchpad,
   // and pt.mm ignores A's lanes past K and writes zeros past N.
   const int64_t lanesPerStick = lanes(dtype);
