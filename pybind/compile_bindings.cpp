@@ -51,7 +51,8 @@ void bindCompile(py::module_& m) {
          const std::string& name, const std::string& output, const std::string& arch,
          std::vector<std::string> sets, const std::string& dumpDir, const std::string& entry,
          std::vector<std::string> constants, std::vector<std::string> bounds,
-         std::vector<int64_t> grid, std::vector<std::string> divisions, bool dumpCandidates) {
+         std::vector<int64_t> grid, std::vector<std::string> divisions, bool dumpCandidates,
+         bool keepInScratchpad) {
         driver::CompileRequest request;
         request.outputDir = output;
         request.arch = arch;
@@ -63,6 +64,7 @@ void bindCompile(py::module_& m) {
         request.grid = std::move(grid);
         request.divisions = std::move(divisions);
         request.dumpCandidates = dumpCandidates;
+        request.keepInScratchpad = keepInScratchpad;
         return compileProgram(chip, path, std::move(text), name, request);
       },
       py::arg("chip"), py::kw_only(), py::arg("path") = "", py::arg("text") = py::none(),
@@ -71,6 +73,7 @@ void bindCompile(py::module_& m) {
       py::arg("constants") = std::vector<std::string>{},
       py::arg("bounds") = std::vector<std::string>{}, py::arg("grid") = std::vector<int64_t>{},
       py::arg("divisions") = std::vector<std::string>{}, py::arg("dump_candidates") = false,
+      py::arg("keep_in_scratchpad") = true,
       "Compiles a KTIR kernel or tensor graph (the file `path`, or `text` named `name`) for "
       "'spyre' or 'tpu' into the program directory `output`, as spyre-compile / tpu-compile "
       "do with the same options. Returns the warnings; raises ChiplessError with the errors.");

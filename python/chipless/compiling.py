@@ -47,14 +47,15 @@ def _option_list(values, option):
 
 def compile(source=None, output=None, *, text=None, name="<string>", chip=None, arch=None,
             sets=(), consts=None, bounds=None, grid=None, entry=None, dump_dir=None,
-            divisions=None, dump_candidates=False):
+            divisions=None, dump_candidates=False, keep_in_scratchpad=True):
     """Compiles a KTIR kernel or tensor graph, the file `source` or the MLIR `text` (its
     errors then name `name`), for `chip` ("spyre" or "tpu"; by default the chip of `arch`,
     else "spyre") into the program directory `output` (default: the compile cache), as
     spyre-compile / tpu-compile do: `arch` (spyre, v4, v5e, v5p, v6e or a file), `sets`
     ("key.path=value"), and for Spyre KTIR kernels `consts` ({name: value}), `bounds`
     ({name: "MIN..MAX/G"}), `grid` and `entry`; for Spyre tensor graphs `divisions`
-    ({kernel: candidate}). `dump_dir` gets every stage. Returns the program directory;
+    ({kernel: candidate}) and `keep_in_scratchpad` (False: every intermediate through
+    device memory, spyre-compile --keep-in-scratchpad=false). `dump_dir` gets every stage. Returns the program directory;
     raises ChiplessError with the compiler's located errors."""
     if (source is None) == (text is None):
         raise ChiplessError("compile: give either a source file or text=")
@@ -64,7 +65,8 @@ def compile(source=None, output=None, *, text=None, name="<string>", chip=None, 
         arch=str(arch or ""), sets=[str(s) for s in sets], dump_dir=str(dump_dir or ""),
         entry=entry or "", constants=_option_list(consts, "consts"),
         bounds=_option_list(bounds, "bounds"), grid=[int(g) for g in (grid or ())],
-        divisions=_option_list(divisions, "divisions"), dump_candidates=bool(dump_candidates))
+        divisions=_option_list(divisions, "divisions"), dump_candidates=bool(dump_candidates),
+        keep_in_scratchpad=bool(keep_in_scratchpad))
     return _build(mod.compile, chip, _source(source, text, name), request, output)
 
 

@@ -46,6 +46,7 @@ void checkTpuRequest(const CompileRequest& r) {
   note(!r.grid.empty(), "--grid");
   note(!r.divisions.empty(), "--division");
   note(r.dumpCandidates, "--dump-candidates");
+  note(!r.keepInScratchpad, "--keep-in-scratchpad=false");
   note(r.verifyDiagnostics, "--verify-diagnostics");
   note(r.splitInputFile, "--split-input-file");
   if (!spyreOnly.empty())

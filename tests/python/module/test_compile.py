@@ -156,3 +156,20 @@ def test_assembly_errors_name_the_line(tmp_path):
         chipless.assemble(text=".kernel k\n.input A f16 [4, 64]\n  bogus.op 1\n", name="k.s",
                           output=tmp_path / "o")
     assert not (tmp_path / "o").exists()
+
+
+def test_keep_in_scratchpad_is_an_option_of_the_compile_and_its_cache(tmp_path):
+    """keep_in_scratchpad=False is spyre-compile --keep-in-scratchpad=false: attention's
+    probabilities become a buffer of the job again; the two compiles are two cache entries;
+    a TPU compile refuses the option."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests" / "python"))
+    from frontend_util import attention_graph
+    text = attention_graph(4, 128, 64)
+    buffers = lambda p: {b["name"] for b in json.loads((p / "job.plan").read_text()).get("buffers", [])}  # noqa: E731
+    kept = chipless.compile(text=text)
+    sent = chipless.compile(text=text, keep_in_scratchpad=False)
+    assert kept != sent and "t2" not in buffers(kept) and "t2" in buffers(sent)
+    assert chipless.compile(text=text, keep_in_scratchpad=False) == sent
+    with pytest.raises(chipless.ChiplessError, match="--keep-in-scratchpad=false"):
+        chipless.compile(SOFTMAX, tmp_path / "tpu", chip="tpu", arch="v6e", keep_in_scratchpad=False)
