@@ -102,14 +102,22 @@ FailureOr<TVal> Lowering::convert(Operation* op, const TVal& given, Type to,
     one.sparse = true;
     src = one;
     out = newSparse({}, to, "converted scalar");
-  } else if (src.sparse) {
-    if (src.strides != sparseStrides(src.shape)) {
-      auto m = materialize(src, loc, "converted value");
-      if (failed(m)) return failure();
-      src = *m;
-    }
-    for (int64_t d : src.shape) rows *= d;
-    out = newSparse(shape, to, op->getName().getStringRef().str());
+  } else if (src.sparse && llvm::all_of(src.strides, [&](int64_t s) {
+               return s >= 0 && s % stickBytes == 0;
+             })) {
+    // Its sticks as they lie (a broadcast reads one stick for many elements): each
+    // converted, the value read through the same strides.
+    int64_t span = stickBytes;
+    for (size_t d = 0; d < src.shape.size(); ++d) span += (src.shape[d] - 1) * src.strides[d];
+    rows = span / stickBytes;
+    out = src;
+    out.elem = to;
+    out.offset = 0;
+    out.pad.reset();
+    out.buffer = newBuffer(span, op->getName().getStringRef().str());
+    out.shape.assign(shape.begin(), shape.end());
+    src.shape = {rows};
+    src.strides = {stickBytes};
   } else {
     auto m = materialize(src, loc, "converted value");
     if (failed(m)) return failure();

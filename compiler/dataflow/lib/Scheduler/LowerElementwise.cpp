@@ -44,6 +44,24 @@ std::string sfuKind(Operation* op) {
   if (isa<math::FmaOp>(op)) return "fma";
   if (isa<arith::SelectOp, linalg::SelectOp>(op)) return "select";
   if (isa<linalg::CopyOp>(op)) return "mov";
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    switch (cmp.getPredicate()) {
+    case arith::CmpIPredicate::eq:
+      return "eq";
+    case arith::CmpIPredicate::ne:
+      return "ne";
+    case arith::CmpIPredicate::slt:
+      return "lt";
+    case arith::CmpIPredicate::sle:
+      return "le";
+    case arith::CmpIPredicate::sgt:
+      return "gt";
+    case arith::CmpIPredicate::sge:
+      return "ge";
+    default:
+      return "";
+    }
+  }
   if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
     switch (cmp.getPredicate()) {
     case arith::CmpFPredicate::OEQ:
@@ -367,6 +385,22 @@ LogicalResult Lowering::lowerGeneric(Operation* o) {
       TVal u = *t;
       u.shape = shape;
       local[c.getResult()] = u;
+      continue;
+    }
+    if (auto index = dyn_cast<linalg::IndexOp>(&inner)) {
+      auto r = loopIndex(&inner, static_cast<unsigned>(index.getDim()), shape);
+      if (failed(r)) return failure();
+      local[index.getResult()] = *r;
+      continue;
+    }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(&inner)) {
+      // An index is an i32 on the SFU: the same value.
+      auto t = lookup(inner.getOperand(0));
+      if (failed(t)) return failure();
+      TVal x = *t;
+      x.elem = IntegerType::get(inner.getContext(), 32);
+      if (x.kind == TVal::Kind::Uniform) x.shape = shape;
+      local[inner.getResult(0)] = x;
       continue;
     }
     if (isConversion(&inner)) {

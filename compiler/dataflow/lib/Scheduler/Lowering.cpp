@@ -191,6 +191,11 @@ FailureOr<TVal> Lowering::value(Value v) {
       } else if (auto f = dyn_cast<FloatAttr>(c.getValue())) {
         t.elem = f.getType();
         t.scalar.value = f.getValueAsDouble();
+      } else if (auto i = dyn_cast<IntegerAttr>(c.getValue());
+                 i && (i.getType().isInteger(32) || i.getType().isIndex())) {
+        // An i32 or index constant in a linalg body (indices are i32 on the SFU).
+        t.elem = IntegerType::get(def->getContext(), 32);
+        t.scalar.value = static_cast<double>(i.getInt());
       } else {
         return def->emitOpError("is a constant the scheduler cannot place in a tensor"), failure();
       }
