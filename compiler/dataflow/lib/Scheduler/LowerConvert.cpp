@@ -102,9 +102,8 @@ FailureOr<TVal> Lowering::convert(Operation* op, const TVal& given, Type to,
     one.sparse = true;
     src = one;
     out = newSparse({}, to, "converted scalar");
-  } else if (src.sparse && llvm::all_of(src.strides, [&](int64_t s) {
-               return s >= 0 && s % stickBytes == 0;
-             })) {
+  } else if (src.sparse &&
+             llvm::all_of(src.strides, [&](int64_t s) { return s >= 0 && s % stickBytes == 0; })) {
     // Its sticks as they lie (a broadcast reads one stick for many elements): each
     // converted, the value read through the same strides.
     int64_t span = stickBytes;

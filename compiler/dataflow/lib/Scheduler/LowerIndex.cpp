@@ -24,8 +24,8 @@ namespace chipless::sched {
 FailureOr<TVal> Lowering::loopIndex(Operation* op, unsigned dim, ArrayRef<int64_t> shape) {
   const Location loc = op->getLoc();
   if (dim >= shape.size())
-    return op->emitOpError("indexes loop ") << dim << " of a generic with " << shape.size()
-                                            << " loops",
+    return op->emitOpError("indexes loop ")
+               << dim << " of a generic with " << shape.size() << " loops",
            failure();
   Type i32 = IntegerType::get(op->getContext(), 32);
   const int64_t stickBytes = stick(), lanesPerStick = lanes(i32);

@@ -190,8 +190,7 @@ public:
 
   /// `linalg.index dim` of a generic over `shape`: each element's position along loop
   /// `dim`, as i32 (LowerIndex.cpp).
-  mlir::FailureOr<TVal> loopIndex(mlir::Operation* op, unsigned dim,
-                                  llvm::ArrayRef<int64_t> shape);
+  mlir::FailureOr<TVal> loopIndex(mlir::Operation* op, unsigned dim, llvm::ArrayRef<int64_t> shape);
   /// Whether `op` converts element types (arith.extf, truncf, sitofp, fptosi).
   static bool isConversion(mlir::Operation* op);
   /// `src` converted to element type `to` as a value of `shape` by conversion `op`
