@@ -188,3 +188,32 @@ func.func @reduce_arguments(%x: tensor<4x8xf32>, %y: tensor<4xf32>) -> tensor<4x
     }
   return %m : tensor<4xf32>
 }
+
+// -----
+
+// Line breaks and comments may stand between a definition's name and its `=` (or a
+// result list's `,`): `%n` on one line, `= arith.constant 3` on the next (found by
+// tests/fuzz/harness/fuzz_ktir.cpp; the guard took `%n` for a use and let the parser crash).
+func.func @name_and_equals_on_two_lines(%c0: index, %c1: index) {
+  // expected-error @+1 {{use of '%n' before its definition, which is inside a region opened after it}}
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-note @+1 {{'%n' is defined here}}
+    %n
+      = arith.constant 3 : index
+  }
+  return
+}
+
+// -----
+
+func.func @results_across_a_comment(%b: i1) {
+  // expected-error @+1 {{use of '%c' before its definition}}
+  scf.if %c {
+    scf.if %b {
+      // expected-note @+1 {{'%c' is defined here}}
+      %c, // the first result
+      %d = "test.pair"() : () -> (i1, i1)
+    }
+  }
+  return
+}

@@ -119,8 +119,20 @@ private:
     return text.slice(start, pos);
   }
 
-  size_t skipSpaces(size_t at) const {
-    while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+  /// Past spaces, line breaks and `//` comments: MLIR lets them separate a value's name
+  /// from the `=` or `,` after it (`%n` on one line, `= arith.constant 3` on the next).
+  size_t skipBlanks(size_t at) const {
+    while (at < text.size()) {
+      char c = text[at];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+        ++at;
+      } else if (text.substr(at).starts_with("//")) {
+        size_t end = text.find('\n', at);
+        at = end == llvm::StringRef::npos ? text.size() : end;
+      } else {
+        break;
+      }
+    }
     return at;
   }
 
@@ -137,9 +149,9 @@ private:
         ++pos;
         while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
       }
-      pos = skipSpaces(pos);
+      pos = skipBlanks(pos);
       if (pos < text.size() && text[pos] == ',') {
-        pos = skipSpaces(pos + 1);
+        pos = skipBlanks(pos + 1);
         continue;
       }
       if (pos < text.size() && text[pos] == '=' && text.substr(pos, 2) != "==") {
@@ -185,7 +197,7 @@ private:
   void readValue() {
     size_t at = pos;
     llvm::StringRef name = readName();
-    size_t next = skipSpaces(pos);
+    size_t next = skipBlanks(pos);
     bool inArgList = !argLists.empty() && argLists.back().first == parenDepth &&
                      argLists.back().second == scopes.size();
     bool definition = false;
