@@ -44,6 +44,25 @@ def simulate(tmp, out, inputs, outputs, flags=(), raw=False):
     return {name: load(name) if raw else load(name).astype(np.float32) for name in outputs}
 
 
+def run_on_both(tmp_path, graph, ins, ref, tol, result="y"):
+    """Graph file `graph` compiled and run on the Spyre (spyre-compile) and the TPU
+    (tpu-compile) with the same inputs; both results within relative error `tol` of `ref`.
+    Returns the Spyre compile's dump directory."""
+    out, dump = compile_graph(tmp_path, graph, graph.stem)
+    errors = {"spyre": relative_error(simulate(tmp_path, out, ins, [result])[result], ref)}
+    tpu = tmp_path / "tpu"
+    run(BIN / "tpu-compile", graph, "-o", tpu)
+    args = [BIN / "tpu-sim", "run", tpu / "job.plan", "--output",
+            f"{result}={tmp_path / 'tpu-out.npy'}"]
+    for name in ins:
+        args += ["--input", f"{name}={tmp_path / f'in-{name}.npy'}"]
+    run(*args)
+    errors["tpu"] = relative_error(np.load(tmp_path / "tpu-out.npy").astype(np.float32), ref)
+    print(graph.stem, errors)
+    assert all(e < tol for e in errors.values()), errors
+    return dump
+
+
 def f16(rng, *shape, scale=1.0):
     return (rng.uniform(-1, 1, shape) * scale).astype(np.float16)
 

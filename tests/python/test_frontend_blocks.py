@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 
-from frontend_util import (ROOT, BIN, run, compile_graph, simulate, f16, r16, bf16, close,
-                           relative_error, softmax_ref)
+from frontend_util import (ROOT, compile_graph, simulate, f16, r16, bf16, close,
+                           relative_error, softmax_ref, run_on_both)
 
 
 def gpt2_inputs(seed=21, s=128, d=768, f=3072):
@@ -108,21 +108,6 @@ def bert_reference(i, heads=12):
     z = a @ i["W1"] + i["b1"]
     g = 0.5 * z * (1 + np.vectorize(erf)(z / np.sqrt(2)))
     return layer_norm(a + g @ i["W2"] + i["b2"], i["ln2_g"], i["ln2_b"])
-
-
-def run_on_both(tmp_path, graph, ins, ref, tol):
-    out, _ = compile_graph(tmp_path, graph, graph.stem)
-    y = simulate(tmp_path, out, ins, ["y"])["y"]
-    errors = {"spyre": relative_error(y, ref)}
-    tpu = tmp_path / "tpu"
-    run(BIN / "tpu-compile", graph, "-o", tpu)
-    args = [BIN / "tpu-sim", "run", tpu / "job.plan", "--output", f"y={tmp_path / 'y-tpu.npy'}"]
-    for name in ins:
-        args += ["--input", f"{name}={tmp_path / f'in-{name}.npy'}"]
-    run(*args)
-    errors["tpu"] = relative_error(np.load(tmp_path / "y-tpu.npy").astype(np.float32), ref)
-    print(graph.stem, errors)
-    assert all(e < tol for e in errors.values()), errors
 
 
 def conv_ref(x, w):

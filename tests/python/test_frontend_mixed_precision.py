@@ -6,7 +6,7 @@ same error as the TPU's run of the same graph.
 import numpy as np
 import pytest
 
-from frontend_util import ROOT, BIN, bf16, compile_graph, relative_error, run, simulate, softmax_ref
+from frontend_util import ROOT, bf16, run_on_both, softmax_ref
 
 
 def uniform(rng, *shape, scale=1.0):
@@ -47,18 +47,7 @@ CASES = {"attention": attention_case, "mha": mha_case, "mlp_gelu": mlp_gelu_case
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_mixed_precision_graph_on_spyre_and_tpu(tmp_path, name):
     ins, result, ref = CASES[name](np.random.default_rng(17))
-    graph = ROOT / "models" / "graphs" / f"{name}.mlir"
-    out, dump = compile_graph(tmp_path, graph, name)
-    spyre = simulate(tmp_path, out, ins, [result])[result]
-    tpu = tmp_path / "tpu"
-    run(BIN / "tpu-compile", graph, "-o", tpu)
-    args = [BIN / "tpu-sim", "run", tpu / "job.plan", "--output", f"{result}={tmp_path / 'tpu.npy'}"]
-    for n in ins:
-        args += ["--input", f"{n}={tmp_path / f'in-{n}.npy'}"]
-    run(*args)
-    errors = {"spyre": relative_error(spyre, ref),
-              "tpu": relative_error(np.load(tmp_path / "tpu.npy").astype(np.float32), ref)}
-    print(name, errors)
-    assert errors["spyre"] < 1e-2 and errors["tpu"] < 1e-2, errors
+    dump = run_on_both(tmp_path, ROOT / "models" / "graphs" / f"{name}.mlir", ins, ref, 1e-2,
+                       result=result)
     # The conversions are SFU instructions of the kernels, not host steps.
     assert any("sfu_cvt" in p.read_text() for p in dump.glob("k*/04-dataflow.mlir"))

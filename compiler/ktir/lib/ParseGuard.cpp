@@ -119,12 +119,12 @@ private:
     return text.slice(start, pos);
   }
 
-  /// Past spaces, line breaks and `//` comments: MLIR lets them separate a value's name
-  /// from the `=` or `,` after it (`%n` on one line, `= arith.constant 3` on the next).
+  /// Past white space (line breaks too) and `//` comments: MLIR lets them separate any two
+  /// tokens, a value's name from the `=` or `,` after it (`%n` on one line, `= arith.constant
+  /// 3` on the next) as well.
   size_t skipBlanks(size_t at) const {
     while (at < text.size()) {
-      char c = text[at];
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      if (std::isspace(static_cast<unsigned char>(text[at]))) {
         ++at;
       } else if (text.substr(at).starts_with("//")) {
         size_t end = text.find('\n', at);
@@ -245,18 +245,7 @@ private:
   void checkIntegerList(llvm::StringRef op) {
     size_t at = pos;
     int depth = 0;
-    auto skip = [&] {
-      while (at < text.size()) {
-        if (std::isspace(static_cast<unsigned char>(text[at]))) {
-          ++at;
-        } else if (text.substr(at).starts_with("//")) {
-          size_t end = text.find('\n', at);
-          at = end == llvm::StringRef::npos ? text.size() : end;
-        } else {
-          break;
-        }
-      }
-    };
+    auto skip = [&] { at = skipBlanks(at); };
     // Find the keyword outside the op's brackets (its `{ op }` body form, ins, outs).
     llvm::StringRef keyword;
     while (true) {

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "dataflow/Dialect/Dfir/DfirIsa.h"
 #include "dataflow/Dialect/Dfir/DfirOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -56,14 +57,7 @@ FailureOr<TVal> Lowering::convert(Operation* op, const TVal& given, Type to,
                                   ArrayRef<int64_t> shape) {
   const Location loc = op->getLoc();
   const Type from = given.elem;
-  auto dtypeOf = [](Type t) -> std::optional<DType> {
-    if (t.isF16()) return DType::F16;
-    if (t.isBF16()) return DType::BF16;
-    if (t.isF32()) return DType::F32;
-    if (t.isInteger(32)) return DType::I32;
-    return std::nullopt;
-  };
-  std::optional<DType> dFrom = dtypeOf(from), dTo = dtypeOf(to);
+  std::optional<DType> dFrom = dfir::dtypeOf(from), dTo = dfir::dtypeOf(to);
   if (!dFrom || !dTo)
     return op->emitOpError("converts ")
                << from << " to " << to << "; the SFU converts between f16, bf16, f32 and i32",
