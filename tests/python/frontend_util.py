@@ -13,6 +13,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(os.environ.get("CHIPLESS_BIN", ROOT / "build" / "bin"))
 
 
+def native_module_built():
+    """Whether the tree of BIN built chipless's Python module (a SAN=1 tree builds none)."""
+    return any((BIN.parent / "python" / "chipless").glob("_native.*.so"))
+
+
 def run(*args, ok=True):
     r = subprocess.run([str(a) for a in args], capture_output=True, text=True,
                        env=dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1"))

@@ -8,9 +8,10 @@ import json
 import re
 
 import numpy as np
+import pytest
 
-from frontend_util import (BIN, attention_graph, compile_graph, f16, run, simulate, softmax_ref,
-                           softmax_matmul_graph)
+from frontend_util import (BIN, attention_graph, compile_graph, f16, native_module_built, run,
+                           simulate, softmax_ref, softmax_matmul_graph)
 
 H, S, D = 4, 128, 64
 
@@ -63,10 +64,23 @@ def test_attention_probabilities_stay_in_the_scratchpad(tmp_path):
     assert sent_dram - kept_dram == 2 * p_bytes, (sent_dram, kept_dram)
 
 
+def test_three_launches_of_the_tool_give_the_bits_of_one(tmp_path):
+    """`spyre-sim run --launches 3`: the job prepared once and launched three times, the
+    scratchpads keeping what the launch before left; the last launch's outputs are the bits
+    of a single launch's."""
+    kept, _ = compile_graph(tmp_path, attention_graph(H, S, D), "kept")
+    x = attention_inputs()
+    once = simulate(tmp_path, kept, x, ["O"], raw=True)["O"]
+    thrice = simulate(tmp_path, kept, x, ["O"], flags=["--launches", "3"], raw=True)["O"]
+    assert np.array_equal(once, thrice)
+
+
+@pytest.mark.skipif(not native_module_built(),
+                    reason="the Python module is not built in this tree (SAN=1 builds none)")
 def test_kept_blocks_give_the_same_outputs_launch_after_launch(tmp_path):
-    """A job prepared once and launched three times on one device, whose scratchpads keep
-    what the last launch left: each launch writes P before reading it, so each gives its
-    own input's result, and the same input the same bits."""
+    """A job prepared once and launched three times on one device with different inputs,
+    whose scratchpads keep what the last launch left: each launch writes P before reading
+    it, so each gives its own input's result, and the same input the same bits."""
     import chipless
     kept, _ = compile_graph(tmp_path, attention_graph(H, S, D), "kept")
     x = attention_inputs()
