@@ -49,6 +49,7 @@ void ComputeUnit::executeUnitOp(const Instruction& ins) {
   if (ins.op == Opcode::PtMm) return matmul(ins);
   if (ins.op == Opcode::SfuSplat) return splat(ins);
   if (ins.op == Opcode::SfuLaneMask) return laneMask(ins);
+  if (ins.op == Opcode::SfuSplatInt) return splatInt(ins);
   if (ins.op == Opcode::SfuCvt) return convert(ins);
   sfu(ins);
 }
@@ -168,6 +169,16 @@ void ComputeUnit::laneMask(const Instruction& ins) {
   }
   std::fill(r, r + lanesMax_, 0u);
   std::fill(r, r + below, one);
+  local_ += 1;
+}
+
+void ComputeUnit::splatInt(const Instruction& ins) {
+  const int64_t v = arg(ins, 1);
+  if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+    fault("value = " + std::to_string(v) + " outside the i32 range of a lane");
+  const auto i = static_cast<int32_t>(v);
+  uint32_t* r = reg(ins.operands[0].imm);
+  std::fill(r, r + lanesMax_, convertLane(DType::I32, *ins.dtype, static_cast<uint32_t>(i)));
   local_ += 1;
 }
 

@@ -25,6 +25,8 @@ private:
   void splat(const spyrecode::Instruction& ins);
   /// sfu.lane.mask: 1 in the lanes below a count, 0 in the others.
   void laneMask(const spyrecode::Instruction& ins);
+  /// sfu.splat.int: an expression's integer value in every lane of a register.
+  void splatInt(const spyrecode::Instruction& ins);
   /// sfu.cvt: sticks of one element type to another (lane by lane, widened or narrowed).
   void convert(const spyrecode::Instruction& ins);
   void matmul(const spyrecode::Instruction& ins);

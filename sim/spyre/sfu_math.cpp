@@ -49,7 +49,7 @@ float sigmoid(float x) {
   X(SfuSelect)
 #define CHIPLESS_SFU_INT_OPS(X)                                                                    \
   X(SfuMov) X(SfuNeg) X(SfuAbs) X(SfuRelu) X(SfuAdd) X(SfuSub) X(SfuMul) X(SfuMax) X(SfuMin)      \
-  X(SfuEq) X(SfuNe) X(SfuLt) X(SfuLe) X(SfuGt) X(SfuGe) X(SfuFma) X(SfuSelect)
+  X(SfuDiv) X(SfuEq) X(SfuNe) X(SfuLt) X(SfuLe) X(SfuGt) X(SfuGe) X(SfuFma) X(SfuSelect)
 // clang-format on
 
 template <Opcode op>
@@ -129,6 +129,8 @@ inline int32_t intOpT(int32_t a, int32_t b, int32_t c) {
     return wrap(static_cast<int64_t>(a) - b);
   else if constexpr (op == Opcode::SfuMul)
     return wrap(static_cast<int64_t>(a) * b);
+  else if constexpr (op == Opcode::SfuDiv)
+    return b == 0 ? -1 : wrap(static_cast<int64_t>(a) / b); // RISC-V's div
   else if constexpr (op == Opcode::SfuMax)
     return std::max(a, b);
   else if constexpr (op == Opcode::SfuMin)

@@ -138,7 +138,9 @@ std::vector<OpcodeInfo> buildTable() {
   sfu(Opcode::SfuAdd, "sfu.add", sfuBinary(), kNumeric, "dst = a + b");
   sfu(Opcode::SfuSub, "sfu.sub", sfuBinary(), kNumeric, "dst = a - b");
   sfu(Opcode::SfuMul, "sfu.mul", sfuBinary(), kNumeric, "dst = a * b");
-  sfu(Opcode::SfuDiv, "sfu.div", sfuBinary(), kFloats, "dst = a / b");
+  sfu(Opcode::SfuDiv, "sfu.div", sfuBinary(), kNumeric,
+      "dst = a / b (i32: truncated toward zero; a / 0 = -1, INT_MIN / -1 = INT_MIN, as "
+      "RISC-V's div)");
   sfu(Opcode::SfuMax, "sfu.max", sfuBinary(), kNumeric, "dst = max(a, b)");
   sfu(Opcode::SfuMin, "sfu.min", sfuBinary(), kNumeric, "dst = min(a, b)");
   sfu(Opcode::SfuEq, "sfu.eq", sfuBinary(), kNumeric, "dst = a == b ? 1 : 0");
@@ -217,6 +219,10 @@ std::vector<OpcodeInfo> buildTable() {
       "puts a's lanes in the first half of each result stick and b's (0 when b is none) in "
       "the second. Floats round to nearest even; a float to i32 truncates toward zero, "
       "saturates, and gives 0 for NaN; an i32 to a float rounds to nearest even");
+  sfu(Opcode::SfuSplatInt, "sfu.splat.int", {req("dst", K::Port), req("value", K::Expr)}, kNumeric,
+      "register dst = the integer `value` evaluates to (imm + reg + symbol), as a T, in every "
+      "lane (floats round to nearest even): how a loop counter, a tile's position or an "
+      "integer launch value enters the SFU");
   return t;
 }
 

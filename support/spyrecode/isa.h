@@ -90,6 +90,7 @@ enum class Opcode : uint16_t {
   SfuLaneBcast, ///< sfu.lane.bcast: lane i of a stick, in every lane of result stick i
   SfuLaneMask,  ///< sfu.lane.mask: a register of 1 in the first lanes, 0 in the others
   SfuCvt,       ///< sfu.cvt: sticks of another element type converted (widened, narrowed)
+  SfuSplatInt,  ///< sfu.splat.int: the integer an expression evaluates to, in every lane
   Count
 };
 

@@ -485,3 +485,13 @@ dfir.job @sfu_cvt_from_an_unknown_type {
     dfir.sfu_cvt f32 n = %c8, dst = "out0", a = "in0", from = f64
   }
 }
+
+// -----
+
+dfir.job @sfu_splat_int_into_a_fifo {
+  dfir.program unit = "compute", cores = all, corelet = -1 {
+    %c8 = arith.constant 8 : index
+    // expected-error @+1 {{an SFU register}}
+    dfir.sfu_splat_int i32 dst = "out0", value = %c8
+  }
+}

@@ -124,6 +124,12 @@ dfir.job @everything {
     dfir.sfu_cvt f16 n = %c8, dst = "out0", a = "in0", b = "in1", from = f32
     // CHECK: dfir.sfu_cvt i32 n = %{{.*}}, dst = "out0", a = "v2", from = bf16
     dfir.sfu_cvt i32 n = %c8, dst = "out0", a = "v2", from = bf16
+    // CHECK: dfir.sfu_splat_int i32 dst = "v0", value = %{{.*}}
+    dfir.sfu_splat_int i32 dst = "v0", value = %c64
+    // CHECK: dfir.sfu_splat_int f16 dst = "v1", value = %{{.*}}
+    dfir.sfu_splat_int f16 dst = "v1", value = %c8
+    // CHECK: dfir.sfu "div" i32
+    dfir.sfu "div" i32 n = %c8, dst = "out0", a = "in0", b = "v1"
     // CHECK: dfir.sfu "mov" i32 n = %{{.*}}, dst = "out0", a = "in0"
     dfir.sfu "mov" i32 n = %c8, dst = "out0", a = "in0"
     // CHECK: dfir.sfu "neg" f16

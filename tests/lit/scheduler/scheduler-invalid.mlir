@@ -247,34 +247,6 @@ func.func @scatter_to_fewer_consumers(%x_ptr: index) attributes {grid = [2]} {
 
 // -----
 
-func.func @reduction_result_with_a_dense_value(%x_ptr: index) {
-  %c0 = arith.constant 0 : index
-  %v = ktdp.construct_memory_view %x_ptr, sizes: [8, 64], strides: [64, 1] {
-    memory_space = #ktdp.memory_space<global>
-  } : memref<8x64xf16>
-  %t = ktdp.construct_access_tile %v[%c0, %c0] {
-    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 63 >= 0)>,
-    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
-  } : memref<8x64xf16> -> !ktdp.access_tile<8x64xindex>
-  %r = ktdp.construct_access_tile %v[%c0, %c0] {
-    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 7 >= 0)>,
-    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
-  } : memref<8x64xf16> -> !ktdp.access_tile<1x8xindex>
-  %x = ktdp.load %t : !ktdp.access_tile<8x64xindex> -> tensor<8x64xf16>
-  %row = ktdp.load %r : !ktdp.access_tile<1x8xindex> -> tensor<1x8xf16>
-  %dense = tensor.collapse_shape %row [[0, 1]] : tensor<1x8xf16> into tensor<8xf16>
-  %zero = arith.constant 0.0 : f16
-  %zeros = tensor.splat %zero : tensor<8xf16>
-  %sum = linalg.reduce { arith.addf } ins(%x : tensor<8x64xf16>) outs(%zeros : tensor<8xf16>) dimensions = [1]
-  // expected-error @+1 {{mixes a value with one element per stick (a reduction result) and a dense value}}
-  %y = arith.addf %sum, %dense : tensor<8xf16>
-  %y2 = tensor.expand_shape %y [[0, 1]] output_shape [1, 8] : tensor<8xf16> into tensor<1x8xf16>
-  ktdp.store %y2, %r : tensor<1x8xf16>, !ktdp.access_tile<1x8xindex>
-  return
-}
-
-// -----
-
 #pairs = affine_set<(i)[g] : (i - 2*g >= 0, -i + 2*g + 1 >= 0)>
 #every = affine_set<(i)[g] : (i >= 0, -i + 3 >= 0)>
 #two_groups = affine_set<(g) : (g >= 0, -g + 1 >= 0)>

@@ -69,7 +69,8 @@ LogicalResult Lowering::loadInChunks(Operation* op, TVal& t) {
   return success();
 }
 
-LogicalResult Lowering::sinkResultStores(scf::ForOp loop, Node* body) {
+LogicalResult Lowering::sinkResultStores(scf::ForOp loop, Node* body,
+                                         std::vector<Operation*>& sunk) {
   assert(current_ == body && "called while lowering the loop's body");
   // The stores of the loop's results that follow it, with only lazy ops in between.
   std::vector<ktdp::StoreOp> stores;
@@ -105,6 +106,7 @@ LogicalResult Lowering::sinkResultStores(scf::ForOp loop, Node* body) {
       if (failed(ok)) return failure();
     }
     handled_.insert(store);
+    sunk.push_back(store);
   }
   return success();
 }

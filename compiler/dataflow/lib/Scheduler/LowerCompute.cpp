@@ -15,6 +15,8 @@
 #include "Lowering.h"
 #include "dataflow/Dialect/Dfir/DfirOps.h"
 
+#include <cstring>
+
 using namespace mlir;
 
 namespace chipless::sched {
@@ -57,6 +59,12 @@ LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> given, const 
       auto spread = spreadAlongLanes(o, loc);
       if (failed(spread)) return failure();
       o = *spread;
+    } else if (!out.sparse && o.kind == TVal::Kind::Buffer && o.sparse && !o.shape.empty() &&
+               o.shape.back() > 1 && o.strides.size() == o.shape.size() && o.strides.back() != 0) {
+      // Reduction results beside dense values: packed into dense rows first.
+      auto packed = packSparse(o, loc);
+      if (failed(packed)) return failure();
+      o = *packed;
     }
   Type dtype = out.elem;
   for (const TVal& o : operands)
@@ -75,11 +83,13 @@ LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> given, const 
   // is a row of one lane-uniform stick, so each value gets a trailing dimension of one.
   if (out.sparse && !out.shape.empty() && out.shape.back() != 1) {
     auto column = [&](TVal t) -> FailureOr<TVal> {
-      if (t.kind == TVal::Kind::Buffer && !t.sparse)
-        return emitError(loc) << "mixes a value with one element per stick (a reduction "
-                                 "result) and a dense value of the same shape; broadcast "
-                                 "the reduction result first",
-               failure();
+      if (t.kind == TVal::Kind::Buffer && !t.sparse) {
+        // A dense value beside reduction results (a running maximum carried by a loop):
+        // each of its elements spread into a lane-uniform stick of its own.
+        auto spread = spreadAlongLanes(t, loc);
+        if (failed(spread)) return failure();
+        t = *spread;
+      }
       t.shape.push_back(1);
       if (t.kind == TVal::Kind::Buffer) t.strides.push_back(0);
       return t;
@@ -153,6 +163,19 @@ LogicalResult Lowering::elementwise(StringRef kind, ArrayRef<TVal> given, const 
       r.reg = portName("v", nextReg++);
       r.scalar = o.scalar;
       // i1 constants (select masks) and other types: the value as a number.
+      if (dtype.isInteger(32) && o.elem.isF32()) {
+        // A float among i32 lanes (selected by an integer comparison): its bits, which the
+        // i32 select copies as they are.
+        if (!o.scalar.isConst && !o.scalar.symbol.empty())
+          return emitError(loc) << "selects a real launch value by an integer condition; "
+                                   "compare as floats (sitofp), or select a tensor";
+        if (o.scalar.isConst) {
+          const float f = static_cast<float>(o.scalar.value);
+          int32_t bits;
+          std::memcpy(&bits, &f, sizeof bits);
+          r.scalar.value = static_cast<double>(bits);
+        }
+      }
       regs.push_back(r);
       ports.push_back(r.reg);
       continue;

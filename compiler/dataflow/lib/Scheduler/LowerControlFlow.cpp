@@ -122,8 +122,20 @@ LogicalResult Lowering::lowerFor(scf::ForOp loop) {
     }
     if (failed(copyInto(*t, c, yield.getLoc()))) return failure();
   }
-  if (failed(sinkResultStores(loop, current_))) return failure();
+  std::vector<Operation*> sunk;
+  Node* loopNode = current_;
+  if (failed(sinkResultStores(loop, current_, sunk))) return failure();
   current_ = saved;
+  // A loop whose trip count is known only at launch may run no iteration; its results
+  // are then its inits, which the stores moved into the last iteration never write.
+  auto trips = rangeOf(loopNode->ub - loopNode->lb, out_.loopRanges);
+  if (!sunk.empty() && (!trips || trips->lo < 1)) {
+    const Expr none = Expr(1) - min(Expr(1), max(Expr(0), loopNode->ub - loopNode->lb));
+    Node* outer = openConditional(none, "no iteration: store the loop's inits");
+    for (Operation* store : sunk)
+      if (failed(lowerStore(store))) return failure();
+    current_ = outer;
+  }
   return success();
 }
 

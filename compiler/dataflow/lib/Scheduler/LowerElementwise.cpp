@@ -14,7 +14,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
+#include <limits>
 
 using namespace mlir;
 
@@ -27,7 +29,8 @@ std::string sfuKind(Operation* op) {
   if (isa<arith::AddFOp, arith::AddIOp, linalg::AddOp>(op)) return "add";
   if (isa<arith::SubFOp, arith::SubIOp, linalg::SubOp>(op)) return "sub";
   if (isa<arith::MulFOp, arith::MulIOp, linalg::MulOp>(op)) return "mul";
-  if (isa<arith::DivFOp, linalg::DivOp, spyreop::RealDivOp>(op)) return "div";
+  if (isa<arith::DivFOp, arith::DivSIOp, arith::DivUIOp, linalg::DivOp, spyreop::RealDivOp>(op))
+    return "div";
   if (isa<arith::NegFOp, linalg::NegFOp>(op)) return "neg";
   if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp, linalg::MaxOp>(op)) return "max";
   if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp, linalg::MinOp>(op)) return "min";
@@ -58,8 +61,14 @@ std::string sfuKind(Operation* op) {
       return "gt";
     case arith::CmpIPredicate::sge:
       return "ge";
-    default:
-      return "";
+    case arith::CmpIPredicate::ult:
+      return "ult";
+    case arith::CmpIPredicate::ule:
+      return "ule";
+    case arith::CmpIPredicate::ugt:
+      return "ugt";
+    case arith::CmpIPredicate::uge:
+      return "uge";
     }
   }
   if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
@@ -117,7 +126,24 @@ std::optional<double> fold(const std::string& kind, ArrayRef<double> x) {
   if (kind == "le") return a <= b;
   if (kind == "gt") return a > b;
   if (kind == "ge") return a >= b;
+  // Unsigned comparisons of i32 lanes: the bit patterns as unsigned numbers.
+  auto u = [](double v) { return static_cast<uint32_t>(static_cast<int64_t>(v)); };
+  if (kind == "ult") return u(a) < u(b);
+  if (kind == "ule") return u(a) <= u(b);
+  if (kind == "ugt") return u(a) > u(b);
+  if (kind == "uge") return u(a) >= u(b);
   return std::nullopt;
+}
+
+/// The signed comparison an unsigned one becomes once both operands are biased by
+/// INT_MIN (a <u b exactly when a + INT_MIN <s b + INT_MIN, in wrapping i32); "" for
+/// other kinds.
+std::string signedOfUnsigned(const std::string& kind) {
+  if (kind == "ult") return "lt";
+  if (kind == "ule") return "le";
+  if (kind == "ugt") return "gt";
+  if (kind == "uge") return "ge";
+  return "";
 }
 
 } // namespace
@@ -166,6 +192,11 @@ static FailureOr<TVal> computeElementwise(Lowering& l, Operation* op, std::strin
     for (const TVal& t : operands) x.push_back(t.scalar.value);
     auto v = fold(kind, x);
     if (!v) return op->emitOpError("cannot be folded"), failure();
+    if (elem.isInteger(32)) { // as the SFU's i32 lanes compute: division truncates, all wraps
+      if (kind == "div") v = x[1] == 0 ? -1.0 : std::trunc(x[0] / x[1]);
+      v = static_cast<double>(
+          static_cast<int32_t>(static_cast<uint32_t>(static_cast<int64_t>(*v))));
+    }
     TVal u;
     u.kind = TVal::Kind::Uniform;
     u.shape.assign(shape.begin(), shape.end());
@@ -174,6 +205,21 @@ static FailureOr<TVal> computeElementwise(Lowering& l, Operation* op, std::strin
     return u;
   }
   for (TVal& t : operands) t.shape.assign(shape.begin(), shape.end());
+  if (std::string s = signedOfUnsigned(kind); !s.empty()) {
+    // The SFU compares i32 lanes signed: bias both operands by INT_MIN first.
+    TVal bias;
+    bias.kind = TVal::Kind::Uniform;
+    bias.shape.assign(shape.begin(), shape.end());
+    bias.elem = operands.front().elem;
+    bias.scalar.value = static_cast<double>(std::numeric_limits<int32_t>::min());
+    for (TVal& t : operands) {
+      auto biased =
+          computeElementwise(l, op, "add", {t, bias}, bias.elem, shape, nullptr, freshBuffer);
+      if (failed(biased)) return failure();
+      t = *biased;
+    }
+    return computeElementwise(l, op, s, std::move(operands), resultElem, shape, dest, freshBuffer);
+  }
   if (allUniform) {
     // Every lane of every element is the same: compute one stick.
     TVal one = l.newSparse({}, elem, op->getName().getStringRef().str());
@@ -193,15 +239,16 @@ static FailureOr<TVal> computeElementwise(Lowering& l, Operation* op, std::strin
   return out;
 }
 
-/// spyreop intrinsics the SFU runs as several instructions.
+/// spyreop intrinsics and integer remainders the SFU runs as several instructions.
 static bool isComposite(Operation* op) {
-  return isa<spyreop::SoftplusOp, spyreop::LayerNormScaleOp>(op);
+  return isa<spyreop::SoftplusOp, spyreop::LayerNormScaleOp, arith::RemSIOp, arith::RemUIOp>(op);
 }
 
 /// A composite intrinsic on `in` (its operands, shaped): intermediates in buffers from
 /// `scratch`, the last instruction into `dest` (or a buffer from `freshBuffer`).
 ///   softplus {beta, threshold}: y = beta x > threshold ? x : log(1 + exp(beta x)) / beta
 ///   layernormscale(m, m2):      y = rsqrt(m2 - m m)
+///   remsi, remui(a, b):         y = a - (a / b) b
 static FailureOr<TVal> computeComposite(Lowering& l, Operation* op, const std::vector<TVal>& in,
                                         Type elem, ArrayRef<int64_t> shape, const TVal* dest,
                                         const std::function<TVal()>& scratch,
@@ -220,6 +267,14 @@ static FailureOr<TVal> computeComposite(Lowering& l, Operation* op, const std::v
   auto last = [&](const char* kind, std::vector<TVal> operands) {
     return computeElementwise(l, op, kind, std::move(operands), elem, shape, dest, freshBuffer);
   };
+  if (isa<arith::RemSIOp, arith::RemUIOp>(op)) {
+    // a - (a / b) b, the division truncating as remsi's sign rule wants.
+    auto q = step("div", {in[0], in[1]});
+    if (failed(q)) return failure();
+    auto p = step("mul", {*q, in[1]});
+    if (failed(p)) return failure();
+    return last("sub", {in[0], *p});
+  }
   if (auto softplus = dyn_cast<spyreop::SoftplusOp>(op)) {
     const double beta = softplus.getBeta().convertToDouble();
     const double threshold = softplus.getThreshold().convertToDouble();
@@ -295,6 +350,9 @@ LogicalResult Lowering::lowerElementwise(Operation* op) {
   }
   if (kind.empty() && !isComposite(op))
     return op->emitOpError("is not an elementwise op the SFU runs");
+  if (isa<arith::DivUIOp, arith::RemUIOp>(op))
+    return op->emitOpError("divides tensors as unsigned numbers; the SFU divides i32 lanes "
+                           "signed: use divsi/remsi, or divide positions in a linalg.generic");
   SmallVector<Value> inputs;
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
     for (OpOperand* o : dps.getDpsInputOperands()) inputs.push_back(o->get());
@@ -340,6 +398,18 @@ LogicalResult Lowering::lowerElementwise(Operation* op) {
   return success();
 }
 
+/// Index arithmetic that IndexEval folds into an expression (no comparisons or selects:
+/// those of values unknown when compiling run on the SFU).
+static bool isIndexArithmetic(Operation* op) {
+  return isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp, arith::DivUIOp,
+             arith::FloorDivSIOp, arith::CeilDivSIOp, arith::CeilDivUIOp, arith::RemSIOp,
+             arith::RemUIOp, arith::MinSIOp, arith::MinUIOp, arith::MaxSIOp, arith::MaxUIOp,
+             arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp,
+             arith::TruncIOp>(op) &&
+         llvm::all_of(op->getOperandTypes(), [](Type t) { return t.isIntOrIndex(); }) &&
+         llvm::all_of(op->getResultTypes(), [](Type t) { return t.isIntOrIndex(); });
+}
+
 LogicalResult Lowering::lowerGeneric(Operation* o) {
   auto op = cast<linalg::GenericOp>(o);
   for (utils::IteratorType it : op.getIteratorTypesArray())
@@ -371,10 +441,58 @@ LogicalResult Lowering::lowerGeneric(Operation* o) {
     v.shape = shape;
     local[body.getArgument(static_cast<unsigned>(i))] = v;
   }
+  // Index values that do not depend on the element: defined outside the body (loop
+  // variables, the tile's position, launch values), or in it from such values only. They
+  // fold into one expression, made a lane-uniform stick when an SFU op reads it.
+  llvm::DenseSet<Value> outerIndex;
+  auto isOuter = [&](Value v) {
+    if (outerIndex.contains(v)) return true;
+    if (!v.getType().isIntOrIndex()) return false;
+    if (auto arg = dyn_cast<BlockArgument>(v)) return arg.getOwner() != &body;
+    if (v.getDefiningOp<arith::ConstantOp>()) return true;
+    return !op->isAncestor(v.getDefiningOp());
+  };
+  Type i32 = IntegerType::get(op.getContext(), 32);
   auto lookup = [&](Value v) -> FailureOr<TVal> {
     auto it = local.find(v);
     if (it != local.end()) return it->second;
+    if (isOuter(v) && !v.getDefiningOp<arith::ConstantOp>()) {
+      auto e = index(v);
+      if (failed(e)) return failure();
+      TVal u;
+      if (e->isConst()) {
+        u.kind = TVal::Kind::Uniform;
+        u.shape = shape;
+        u.elem = i32;
+        u.scalar.value = static_cast<double>(e->constant());
+      } else {
+        auto stick = indexInStick(v.getLoc(), *e, shape);
+        if (failed(stick)) return failure();
+        u = *stick;
+      }
+      local[v] = u;
+      return u;
+    }
     return value(v); // defined outside the body
+  };
+  // Whether an element-dependent index of the body is known to be at least 0: positions,
+  // constants, and sums, products, quotients and remainders of such (how divui and remui,
+  // which the SFU computes as signed i32, are known to be exact).
+  std::function<bool(Value)> nonNegative = [&](Value v) -> bool {
+    if (isOuter(v)) {
+      auto e = index(v);
+      if (failed(e)) return false;
+      auto r = rangeOf(*e, out_.loopRanges);
+      return r && r->lo >= 0;
+    }
+    Operation* def = v.getDefiningOp();
+    if (!def) return false;
+    if (isa<linalg::IndexOp>(def)) return true;
+    if (isa<arith::AddIOp, arith::MulIOp, arith::DivSIOp, arith::DivUIOp, arith::RemSIOp,
+            arith::RemUIOp, arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+            arith::ExtUIOp, arith::MaxSIOp, arith::MinSIOp>(def))
+      return llvm::all_of(def->getOperands(), nonNegative);
+    return false;
   };
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   Value yielded = yield.getOperand(0);
@@ -393,6 +511,31 @@ LogicalResult Lowering::lowerGeneric(Operation* o) {
       local[index.getResult()] = *r;
       continue;
     }
+    if (isIndexArithmetic(&inner) && llvm::all_of(inner.getOperands(), isOuter)) {
+      for (Value r : inner.getResults()) outerIndex.insert(r);
+      continue;
+    }
+    if (isa<arith::ExtUIOp, arith::ExtSIOp>(&inner) && inner.getOperand(0).getType().isInteger(1)) {
+      // A condition as an integer (canonicalisation's form of select(c, 1, 0)): the
+      // comparison's 0 or 1 (-1 for extsi), as i32.
+      auto t = lookup(inner.getOperand(0));
+      if (failed(t)) return failure();
+      TVal x = *t;
+      if (x.kind == TVal::Kind::Uniform) x.shape = shape;
+      if (!x.elem.isInteger(32)) {
+        auto r = convert(&inner, x, i32, shape);
+        if (failed(r)) return failure();
+        x = *r;
+      }
+      if (isa<arith::ExtSIOp>(&inner)) {
+        auto r = computeElementwise(*this, &inner, "neg", {x}, i32, shape, nullptr,
+                                    [&] { return newDense(shape, i32, "linalg.generic"); });
+        if (failed(r)) return failure();
+        x = *r;
+      }
+      local[inner.getResult(0)] = x;
+      continue;
+    }
     if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(&inner)) {
       // An index is an i32 on the SFU: the same value.
       auto t = lookup(inner.getOperand(0));
@@ -403,6 +546,13 @@ LogicalResult Lowering::lowerGeneric(Operation* o) {
       local[inner.getResult(0)] = x;
       continue;
     }
+    if (isa<arith::DivUIOp, arith::RemUIOp>(&inner) &&
+        !llvm::all_of(inner.getOperands(), nonNegative))
+      return inner.emitOpError("divides values that may be negative as unsigned numbers; the "
+                               "SFU divides i32 lanes signed, which is exact for values known "
+                               "to be at least 0 (positions, constants, and sums, products and "
+                               "quotients of them): use divsi/remsi, or such values"),
+             failure();
     if (isConversion(&inner)) {
       auto t = lookup(inner.getOperand(0));
       if (failed(t)) return failure();
@@ -425,6 +575,8 @@ LogicalResult Lowering::lowerGeneric(Operation* o) {
       operands.push_back(x);
     }
     Value res = inner.getResult(0);
+    // An index is an i32 on the SFU.
+    Type resType = res.getType().isIndex() ? i32 : res.getType();
     bool last = res == yielded;
     TVal destVal;
     const TVal* destPtr = nullptr;
@@ -436,16 +588,16 @@ LogicalResult Lowering::lowerGeneric(Operation* o) {
       }
     }
     auto fresh = [&] {
-      Type e = res.getType().isInteger(1) ? operands.front().elem : res.getType();
+      Type e = resType.isInteger(1) ? operands.front().elem : resType;
       bool sparse = !shape.empty() && llvm::all_of(operands, [&](const TVal& t) {
         return t.kind == TVal::Kind::Uniform || (t.sparse && t.strides == sparseStrides(shape));
       });
       return sparse ? newSparse(shape, e, "linalg.generic") : newDense(shape, e, "linalg.generic");
     };
-    auto r = kind.empty() ? computeComposite(*this, &inner, operands, res.getType(), shape, destPtr,
-                                             fresh, fresh)
-                          : computeElementwise(*this, &inner, kind, operands, res.getType(), shape,
-                                               destPtr, fresh);
+    auto r =
+        kind.empty()
+            ? computeComposite(*this, &inner, operands, resType, shape, destPtr, fresh, fresh)
+            : computeElementwise(*this, &inner, kind, operands, resType, shape, destPtr, fresh);
     if (failed(r)) return failure();
     local[res] = *r;
   }

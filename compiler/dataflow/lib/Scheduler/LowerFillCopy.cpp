@@ -205,6 +205,80 @@ FailureOr<TVal> Lowering::spreadAlongLanes(const TVal& t, Location loc) {
   return out;
 }
 
+FailureOr<TVal> Lowering::packSparse(const TVal& t, Location loc) {
+  if (t.strides != sparseStrides(t.shape) || t.offset % stick() != 0)
+    return emitError(loc) << "packs values with one element per stick that are not laid out "
+                             "one stick after the other; not supported",
+           failure();
+  const int64_t C = t.shape.back(), L = lanes(t.elem), spr = sticksOf(C, t.elem);
+  const int64_t rows = t.elements() / C, whole = C / L, rest = C % L;
+  TVal out = newDense(t.shape, t.elem, "packed");
+  const int group = newGroup();
+  const Type dtype = t.elem;
+  const int64_t stickBytes = stick();
+  {
+    Step& s = addStep(Engines::load(0), loc, "ld pack");
+    s.group = group;
+    s.accesses.push_back(scratch(t.buffer, t.offset, rows * C * stickBytes, false));
+    const int buffer = t.buffer;
+    const int64_t off = t.offset, n = rows * C;
+    s.emit = [=](ProgramWriter& pw, int) {
+      pw.b.create<dfir::LdStreamOp>(
+          pw.loc, pw.c(n), pw.str("in0"), pw.get(pw.addr(buffer, Expr(off))), pw.c(stickBytes),
+          Value(), Value(), Value(), Value(), StringAttr(), Value(), Value(), Value(), Value());
+    };
+  }
+  {
+    // Per result stick, lane l ascending: lanes from l up take element l (the lanes below
+    // l keep theirs), so lane l ends with element l.
+    Step& s = addStep(Engines::compute(0), loc, "pack " + std::to_string(C) + " per row");
+    s.group = group;
+    s.emit = [=](ProgramWriter& pw, int) {
+      TypeAttr type = TypeAttr::get(dtype);
+      auto packStick = [&](int64_t count) {
+        for (int64_t l = 0; l < count; ++l) {
+          pw.b.create<dfir::SfuLaneMaskOp>(pw.loc, type, pw.str("v1"), pw.c(l));
+          pw.b.create<dfir::SfuOp>(pw.loc, pw.str("select"), type, pw.c(1), pw.str("v0"),
+                                   pw.str("v1"), pw.str("v0"), pw.str("in0"), StringAttr());
+        }
+        pw.b.create<dfir::SfuOp>(pw.loc, pw.str("mov"), type, pw.c(1), pw.str("out0"), StringAttr(),
+                                 pw.str("v0"), StringAttr(), StringAttr());
+      };
+      auto row = [&] {
+        if (whole == 1) {
+          packStick(L);
+        } else if (whole > 1) {
+          auto loop = pw.b.create<scf::ForOp>(pw.loc, pw.c(0), pw.c(whole), pw.c(1));
+          OpBuilder::InsertionGuard guard(pw.b);
+          pw.b.setInsertionPoint(loop.getBody()->getTerminator());
+          packStick(L);
+        }
+        if (rest > 0) packStick(rest);
+      };
+      if (rows == 1) {
+        row();
+      } else {
+        auto loop = pw.b.create<scf::ForOp>(pw.loc, pw.c(0), pw.c(rows), pw.c(1));
+        OpBuilder::InsertionGuard guard(pw.b);
+        pw.b.setInsertionPoint(loop.getBody()->getTerminator());
+        row();
+      }
+    };
+  }
+  {
+    Step& s = addStep(Engines::store(0), loc, "st pack");
+    s.group = group;
+    s.accesses.push_back(scratch(out.buffer, 0, rows * spr * stickBytes, true));
+    const int buffer = out.buffer;
+    const int64_t n = rows * spr;
+    s.emit = [=](ProgramWriter& pw, int) {
+      pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(n), pw.str("out0"), pw.get(pw.addr(buffer)),
+                                    Value(), Value(), Value(), Value(), Value());
+    };
+  }
+  return out;
+}
+
 FailureOr<TVal> Lowering::padRows(const TVal& t, double value, Location loc) {
   std::vector<int64_t> shape = normShape(t);
   const size_t L = shape.size() - 1;

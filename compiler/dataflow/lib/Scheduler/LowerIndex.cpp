@@ -12,6 +12,10 @@
 //   - along a leading loop: one lane-uniform stick per position (sfu.splat), read with that
 //     loop's stride and stride 0 along the others.
 //
+// An index value the body reads from outside it (a loop variable, the tile's position, an
+// integer launch value, arithmetic on them) is one lane-uniform stick: sfu.splat.int of
+// the value, computed by the compute engine's registers where the generic runs.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
@@ -92,6 +96,34 @@ FailureOr<TVal> Lowering::loopIndex(Operation* op, unsigned dim, ArrayRef<int64_
     t.sparse = true;
   }
   return t;
+}
+
+FailureOr<TVal> Lowering::indexInStick(Location loc, const Expr& e, ArrayRef<int64_t> shape) {
+  Type i32 = IntegerType::get(func_.getContext(), 32);
+  const int64_t stickBytes = stick();
+  const int buffer = newBuffer(stickBytes, "index value");
+  const int group = newGroup();
+  {
+    Step& s = addStep(Engines::compute(0), loc, "index value " + e.str());
+    s.group = group;
+    s.emit = [=](ProgramWriter& pw, int) {
+      TypeAttr t = TypeAttr::get(i32);
+      pw.b.create<dfir::SfuSplatIntOp>(pw.loc, t, pw.str("v0"), pw.get(e));
+      pw.b.create<dfir::SfuOp>(pw.loc, pw.str("mov"), t, pw.c(1), pw.str("out0"), StringAttr(),
+                               pw.str("v0"), StringAttr(), StringAttr());
+    };
+  }
+  {
+    Step& s = addStep(Engines::store(0), loc, "st index value");
+    s.group = group;
+    s.accesses.push_back(scratch(buffer, 0, stickBytes, true));
+    s.emit = [=](ProgramWriter& pw, int) {
+      pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(1), pw.str("out0"),
+                                    pw.get(pw.addr(buffer, Expr(0))), pw.c(stickBytes), Value(),
+                                    Value(), Value(), Value());
+    };
+  }
+  return uniformInStick(shape, i32, buffer);
 }
 
 } // namespace chipless::sched

@@ -92,7 +92,7 @@ LogicalResult MemoryLowering::indirect(Operation* op, bool load,
     Expr direct;             ///< direct: the coordinate
     std::vector<Expr> index; ///< indirect: subscripts into the index view
     TVal indexValue;         ///< indirect: the index values in the scratchpad
-    std::vector<int64_t> indexLo;
+    std::vector<Expr> indexLo; ///< where the loaded box starts in the index view
   };
   std::vector<Sub> subs(rank);
   auto maps = tile.getPerDimSubscriptMaps();
@@ -117,14 +117,26 @@ LogicalResult MemoryLowering::indirect(Operation* op, bool load,
       return tile.emitOpError("reads indices of type ")
                  << ie << "; engines read i32 or i64 indices (ld.scalar.i32)",
              failure();
-    std::vector<int64_t> ilo, iext;
+    std::vector<Expr> ilo;
+    std::vector<int64_t> iext;
     for (const Expr& e : sub.index) {
-      auto rg = rangeOf(e, ranges);
+      if (auto rg = rangeOf(e, ranges)) {
+        ilo.push_back(Expr(rg->lo));
+        iext.push_back(rg->hi - rg->lo + 1);
+        continue;
+      }
+      // A subscript that also moves with values known only when the tile runs (a loop
+      // variable without constant bounds, a launch value): the box starts where the
+      // variables of the tile are 0, and spans what they add.
+      Expr base = e;
+      for (unsigned v = 0; v < nvars; ++v)
+        base = base.substitute("v:" + std::to_string(-3000 - static_cast<int>(v)), Expr(0));
+      auto rg = rangeOf(e - base, ranges);
       if (!rg)
         return tile.emitOpError("has index subscripts whose range is not known when the kernel "
                                 "is compiled"),
                failure();
-      ilo.push_back(rg->lo);
+      ilo.push_back(base + Expr(rg->lo));
       iext.push_back(rg->hi - rg->lo + 1);
     }
     sub.indexValue = l_.newDense(iext, ie, "gather indices");
@@ -134,7 +146,7 @@ LogicalResult MemoryLowering::indirect(Operation* op, bool load,
     Piece p;
     p.arg = ir.arg;
     Expr elem = ir.base;
-    for (size_t k = 0; k < ilo.size(); ++k) elem = elem + Expr(ilo[k]) * ir.strides[k];
+    for (size_t k = 0; k < ilo.size(); ++k) elem = elem + ilo[k] * ir.strides[k];
     p.mem = elem * Expr(4);
     p.sp = Expr(sub.indexValue.offset);
     std::vector<DmaDim> dims;
@@ -273,8 +285,7 @@ LogicalResult MemoryLowering::indirect(Operation* op, bool load,
         if (sub.indirect) {
           Expr addr = Expr(sub.indexValue.offset);
           for (size_t i = 0; i < sub.index.size(); ++i)
-            addr =
-                addr + (at0(sub.index[i]) - Expr(sub.indexLo[i])) * Expr(sub.indexValue.strides[i]);
+            addr = addr + (at0(sub.index[i]) - sub.indexLo[i]) * Expr(sub.indexValue.strides[i]);
           Value idx = w.b.create<dfir::LdScalarOp>(w.loc, w.b.getI32Type(),
                                                    w.get(w.addr(sub.indexValue.buffer, addr)));
           int id = -4000 - static_cast<int>(d);

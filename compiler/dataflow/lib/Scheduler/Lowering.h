@@ -182,6 +182,11 @@ public:
   /// `t` as such a value is read: every element of the vector in every lane of a stick of
   /// its own (sfu.lane.bcast), a lane-uniform value with `t`'s shape.
   mlir::FailureOr<TVal> spreadAlongLanes(const TVal& t, mlir::Location loc);
+  /// The reverse: `t`, one element per lane-uniform stick (reduction results), packed into
+  /// dense rows, so that it can meet a dense value of its shape in an SFU op (a running
+  /// maximum carried by a loop next to a row's new maximum). Lanes past each row's last
+  /// element hold its last element.
+  mlir::FailureOr<TVal> packSparse(const TVal& t, mlir::Location loc);
   /// Writes `value` into the lanes past each row's last element of `t` (a dense value whose
   /// rows end inside a stick), in place: sfu.lane.mask and sfu.select over the last stick
   /// of every row. What is known of the buffer's padding is forgotten; `t` with `pad` set is
@@ -191,6 +196,11 @@ public:
   /// `linalg.index dim` of a generic over `shape`: each element's position along loop
   /// `dim`, as i32 (LowerIndex.cpp).
   mlir::FailureOr<TVal> loopIndex(mlir::Operation* op, unsigned dim, llvm::ArrayRef<int64_t> shape);
+  /// Index value `e` (of loop variables, tile positions and launch values), as an i32 equal
+  /// in every element of a value of `shape`: one stick the compute unit fills with
+  /// sfu.splat.int where the step runs (LowerIndex.cpp).
+  mlir::FailureOr<TVal> indexInStick(mlir::Location loc, const Expr& e,
+                                     llvm::ArrayRef<int64_t> shape);
   /// Whether `op` converts element types (arith.extf, truncf, sitofp, fptosi).
   static bool isConversion(mlir::Operation* op);
   /// `src` converted to element type `to` as a value of `shape` by conversion `op`
@@ -249,8 +259,10 @@ private:
   /// Loads `t`, in chunks of rows when it is large (ChunkedTransfers.cpp).
   mlir::LogicalResult loadInChunks(mlir::Operation* op, TVal& t);
   /// Moves the ktdp.stores of `loop`'s results that follow it into its last iteration,
-  /// in chunks (ChunkedTransfers.cpp); `body` is the loop's node.
-  mlir::LogicalResult sinkResultStores(mlir::scf::ForOp loop, Node* body);
+  /// in chunks (ChunkedTransfers.cpp); `body` is the loop's node. The stores moved are
+  /// added to `sunk`.
+  mlir::LogicalResult sinkResultStores(mlir::scf::ForOp loop, Node* body,
+                                       std::vector<mlir::Operation*>& sunk);
   mlir::LogicalResult lowerProduce(mlir::Operation* op);
   mlir::LogicalResult lowerReduceDelivery(mlir::Operation* op);
   /// inter_tile_reduce with producer_dependency_per_consumer: every consumer folds the

@@ -583,6 +583,72 @@ TEST(Compute, AnIntegerScalarAsAFloat) {
   EXPECT_EQ(at(out.outputs.at("Y"), 0), 1.0);
 }
 
+/// sfu.splat.int: an expression of an integer scalar and a register (N + r1 - 3) in every
+/// lane, as i32 and as f32 (rounded: 16777217 -> 16777216); sfu.div.i32 truncates toward
+/// zero, gives -1 for a division by 0 and INT_MIN for INT_MIN / -1.
+TEST(Compute, SplatOfAnIntegerExpressionAndIntegerDivision) {
+  const char* text = R"(
+.kernel k
+.scalar N
+.input  X i32 [2, 32]
+.output Y i32 [1, 32]
+.output Z f32 [1, 32]
+.output Q i32 [1, 32]
+.program dma_in cores=0
+    dma.load sp=0, mem=@X, bytes=256, done=0
+.end
+.program load cores=0 corelet=0
+    twait 0
+    ld.stream n0=1, fifo=in0, addr=0, fifo_b=in1, addr_b=128
+.end
+.program compute cores=0 corelet=0
+    li r1, 10
+    sfu.splat.int.i32 v0, @N+r1-3
+    sfu.mov.i32 1, out0, v0
+    sfu.splat.int.f32 v1, @N
+    sfu.mov.f32 1, out0, v1
+    sfu.div.i32 1, out0, in0, in1
+.end
+.program store cores=0 corelet=0
+    st.stream n0=3, fifo=out0, addr=1024
+    tsend 1
+.end
+.program dma_out cores=0
+    twait 1
+    dma.store sp=1024, mem=@Y, bytes=128
+    dma.store sp=1152, mem=@Z, bytes=128
+    dma.store sp=1280, mem=@Q, bytes=128
+.end
+)";
+  auto device = openDevice(smallArch());
+  const int32_t a[] = {7, -7, 7, -7, 5, INT32_MIN, 0, 100};
+  const int32_t b[] = {2, 2, -2, -2, 0, -1, 3, 7};
+  NpyArray x = hostArray(DType::I32, {2, 32}, [&](size_t i) -> int64_t {
+    const size_t lane = i % 32 % 8;
+    return i < 32 ? a[lane] : b[lane];
+  });
+  LaunchArgs args;
+  args.inputs = {{"X", x}};
+  args.scalars = {{"N", 16777217}};
+  LaunchReport out = runText(*device, text, args);
+  const int32_t quotient[] = {3, -3, -3, 3, -1, INT32_MIN, 0, 14};
+  for (size_t i = 0; i < 32; ++i) {
+    ASSERT_EQ(at(out.outputs.at("Y"), i), 16777224) << i;
+    ASSERT_EQ(at(out.outputs.at("Z"), i), 16777216.0) << i;
+    ASSERT_EQ(at(out.outputs.at("Q"), i), quotient[i % 8]) << i;
+  }
+}
+
+TEST(Compute, ASplatOfAnIntegerPastTheLanesRangeFaults) {
+  const char* text = ".kernel k\n.scalar N\n.program compute cores=0 corelet=0\n"
+                     "    sfu.splat.int.i32 v0, @N\n.end\n";
+  auto device = openDevice(smallArch());
+  LaunchArgs args;
+  args.scalars = {{"N", int64_t(1) << 31}};
+  EXPECT_CONTAINS(errorOf([&] { runText(*device, text, args); }),
+                  "value = 2147483648 outside the i32 range of a lane");
+}
+
 TEST(Compute, ARealValueForAnIntegerScalarIsRefused) {
   auto device = openDevice(smallArch());
   const char* text = ".kernel k\n.scalar N\n.program dma_in cores=0\n li r1, @N\n.end\n";

@@ -107,6 +107,7 @@ PortRole mlir::dfir::portRole(sc::Opcode opcode, StringRef name) {
     return name == "dst" ? PortRole::OutputOrNone : PortRole::Input;
   case sc::Opcode::SfuSplat:
   case sc::Opcode::SfuLaneMask:
+  case sc::Opcode::SfuSplatInt:
     return PortRole::Register;
   case sc::Opcode::SfuAccAdd:
   case sc::Opcode::SfuAccMax:

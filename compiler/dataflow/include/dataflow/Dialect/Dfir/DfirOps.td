@@ -515,6 +515,23 @@ def Dfir_SfuLaneMaskOp : Dfir_InstrOp<"sfu_lane_mask", "SfuLaneMask"> {
   let arguments = (ins TypeAttr:$dtype, StrAttr:$dst, Index:$lanes);
 }
 
+def Dfir_SfuSplatIntOp : Dfir_InstrOp<"sfu_splat_int", "SfuSplatInt"> {
+  let summary = "sfu.splat.int.T: an index value in every lane of a register";
+  let description = [{
+    Sets every lane of SFU register `dst` (`"v0"`..) to the integer `value`
+    (an index value: a loop variable, a tile's position, an integer launch
+    value, or arithmetic on them), converted to T. How a KTIR
+    `linalg.generic` body reads an index computed outside it. Only on the
+    compute unit.
+
+    Example:
+    ```mlir
+    dfir.sfu_splat_int i32 dst = "v0", value = %j16
+    ```
+  }];
+  let arguments = (ins TypeAttr:$dtype, StrAttr:$dst, Index:$value);
+}
+
 def Dfir_SfuCvtOp : Dfir_InstrOp<"sfu_cvt", "SfuCvt"> {
   let summary = "sfu.cvt.T: sticks of element type `from` converted to T";
   let description = [{
