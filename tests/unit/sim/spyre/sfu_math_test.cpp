@@ -270,6 +270,12 @@ TEST(SfuMath, IntegerOpsWrapAround) {
        [](int32_t a, int32_t b, int32_t) { return wrapInt(uint32_t(a) - uint32_t(b)); }},
       {Opcode::SfuMul,
        [](int32_t a, int32_t b, int32_t) { return wrapInt(uint32_t(a) * uint32_t(b)); }},
+      {Opcode::SfuDiv,
+       [](int32_t a, int32_t b, int32_t) {
+         if (b == 0) return -1;                       // RISC-V's div
+         if (a == INT_MIN && b == -1) return INT_MIN; // overflow wraps
+         return a / b;
+       }},
       {Opcode::SfuMax, [](int32_t a, int32_t b, int32_t) { return a > b ? a : b; }},
       {Opcode::SfuMin, [](int32_t a, int32_t b, int32_t) { return a < b ? a : b; }},
       {Opcode::SfuEq, [](int32_t a, int32_t b, int32_t) { return int32_t(a == b); }},
