@@ -7,6 +7,7 @@
 #include "runtime/spyre/spyre_device.h"
 #include "runtime/spyre/spyre_job.h"
 #include "support/error.h"
+#include "support/numerics.h"
 #include "support/spyrecode/directory.h"
 #include "tests/e2e/kernel_harness.h"
 #include "tests/e2e/ktir_harness.h"
@@ -82,6 +83,55 @@ TEST(KtirSymbolicShapes, OneProgramRunsEveryLengthInItsBounds) {
   }
   // One compile served the three lengths (the other three were the specialised ones).
   EXPECT_EQ(compiles, 4);
+}
+
+/// row_length_symbolic.mlir: x [64, n] whose row stride %n is a launch value. One prepared
+/// program runs three row lengths read off the input's shape, each the bytes of a compile
+/// specialised with --const; a length off the granularity is refused.
+TEST(KtirSymbolicShapes, ARowLengthGivenAtLaunchIsAStrideOfTheProgram) {
+  const fs::path work = testWorkDir();
+  auto compileRows = [&](const fs::path& dir, const std::vector<std::string>& flags) {
+    return compileKtir(kKernels, KtirCase{"row_length_symbolic.mlir", flags, nullptr, nullptr},
+                       dir);
+  };
+  ASSERT_TRUE(compileRows(work / "symbolic", {"--bound n_in=512/32"}));
+  const std::vector<int64_t> lengths = {32, 96, 512};
+  std::vector<NpyArray> xs, ys;
+  {
+    auto device = runtime::SpyreDevice::open(archWith(), {-1, false});
+    runtime::SpyreJob prepared(*device, (work / "symbolic" / "job" / "job.plan").string());
+    for (int64_t n : lengths) {
+      SCOPED_TRACE("n = " + std::to_string(n));
+      xs.push_back(randomArray(DType::F16, {64, n}, static_cast<uint64_t>(n)));
+      runtime::LaunchArgs args;
+      args.inputs = {{"x", xs.back()}};
+      ys.push_back(prepared.launch(args).outputs.at("y"));
+      ASSERT_EQ(ys.back().shape, (std::vector<int64_t>{64, n}));
+      std::vector<float> x = floats(xs.back()), y = floats(ys.back());
+      for (size_t i = 0; i < x.size(); ++i)
+        ASSERT_EQ(y[i], halfToFloat(floatToHalf(x[i] * 2.0f + 1.0f))) << i;
+    }
+    runtime::LaunchArgs off;
+    off.inputs = {{"x", randomArray(DType::F16, {64, 48}, 1)}};
+    try {
+      prepared.launch(off);
+      ADD_FAILURE() << "n = 48 was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("multiples of 32 from 0 to 512"), std::string::npos)
+          << e.what();
+    }
+  }
+  for (size_t k = 0; k < lengths.size(); ++k) {
+    const int64_t n = lengths[k];
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const fs::path fixed = work / ("n" + std::to_string(n));
+    ASSERT_TRUE(compileRows(fixed, {"--const n_in=" + std::to_string(n)}));
+    auto device = runtime::SpyreDevice::open(archWith(), {-1, false});
+    runtime::SpyreJob specialised(*device, (fixed / "job" / "job.plan").string());
+    runtime::LaunchArgs plain;
+    plain.inputs = {{"x", xs[k]}};
+    EXPECT_EQ(specialised.launch(plain).outputs.at("y").data, ys[k].data);
+  }
 }
 
 TEST(KtirSymbolicShapes, ALengthOutsideTheBoundsIsRefusedBeforeAnythingRuns) {

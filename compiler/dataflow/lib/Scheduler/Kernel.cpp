@@ -229,6 +229,8 @@ struct ViewUse {
   /// Dimensions whose size is a runtime argument's value: dimension -> function argument
   /// (`sizes` holds the argument's upperbound there).
   std::map<size_t, int> runtimeSizes = {};
+  /// Some strides are launch values: those of the row-major array of the sizes.
+  bool stridesFollowSizes = false;
 };
 
 /// Which ops read and write through `view` (through access tiles, distributed views and
@@ -293,6 +295,14 @@ int argumentOf(const Expr& e) {
   const Atom& atom = *e.terms()[0].first;
   if (atom.kind != Atom::Kind::Sym || atom.sym.rfind("%arg", 0) != 0) return -1;
   return std::stoi(atom.sym.substr(4));
+}
+
+/// The value of a view's size or stride as an expression of the kernel's arguments.
+std::optional<Expr> exprOf(OpFoldResult r, IndexEval& eval) {
+  if (auto a = dyn_cast<Attribute>(r)) return Expr(cast<IntegerAttr>(a).getInt());
+  auto e = eval.eval(cast<Value>(r));
+  if (failed(e)) return std::nullopt;
+  return *e;
 }
 
 /// A view size that is the value of a scalar argument with a maximum (a runtime_arg's
@@ -413,26 +423,52 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
         if (auto def = view.getBase().getDefiningOp()) use.constLoc = def->getLoc();
       }
       int64_t extent = 0;
-      for (auto [size, stride] : llvm::zip(view.getMixedSizes(), view.getMixedStrides())) {
-        auto s = constantOf(size, eval), t = constantOf(stride, eval);
-        if (!s && t) {
-          if (auto bound = boundedSize(size, eval, bounds)) {
-            use.runtimeSizes[use.sizes.size()] = bound->first;
-            s = bound->second;
+      const auto sizes = view.getMixedSizes(), strides = view.getMixedStrides();
+      const size_t rank = sizes.size();
+      auto refuse = [&] {
+        view.emitOpError("has sizes or strides that are not known when the kernel is "
+                         "compiled; bound the scalar a size is (spyre-compile --bound "
+                         "NAME=MAX, or a runtime_arg with an upperbound) or fix the "
+                         "scalars with --const");
+        failedWalk = true;
+      };
+      // Sizes: constants, or a scalar with a maximum (the tensor is that long at launch).
+      use.sizes.assign(rank, 0);
+      for (size_t i = 0; i < rank; ++i) {
+        auto sz = constantOf(sizes[i], eval);
+        if (!sz) {
+          if (auto bound = boundedSize(sizes[i], eval, bounds)) {
+            use.runtimeSizes[i] = bound->first;
+            sz = bound->second;
           }
         }
-        if (!s || !t) {
-          view.emitOpError("has sizes or strides that are not known when the kernel is "
-                           "compiled; bound the scalar a size is (spyre-compile --bound "
-                           "NAME=MAX, or a runtime_arg with an upperbound) or fix the "
-                           "scalars with --const");
-          failedWalk = true;
-          return;
-        }
-        use.sizes.push_back(*s);
-        use.strides.push_back(*t);
-        if (*s > 0) extent += (*s - 1) * *t;
+        if (!sz) return refuse();
+        use.sizes[i] = *sz;
       }
+      // Strides: constants, or those of the row-major array of the sizes (a row length
+      // given at launch), which the footprint takes at the sizes' maxima.
+      use.strides.assign(rank, 0);
+      std::optional<Expr> contiguous = Expr(1);
+      int64_t contiguousMax = 1;
+      for (size_t i = rank; i-- > 0;) {
+        auto t = constantOf(strides[i], eval);
+        auto given = exprOf(strides[i], eval);
+        if (!t && contiguous && given && *given == *contiguous) {
+          t = contiguousMax;
+          use.stridesFollowSizes = true;
+        }
+        if (!t) return refuse();
+        use.strides[i] = *t;
+        auto size = exprOf(sizes[i], eval);
+        if (contiguous && size && given && (*given == *contiguous || t == contiguous->asConst())) {
+          contiguous = *contiguous * *size;
+          contiguousMax *= use.sizes[i];
+        } else {
+          contiguous.reset();
+        }
+      }
+      for (size_t i = 0; i < rank; ++i)
+        if (use.sizes[i] > 0) extent += (use.sizes[i] - 1) * use.strides[i];
       use.lo = range->lo;
       use.hi = range->hi + extent + 1;
       rolesOf(view.getResult(), use.read, use.written);
@@ -476,18 +512,20 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
     t.constLo = 0;
     t.constHi = hi;
     t.shape = shapeFromViews(mine, hi);
-    // A view sized by a runtime argument: the outermost dimension is that argument.
+    // A view sized by a runtime argument: that dimension of the tensor is the argument
+    // (the outermost one, or any one when the strides follow the sizes).
     for (const ViewUse* u : mine)
       for (const auto& [dim, fa] : u->runtimeSizes) {
-        if (dim != 0 || t.shape.size() != u->sizes.size())
+        if ((dim != 0 && !u->stridesFollowSizes) || t.shape.size() != u->sizes.size())
           return u->view->emitOpError("sizes dimension ")
                  << dim << " of pointer argument '" << t.name
                  << "' by a runtime argument; only the outermost dimension of a row-major "
-                    "tensor argument can be sized at launch";
-        if (t.dynamicDims.count(0) && t.dynamicDims[0] != fa)
+                    "tensor argument can be sized at launch, or any dimension when the "
+                    "strides are those of the sizes (strides: [%n, 1] for sizes: [64, %n])";
+        if (t.dynamicDims.count(dim) && t.dynamicDims[dim] != fa)
           return u->view->emitOpError("sizes pointer argument '")
                  << t.name << "' by two different runtime arguments";
-        t.dynamicDims[0] = fa;
+        t.dynamicDims[dim] = fa;
       }
     out.pointerArg[p] = static_cast<int>(out.tensors.size());
     out.tensors.push_back(t);

@@ -160,7 +160,8 @@ LogicalResult MemoryLowering::indirect(Operation* op, bool load,
     }
     p.run = Expr(4);
     size_t k = 0;
-    while (k < dims.size() && dims[k].mem == p.run.constant() && dims[k].sp == p.run.constant()) {
+    while (k < dims.size() && dims[k].mem == Expr(p.run.constant()) &&
+           dims[k].sp == p.run.constant()) {
       p.run = p.run * dims[k].count;
       ++k;
     }

@@ -30,8 +30,8 @@ namespace {
 std::pair<Expr, Expr> memRange(const Piece& p) {
   Expr lo = p.mem, hi = p.mem + p.run;
   for (const DmaDim& d : p.dims) {
-    Expr span = (d.count - Expr(1)) * Expr(d.mem);
-    if (d.mem < 0)
+    Expr span = (d.count - Expr(1)) * d.mem;
+    if (d.mem.isConst() && d.mem.constant() < 0) // launch strides are sizes: not negative
       lo = lo + span;
     else
       hi = hi + span;
@@ -52,13 +52,13 @@ LogicalResult MemoryLowering::transfer(Operation* op, bool load, const std::vect
     };
     bool whole = !p.dynamic && p.run.isConst() && p.run.constant() % stickBytes == 0 &&
                  aligned(p.sp) && aligned(p.mem);
-    for (const DmaDim& d : p.dims) whole &= d.mem % stickBytes == 0 && d.sp % stickBytes == 0;
+    for (const DmaDim& d : p.dims) whole &= aligned(d.mem) && d.sp % stickBytes == 0;
     std::string text = std::string(load ? (whole ? "dma.load" : "dma.loadb")
                                         : (whole ? "dma.store" : "dma.storeb")) +
                        " " + p.arg + "+" + p.mem.str() + " <-> buf" + std::to_string(value.buffer) +
                        "+" + p.sp.str() + " run " + p.run.str();
     for (const DmaDim& d : p.dims)
-      text += " x" + d.count.str() + "(" + std::to_string(d.mem) + "," + std::to_string(d.sp) + ")";
+      text += " x" + d.count.str() + "(" + d.mem.str() + "," + std::to_string(d.sp) + ")";
     Step& s = l_.addStep(load ? Engines::dmaIn() : Engines::dmaOut(), op->getLoc(), text);
     s.async = true;
     s.group = group;
@@ -85,7 +85,7 @@ LogicalResult MemoryLowering::transfer(Operation* op, bool load, const std::vect
           w.b.setInsertionPoint(loop.getBody()->getTerminator());
           int var = -1000 - static_cast<int>(k);
           w.vars[var] = loop.getInductionVar();
-          nest(k + 1, memOff + Expr::var(var) * Expr(d.mem), spOff + Expr::var(var) * Expr(d.sp));
+          nest(k + 1, memOff + Expr::var(var) * d.mem, spOff + Expr::var(var) * Expr(d.sp));
           w.vars.erase(var);
           return;
         }
@@ -95,7 +95,7 @@ LogicalResult MemoryLowering::transfer(Operation* op, bool load, const std::vect
         Value n[3] = {}, ms[3] = {}, ss[3] = {};
         for (size_t i = 0; i < inner.size(); ++i) {
           n[i] = w.get(inner[i].count);
-          ms[i] = w.c(inner[i].mem);
+          ms[i] = w.get(inner[i].mem);
           ss[i] = w.c(inner[i].sp);
         }
         Value doneV = done >= 0 ? w.c(done) : Value();

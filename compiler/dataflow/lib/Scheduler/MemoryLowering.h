@@ -44,7 +44,9 @@ struct ViewDesc {
 /// is only known at run time), memory stride and scratchpad stride in bytes.
 struct DmaDim {
   Expr count;
-  int64_t mem, sp;
+  Expr mem; ///< bytes between runs in device memory (a launch value for a view whose
+            ///< strides are: the row length of a tensor sized at launch)
+  int64_t sp;
 };
 
 /// A transfer between a partition and a value's buffer.

@@ -280,18 +280,13 @@ FailureOr<std::vector<Piece>> MemoryLowering::pieces(Operation* op, Value tileVa
     std::vector<DmaDim> dims;
     for (unsigned j = rank; j-- > 0;) {
       if (count[j].isConst() && count[j].constant() == 1) continue;
-      auto ms = r.strides[perm[j]].asConst();
-      if (!ms)
-        return op->emitOpError("accesses a view whose strides are not known when the kernel "
-                               "is compiled (fix the scalars with --const)"),
-               failure();
-      dims.push_back({count[j], *ms * es, value.strides[j]});
+      dims.push_back({count[j], r.strides[perm[j]] * Expr(es), value.strides[j]});
     }
     // The innermost run: contiguous on both sides, then merged outwards.
     p.run = Expr(es);
     size_t k = 0;
     bool first0 = true;
-    while (k < dims.size() && p.run.isConst() && dims[k].mem == p.run.constant() &&
+    while (k < dims.size() && p.run.isConst() && dims[k].mem == Expr(p.run.constant()) &&
            dims[k].sp == p.run.constant() && (first0 || dims[k].count.isConst())) {
       p.run = p.run * dims[k].count;
       first0 = false;
