@@ -191,6 +191,33 @@ TEST(KtirSymbolicShapes, TilesPastTheEndOfAViewSizedAtLaunchAreMasked) {
   }
 }
 
+TEST(KtirSymbolicShapes, MaskedTilesTooLargeForOneTransferAreLoadedInChunks) {
+  // Two 256 x 1024 f16 tiles (512 KB each) over x [n, 1024], loaded in chunks of rows: the
+  // rows past n hold -inf for the column maximum that reads them, and the copy of the tile
+  // (strip-mined through a reused chunk buffer) writes nothing past n.
+  const fs::path work = testWorkDir();
+  ASSERT_TRUE(compileKtir(
+      kKernels, KtirCase{"masked_chunks.mlir", {"--bound n_rows=512"}, nullptr, nullptr}, work));
+  auto device = runtime::SpyreDevice::open(archWith(), {-1, false});
+  runtime::SpyreJob prepared(*device, (work / "job" / "job.plan").string());
+  for (int64_t n : {int64_t{1}, int64_t{200}, int64_t{300}, int64_t{512}}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    NpyArray x = randomArray(DType::F16, {n, 1024}, static_cast<uint64_t>(n) + 5);
+    runtime::LaunchArgs args;
+    args.inputs = {{"x", x}};
+    runtime::LaunchReport r = prepared.launch(args);
+    EXPECT_EQ(r.outputs.at("y").data, x.data);
+    std::vector<float> xs = floats(x), m = floats(r.outputs.at("m"));
+    for (int64_t t = 0; t < 2; ++t)
+      for (int64_t c = 0; c < 1024; ++c) {
+        float want = -INFINITY;
+        for (int64_t row = 256 * t; row < std::min<int64_t>(n, 256 * t + 256); ++row)
+          want = std::max(want, xs[static_cast<size_t>(row * 1024 + c)]);
+        ASSERT_EQ(m[static_cast<size_t>(t * 1024 + c)], want) << "tile " << t << " column " << c;
+      }
+  }
+}
+
 TEST(KtirSymbolicShapes, BoundErrorsNameTheArgument) {
   const fs::path work = testWorkDir();
   auto compileError = [&](const std::vector<std::string>& flags) {

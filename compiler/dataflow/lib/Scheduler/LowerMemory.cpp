@@ -139,15 +139,9 @@ LogicalResult MemoryLowering::transfer(Operation* op, bool load, const std::vect
 
 namespace {
 
-/// A load cut into chunks cannot leave out the elements past a view sized at launch (the
-/// chunk buffer is reused, so nothing would fill them): an error at the op.
-LogicalResult refuseMaskedChunk(Operation* op, const std::vector<Piece>& pieces) {
-  for (const Piece& p : pieces)
-    if (p.masked)
-      return op->emitOpError("loads, in chunks, a tile that may reach past the end of a view "
-                             "sized at launch; not supported (bound the size to a multiple of "
-                             "the tile, --bound NAME=MAX/TILE)");
-  return success();
+/// Whether a transfer may reach past the end of a view sized at launch.
+bool anyMasked(const std::vector<Piece>& pieces) {
+  return llvm::any_of(pieces, [](const Piece& p) { return p.masked; });
 }
 
 /// The value padding lanes of a loaded tile should hold for what reads it: the identity
@@ -244,7 +238,9 @@ FailureOr<bool> Lowering::copyInChunks(Operation* op) {
       return m.indirect(o, isLoad, ind, chunk, start);
     auto ps = m.pieces(o, tile, chunk, start);
     if (failed(ps)) return failure();
-    if (isLoad && failed(refuseMaskedChunk(o, *ps))) return failure();
+    // The chunk buffer is reused: what the last chunk left past the view is cleared (the
+    // store writes nothing there, so any value would do; 0 is written).
+    if (isLoad && anyMasked(*ps) && failed(fill(chunk, Scalar{}, o->getLoc()))) return failure();
     return m.transfer(o, isLoad, *ps, chunk);
   };
   if (failed(move(op, load.getAccessTile(), true)) ||
@@ -311,7 +307,13 @@ LogicalResult Lowering::moveChunk(Operation* op, bool load, const TVal& chunk,
     return m.indirect(op, load, ind, chunk, start);
   auto ps = m.pieces(op, tile, chunk, start);
   if (failed(ps)) return failure();
-  if (load && failed(refuseMaskedChunk(op, *ps))) return failure();
+  if (load && anyMasked(*ps)) {
+    // Each chunk of a tile that may reach past the view holds the tile's padding value
+    // there, as a whole load does (loadWhole): the chunk's rows first take that value.
+    Scalar pad;
+    pad.value = *padFor(cast<ktdp::LoadOp>(op).getResult());
+    if (failed(fill(chunk, pad, op->getLoc()))) return failure();
+  }
   return m.transfer(op, load, *ps, chunk);
 }
 
