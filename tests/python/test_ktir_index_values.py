@@ -255,3 +255,41 @@ def test_a_loop_carried_reduction_result_takes_dense_values(tmp_path):
     for n in (1, 3):
         got = simulate(tmp_path, out, {"x": x, "v": v}, ["y"], flags=["--scalar", f"n={n}"])["y"]
         np.testing.assert_array_equal(got, np.maximum(x.max(axis=1), v))
+
+
+SITOFP = """
+#set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 15 >= 0)>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @k(%x_ptr: index, %y_ptr: index, %k: index, %n: index) attributes {grid = [1]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %x = ktdp.construct_memory_view %x_ptr, sizes: [8, 16], strides: [16, 1] {memory_space = #ktdp.memory_space<global>} : memref<8x16xf32>
+  %y = ktdp.construct_memory_view %y_ptr, sizes: [8, 16], strides: [16, 1] {memory_space = #ktdp.memory_space<global>} : memref<8x16xf32>
+  %xa = ktdp.construct_access_tile %x[%c0, %c0] {access_tile_order = #map, access_tile_set = #set} : memref<8x16xf32> -> !ktdp.access_tile<8x16xindex>
+  %ya = ktdp.construct_access_tile %y[%c0, %c0] {access_tile_order = #map, access_tile_set = #set} : memref<8x16xf32> -> !ktdp.access_tile<8x16xindex>
+  %v = ktdp.load %xa : !ktdp.access_tile<8x16xindex> -> tensor<8x16xf32>
+  %w = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %v) -> (tensor<8x16xf32>) {
+    %k3 = arith.muli %k, %c3 : index
+    %e = arith.subi %k3, %j : index
+    %ei = arith.index_cast %e : index to i32
+    %f = arith.sitofp %ei : i32 to f32
+    %s = tensor.splat %f : tensor<8x16xf32>
+    %a = arith.addf %acc, %s : tensor<8x16xf32>
+    scf.yield %a : tensor<8x16xf32>
+  }
+  ktdp.store %w, %ya : tensor<8x16xf32>, !ktdp.access_tile<8x16xindex>
+  return
+}
+"""
+
+
+def test_an_expression_of_launch_values_and_the_loop_variable_as_a_float(tmp_path):
+    """sitofp(3 k - j) in iteration j: the value of an expression, converted where it is
+    needed (sfu.splat.int.f32), summed over n iterations."""
+    out = compile_kernel(tmp_path, SITOFP)
+    x = np.random.default_rng(2).integers(-50, 50, (8, 16)).astype(np.float32)
+    for k, n in ((5, 3), (-7, 4), (1000, 1)):
+        flags = ["--scalar", f"k={k}", "--scalar", f"n={n}"]
+        got = simulate(tmp_path, out, {"x": x}, ["y"], flags=flags)["y"]
+        np.testing.assert_array_equal(got, x + sum(3 * k - j for j in range(n)))

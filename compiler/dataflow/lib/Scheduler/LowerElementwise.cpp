@@ -327,9 +327,11 @@ LogicalResult Lowering::lowerElementwise(Operation* op) {
       std::string type = real.isF16() ? "f16" : real.isBF16() ? "bf16" : "f32";
       u.scalar.symbol = e->terms()[0].first->sym + "." + type;
     } else {
-      return op->emitOpError("converts an integer that is neither known when compiling nor a "
-                             "launch scalar (")
-             << e->str() << ") to a float; not supported";
+      // An expression of launch scalars and loop variables (`2 * %n`, `%n - %j`): the
+      // compute unit converts its value where it is needed.
+      auto stick = indexInStick(op->getLoc(), *e, {}, real);
+      if (failed(stick)) return failure();
+      u = *stick;
     }
     bind(op->getResult(0), u);
     return success();

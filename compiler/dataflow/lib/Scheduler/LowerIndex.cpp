@@ -98,8 +98,10 @@ FailureOr<TVal> Lowering::loopIndex(Operation* op, unsigned dim, ArrayRef<int64_
   return t;
 }
 
-FailureOr<TVal> Lowering::indexInStick(Location loc, const Expr& e, ArrayRef<int64_t> shape) {
+FailureOr<TVal> Lowering::indexInStick(Location loc, const Expr& e, ArrayRef<int64_t> shape,
+                                       Type elem) {
   Type i32 = IntegerType::get(func_.getContext(), 32);
+  if (!elem) elem = i32;
   const int64_t stickBytes = stick();
   const int buffer = newBuffer(stickBytes, "index value");
   const int group = newGroup();
@@ -107,7 +109,7 @@ FailureOr<TVal> Lowering::indexInStick(Location loc, const Expr& e, ArrayRef<int
     Step& s = addStep(Engines::compute(0), loc, "index value " + e.str());
     s.group = group;
     s.emit = [=](ProgramWriter& pw, int) {
-      TypeAttr t = TypeAttr::get(i32);
+      TypeAttr t = TypeAttr::get(elem);
       pw.b.create<dfir::SfuSplatIntOp>(pw.loc, t, pw.str("v0"), pw.get(e));
       pw.b.create<dfir::SfuOp>(pw.loc, pw.str("mov"), t, pw.c(1), pw.str("out0"), StringAttr(),
                                pw.str("v0"), StringAttr(), StringAttr());
@@ -123,7 +125,7 @@ FailureOr<TVal> Lowering::indexInStick(Location loc, const Expr& e, ArrayRef<int
                                     Value(), Value(), Value());
     };
   }
-  return uniformInStick(shape, i32, buffer);
+  return uniformInStick(shape, elem, buffer);
 }
 
 } // namespace chipless::sched

@@ -196,11 +196,12 @@ public:
   /// `linalg.index dim` of a generic over `shape`: each element's position along loop
   /// `dim`, as i32 (LowerIndex.cpp).
   mlir::FailureOr<TVal> loopIndex(mlir::Operation* op, unsigned dim, llvm::ArrayRef<int64_t> shape);
-  /// Index value `e` (of loop variables, tile positions and launch values), as an i32 equal
-  /// in every element of a value of `shape`: one stick the compute unit fills with
-  /// sfu.splat.int where the step runs (LowerIndex.cpp).
+  /// Index value `e` (of loop variables, tile positions and launch values), as an `elem`
+  /// (i32, or a float: the value rounded, as arith.sitofp) equal in every element of a
+  /// value of `shape`: one stick the compute unit fills with sfu.splat.int where the step
+  /// runs (LowerIndex.cpp).
   mlir::FailureOr<TVal> indexInStick(mlir::Location loc, const Expr& e,
-                                     llvm::ArrayRef<int64_t> shape);
+                                     llvm::ArrayRef<int64_t> shape, mlir::Type elem = {});
   /// Whether `op` converts element types (arith.extf, truncf, sitofp, fptosi).
   static bool isConversion(mlir::Operation* op);
   /// `src` converted to element type `to` as a value of `shape` by conversion `op`
