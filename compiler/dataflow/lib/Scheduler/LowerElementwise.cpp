@@ -127,7 +127,9 @@ std::optional<double> fold(const std::string& kind, ArrayRef<double> x) {
   if (kind == "gt") return a > b;
   if (kind == "ge") return a >= b;
   // Unsigned comparisons of i32 lanes: the bit patterns as unsigned numbers.
-  auto u = [](double v) { return static_cast<uint32_t>(static_cast<int64_t>(v)); };
+  auto u = [](double v) {
+    return static_cast<uint32_t>(static_cast<int64_t>(std::fmod(v, 4294967296.0)));
+  };
   if (kind == "ult") return u(a) < u(b);
   if (kind == "ule") return u(a) <= u(b);
   if (kind == "ugt") return u(a) > u(b);
@@ -194,8 +196,9 @@ static FailureOr<TVal> computeElementwise(Lowering& l, Operation* op, std::strin
     if (!v) return op->emitOpError("cannot be folded"), failure();
     if (elem.isInteger(32)) { // as the SFU's i32 lanes compute: division truncates, all wraps
       if (kind == "div") v = x[1] == 0 ? -1.0 : std::trunc(x[0] / x[1]);
-      v = static_cast<double>(
-          static_cast<int32_t>(static_cast<uint32_t>(static_cast<int64_t>(*v))));
+      // Modulo 2^32 first (exact in double), so that the conversion stays defined.
+      v = static_cast<double>(static_cast<int32_t>(
+          static_cast<uint32_t>(static_cast<int64_t>(std::fmod(*v, 4294967296.0)))));
     }
     TVal u;
     u.kind = TVal::Kind::Uniform;
