@@ -461,7 +461,7 @@ LogicalResult Lowering::lowerGeneric(Operation* o) {
   auto lookup = [&](Value v) -> FailureOr<TVal> {
     auto it = local.find(v);
     if (it != local.end()) return it->second;
-    if (isOuter(v) && !v.getDefiningOp<arith::ConstantOp>()) {
+    if (isOuter(v) && !v.getDefiningOp<arith::ConstantOp>() && !values_.count(v)) {
       auto e = index(v);
       if (failed(e)) return failure();
       TVal u;

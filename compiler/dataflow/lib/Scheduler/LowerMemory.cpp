@@ -238,9 +238,8 @@ FailureOr<bool> Lowering::copyInChunks(Operation* op) {
       return m.indirect(o, isLoad, ind, chunk, start);
     auto ps = m.pieces(o, tile, chunk, start);
     if (failed(ps)) return failure();
-    // The chunk buffer is reused: what the last chunk left past the view is cleared (the
-    // store writes nothing there, so any value would do; 0 is written).
-    if (isLoad && anyMasked(*ps) && failed(fill(chunk, Scalar{}, o->getLoc()))) return failure();
+    // A masked load leaves what the last chunk left past the view, which is fine: the
+    // store of the chunk writes nothing there either.
     return m.transfer(o, isLoad, *ps, chunk);
   };
   if (failed(move(op, load.getAccessTile(), true)) ||
