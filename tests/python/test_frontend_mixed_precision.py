@@ -51,3 +51,39 @@ def test_a_mixed_precision_graph_on_spyre_and_tpu(tmp_path, name):
                        result=result)
     # The conversions are SFU instructions of the kernels, not host steps.
     assert any("sfu_cvt" in p.read_text() for p in dump.glob("k*/04-dataflow.mlir"))
+
+
+F32_GEMM = """func.func @gemm(%a: tensor<{M}x{K}xf32> {{graph.name = "A"}},
+                %b: tensor<{B}{K}x{N}xf32> {{graph.name = "B"}})
+    -> (tensor<{M}x{N}xf32> {{graph.name = "C"}}) {{
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<{M}x{N}xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32>
+  %c = linalg.{op} ins(%a, %b : tensor<{M}x{K}xf32>, tensor<{B}{K}x{N}xf32>)
+                     outs(%init : tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32>
+  return %c : tensor<{M}x{N}xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("batch,m,k,n", [(None, 200, 300, 260), (None, 7, 33, 1), (3, 40, 64, 50)])
+def test_f32_matmuls_are_three_f16_passes(tmp_path, batch, m, k, n):
+    """A matmul of f32 matrices: each operand split into f16 high and low parts (the PT
+    array takes f16), three products with f32 results added small terms first: within f32's
+    error of a float64 reference, where one f16 pass is off by a thousand times more."""
+    from frontend_util import compile_graph, simulate
+    M = f"{batch}x{m}" if batch else str(m)
+    text = F32_GEMM.format(M=M, K=k, N=n, B=f"{batch}x" if batch else "",
+                           op="batch_matmul" if batch else "matmul")
+    out, dump = compile_graph(tmp_path, text, "gemm32")
+    rng = np.random.default_rng(m)
+    lead = (batch,) if batch else ()
+    a = rng.uniform(-9, 9, (*lead, m, k)).astype(np.float32)
+    b = rng.uniform(-9, 9, (*lead, k, n)).astype(np.float32)
+    got = simulate(tmp_path, out, {"A": a, "B": b}, ["C"])["C"].astype(np.float64)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    err = np.abs(got - want).max()
+    f32_err = np.abs((a @ b).astype(np.float64) - want).max()  # numpy's own f32 product
+    one_pass = a.astype(np.float16).astype(np.float64) @ b.astype(np.float16).astype(np.float64)
+    assert err <= 4 * f32_err + 1e-6, (err, f32_err)
+    assert np.abs(one_pass - want).max() > 100 * err

@@ -76,8 +76,11 @@ const graph::GraphTarget& spyreTarget() {
       [](Type a, Type, Type c) -> std::string {
         std::string s;
         llvm::raw_string_ostream os(s);
-        if (!a.isF16() && !a.isBF16())
-          os << "matmul of '" << a << "' is not supported: the PT array takes f16 and bf16";
+        if (!a.isF16() && !a.isBF16() && !a.isF32())
+          os << "matmul of '" << a
+             << "' is not supported: the PT array takes f16 and bf16 (f32 as three f16 passes)";
+        else if (a.isF32() && !c.isF32())
+          os << "matmul of 'f32' must produce f32 (got '" << c << "')";
         else if (c != a && !c.isF32())
           os << "matmul of '" << a << "' must produce " << a << " or f32 (got '" << c << "')";
         return s;

@@ -6,6 +6,7 @@
 
 #include "GraphRewrites.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -109,6 +110,75 @@ void unfoldConvolution(linalg::Conv2DNhwcHwcfOp conv) {
   conv->erase();
 }
 
+/// An f32 tensor `x` as f16 parts: the high part f16(x) and, with `low`, the low part
+/// f16(x - f16(x)); a linalg.generic each.
+Value f16Part(OpBuilder& b, Location loc, Value x, bool low) {
+  auto type = cast<RankedTensorType>(x.getType());
+  auto half = RankedTensorType::get(type.getShape(), b.getF16Type());
+  Value empty = b.create<tensor::EmptyOp>(loc, half.getShape(), half.getElementType());
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iters(type.getRank(), utils::IteratorType::parallel);
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{half}, ValueRange{x}, ValueRange{empty}, maps, iters,
+          [&](OpBuilder& nb, Location l, ValueRange args) {
+            Value hi = nb.create<arith::TruncFOp>(l, nb.getF16Type(), args[0]);
+            if (low) {
+              Value back = nb.create<arith::ExtFOp>(l, nb.getF32Type(), hi);
+              Value rest = nb.create<arith::SubFOp>(l, args[0], back);
+              hi = nb.create<arith::TruncFOp>(l, nb.getF16Type(), rest);
+            }
+            nb.create<linalg::YieldOp>(l, hi);
+          })
+      ->getResult(0);
+}
+
+/// x + y of two f32 tensors of one shape, as a linalg.generic.
+Value addTensors(OpBuilder& b, Location loc, Value x, Value y) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Value empty = b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
+  SmallVector<AffineMap> maps(3, b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iters(type.getRank(), utils::IteratorType::parallel);
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{type}, ValueRange{x, y}, ValueRange{empty}, maps, iters,
+          [&](OpBuilder& nb, Location l, ValueRange args) {
+            nb.create<linalg::YieldOp>(l,
+                                       nb.create<arith::AddFOp>(l, args[0], args[1]).getResult());
+          })
+      ->getResult(0);
+}
+
+/// A matmul of f32 matrices -> three f16 matmuls with f32 results (the PT array takes
+/// f16, accumulates in f32): A B ~ Ah Bh + (Ah Bl + Al Bh), where Xh = f16(X) and Xl =
+/// f16(X - Xh) (the low parts' product is below f32's precision), the small terms added
+/// first. As the TPU's MXU passes bf16 x 3.
+template <class MatmulOp>
+void splitF32Matmul(MatmulOp mm) {
+  OpBuilder b(mm);
+  Location loc = mm.getLoc();
+  Value a = mm.getDpsInputOperand(0)->get(), bm = mm.getDpsInputOperand(1)->get();
+  Value init = mm.getDpsInitOperand(0)->get();
+  Value ah = f16Part(b, loc, a, false), al = f16Part(b, loc, a, true);
+  Value bh = f16Part(b, loc, bm, false), bl = f16Part(b, loc, bm, true);
+  auto product = [&](Value x, Value y) {
+    return b.create<MatmulOp>(loc, TypeRange{init.getType()}, ValueRange{x, y}, ValueRange{init})
+        ->getResult(0);
+  };
+  Value high = product(ah, bh);
+  Value cross = addTensors(b, loc, product(ah, bl), product(al, bh));
+  mm->getResult(0).replaceAllUsesWith(addTensors(b, loc, high, cross));
+  mm->erase();
+}
+
+/// Whether both operands of `op` (a matmul) are f32.
+bool f32Operands(Operation* op) {
+  auto dps = cast<DestinationStyleOpInterface>(op);
+  return llvm::all_of(dps.getDpsInputOperands(), [](OpOperand* o) {
+    return cast<ShapedType>(o->get().getType()).getElementType().isF32();
+  });
+}
+
 } // namespace
 
 void rewriteForKernels(func::FuncOp f) {
@@ -118,6 +188,17 @@ void rewriteForKernels(func::FuncOp f) {
   SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
   f.walk([&](linalg::Conv2DNhwcHwcfOp c) { convs.push_back(c); });
   for (linalg::Conv2DNhwcHwcfOp c : convs) unfoldConvolution(c);
+  SmallVector<Operation*> f32Matmuls;
+  f.walk([&](Operation* op) {
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) && f32Operands(op))
+      f32Matmuls.push_back(op);
+  });
+  for (Operation* op : f32Matmuls) {
+    if (auto mm = dyn_cast<linalg::MatmulOp>(op))
+      splitF32Matmul(mm);
+    else
+      splitF32Matmul(cast<linalg::BatchMatmulOp>(op));
+  }
 }
 
 } // namespace chipless::frontend

@@ -5,7 +5,8 @@
 // columns of each matrix: column sums, a global average pool over positions) becomes a
 // permutation that makes that dimension the last, then a reduction along the last; a 2-D
 // convolution becomes an unfold of the input's windows into rows and a matmul by the
-// filters, as torch-spyre lowers it.
+// filters, as torch-spyre lowers it; a matmul of f32 matrices becomes three f16 matmuls of
+// their high and low parts (the PT array takes f16).
 //
 //===----------------------------------------------------------------------===//
 

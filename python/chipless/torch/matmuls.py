@@ -16,7 +16,7 @@ def _matmul(dev, aten_op, args, name, a, b, bias=None, batch=False):
     if b.dtype != dtype or (bias is not None and bias.dtype != dtype):
         raise _Refused("operands of different dtypes")
     element = eager.DEVICE_DTYPE.get(dtype)
-    if element not in (("bf16", "f32") if dev.kind == "tpu" else ("f16", "bf16")):
+    if element not in (("bf16", "f32") if dev.kind == "tpu" else ("f16", "bf16", "f32")):
         raise _Refused(f"{dtype} matmuls are not lowered on {dev.kind}")
     transposed = False
     if b.dim() >= 2 and eager.bindable(b) is None and \

@@ -96,6 +96,24 @@ def test_matmuls_on_the_tpu(shapes):
           torch.addmm(bias, a, b), 2e-4, 5e-4)
 
 
+@pytest.mark.parametrize("shapes", [((64, 200), (200, 72)), ((5, 128), (128, 300))])
+def test_float32_matmuls_on_spyre_take_three_f16_passes(shapes):
+    """f32 operands split into f16 high and low parts, three PT passes with f32 results:
+    about f32's precision (one f16 pass would be off by ~1e-2 here), one program."""
+    a, b = torch.randn(*shapes[0]), torch.randn(*shapes[1])
+    want = (a.double() @ b.double()).float()
+    got = runs_on_device("spyre", torch.mm, a, b, launches=1)
+    close(got, want, 1e-5, 1e-4)
+    one_pass = (a.half().double() @ b.half().double()).float()
+    assert (one_pass - want).abs().max() > 10 * (got.cpu() - want).abs().max()
+    bias = torch.randn(shapes[1][1])
+    close(runs_on_device("spyre", lambda x, w, c: torch.addmm(c, x, w), a, b, bias, launches=1),
+          torch.addmm(bias.double(), a.double(), b.double()).float(), 1e-5, 1e-4)
+    x, y = torch.randn(3, 20, 64), torch.randn(3, 64, 30)
+    close(runs_on_device("spyre", torch.bmm, x, y, launches=1),
+          torch.bmm(x.double(), y.double()).float(), 1e-5, 1e-4)
+
+
 def test_a_linear_layer_reads_its_transposed_weight_in_place():
     layer = torch.nn.Linear(96, 48)
     x = torch.randn(10, 96)
