@@ -2,9 +2,9 @@
 // whole sticks:
 //   Y  = X^T + 1   X: [768, 40] f32 (tile t: rows [24t, 24t + 24) -> Y [40, 768] columns)
 //   HT = H^T       H: [256, 100] f16 (tile t: rows [8t, 8t + 8)  -> HT [100, 256] columns)
-// Grid [32]. Each tile transposes its 24 x 40 and 8 x 100 tiles in the scratchpad: the
-// Dataflow Scheduler sends them out to a job buffer and reads them back one element per
-// DMA run (docs/ktir.md).
+// Grid [32]. Each tile transposes its 24 x 40 and 8 x 100 tiles in the scratchpad: short
+// enough (24 and 8 rows, at most a stick's lanes) for the Dataflow Scheduler to transpose
+// them on the SFU, a lane broadcast and a select per row (docs/ktir.md).
 //
 //   spyre-compile models/kernels/transpose.mlir -o out/transpose
 //   spyre-sim run out/transpose/job.plan --input X=x.npy --input H=h.npy \

@@ -1,8 +1,15 @@
-//===- LowerTranspose.cpp - linalg.transpose through device memory --------===//
+//===- LowerTranspose.cpp - linalg.transpose ------------------------------===//
 //
-// Part of chipless. See Lowering.h. The chip has no path that re-lays out data inside the
-// scratchpad (the load and store units move whole sticks in order, the SFU works lane by
-// lane), so a transpose goes through device memory: the DMA out engine writes the tile
+// Part of chipless. See Lowering.h. The load and store units move whole sticks in order and
+// the SFU works lane by lane, except for sfu.lane.bcast (lane i of a stick in every lane of
+// result stick i). A matrix [R, C] whose transposed rows fit one stick (R at most the
+// lanes of a stick) is transposed on the SFU with it: row r of the input is spread a stick
+// per element (lane.bcast), and a select writes lane r of every output row from it, the
+// condition row r of an R x R identity (built once from lane positions, held in a
+// register while the select streams the output rows). That costs about
+// 2 C sticks of SFU work per input row and no device memory.
+//
+// Any other transpose goes through device memory: the DMA out engine writes the tile
 // (rank 2 or 3, B x R x C) packed to a job buffer (one region per core), and the DMA in
 // engine reads it back permuted with the byte-granular dma.loadb: one element per run (one
 // row per run when the innermost dimension stays innermost), the output's dimensions as
@@ -26,6 +33,46 @@ using namespace mlir;
 
 namespace chipless::sched {
 
+FailureOr<TVal> Lowering::transposeOnChip(Operation* op, const TVal& src) {
+  const Location loc = op->getLoc();
+  const int64_t R = src.shape[0], C = src.shape[1];
+  const Type elem = src.elem, i32 = IntegerType::get(op->getContext(), 32);
+  // The identity [R, R] in the element type: position along the lanes == position along
+  // the rows.
+  auto lanePos = loopIndex(op, 1, {R, R});
+  auto rowPos = loopIndex(op, 0, {R, R});
+  if (failed(lanePos) || failed(rowPos)) return failure();
+  TVal eye = newDense({R, R}, i32, "transpose identity");
+  if (failed(elementwise("eq", {*lanePos, *rowPos}, eye, loc, "transpose identity")))
+    return failure();
+  if (elem != i32) {
+    auto converted = convert(op, eye, elem, {R, R});
+    if (failed(converted)) return failure();
+    eye = *converted;
+  }
+  TVal dst = newDense({C, R}, elem, "transpose");
+  Scalar zero;
+  if (failed(fill(dst, zero, loc))) return failure();
+  for (int64_t r = 0; r < R; ++r) {
+    // Row r of the input along the output's rows (spread a stick per element), and row r
+    // of the identity read by every output row.
+    TVal row = src;
+    row.offset = src.offset + r * src.strides[0];
+    row.shape = {C, R};
+    row.strides = {src.strides[1], 0};
+    row.pad.reset();
+    // The condition is one stick (R <= lanes): the SFU holds it in a register for every
+    // output row, as it holds a lane-uniform value (the select reads it lane by lane).
+    TVal cond = uniformInStick({C, R}, elem, eye.buffer);
+    cond.scalar.offset = eye.offset + r * eye.strides[0];
+    if (failed(elementwise("select", {cond, row, dst}, dst, loc,
+                           "transpose row " + std::to_string(r))))
+      return failure();
+  }
+  dst.pad.reset();
+  return dst;
+}
+
 LogicalResult Lowering::lowerTranspose(Operation* op) {
   auto transpose = cast<linalg::TransposeOp>(op);
   const Location loc = op->getLoc();
@@ -48,6 +95,14 @@ LogicalResult Lowering::lowerTranspose(Operation* op) {
   }
   auto src = materialize(*in, loc, "transpose input");
   if (failed(src)) return failure();
+  if (rank == 2 && perm[0] == 1 && src->shape[0] <= lanes(src->elem) &&
+      src->offset % stick() == 0 && src->strides[0] % stick() == 0 &&
+      src->strides[1] == esize(src->elem)) {
+    auto t = transposeOnChip(op, *src);
+    if (failed(t)) return failure();
+    bind(transpose.getResult()[0], *t);
+    return success();
+  }
   // The input as rank 3 (a leading 1 for rank 2): [B, R, C], and the permutation with it.
   std::vector<int64_t> inShape = src->shape, inStrides = src->strides;
   std::vector<int64_t> p(perm.begin(), perm.end());

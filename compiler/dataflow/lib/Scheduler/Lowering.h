@@ -241,6 +241,9 @@ private:
   mlir::LogicalResult lowerMatmul(mlir::Operation* op);
   /// A 2-D linalg.transpose through a device-memory buffer of the job (LowerTranspose.cpp).
   mlir::LogicalResult lowerTranspose(mlir::Operation* op);
+  /// The dense matrix `src` [R, C] transposed on the SFU (R at most a stick's lanes): a
+  /// new dense [C, R] (LowerTranspose.cpp).
+  mlir::FailureOr<TVal> transposeOnChip(mlir::Operation* op, const TVal& src);
   mlir::LogicalResult lowerLoad(mlir::Operation* op);
   mlir::FailureOr<bool> copyInChunks(mlir::Operation* op);
   mlir::LogicalResult lowerStore(mlir::Operation* op);
