@@ -1,22 +1,22 @@
-// linalg.transpose of a 4 x 40 f16 tile: the DMA out engine writes it, rows packed
-// (80-byte runs, byte-granular), into a job buffer in device memory; the DMA in engine
-// reads it back with one dma.loadb of 2-byte runs: 40 rows (stride 2 bytes in memory, one
-// stick in the scratchpad) of 4 elements (stride 80 bytes in memory, 2 in the scratchpad).
+// linalg.transpose of a 4 x 40 f16 tile: its result rows (4 elements) fit one stick, so it
+// runs on the SFU with no job buffer: a 4 x 4 identity from lane positions (sfu.cvt of an
+// i32 comparison), then per input row a lane broadcast (40 result sticks) and a select of
+// lane r of every output row under the identity's row r, held in a register.
 // RUN: spyre-compile %s -o %t --dump-dir %t.d
 // RUN: FileCheck %s --input-file %t.d/04-dataflow.mlir
 // RUN: FileCheck %s --check-prefix=ASM --input-file %t.d/05-spyrecode.s
 
 // CHECK: dfir.job @transpose
-// CHECK: dfir.buffer "transpose0" size = 384
-// CHECK: dfir.program unit = "dma_in"
-// CHECK: dfir.dma_loadb
-// CHECK: dfir.program unit = "dma_out"
-// CHECK: dfir.dma_storeb
-// CHECK: dfir.dma_storeb
+// CHECK-NOT: dfir.buffer "transpose0"
+// CHECK: dfir.program unit = "compute"
+// CHECK: dfir.sfu "eq" i32
+// CHECK: dfir.sfu_cvt f16
+// CHECK-COUNT-4: dfir.sfu "lane.bcast" f16 n = %c40
+// CHECK: dfir.sfu "select" f16
 
-// ASM: .buffer transpose0 384
-// ASM: dma.loadb sp={{[0-9]+}}, mem=@transpose0, bytes=2, n1=4, ms1=80, ss1=2, n2=40, ms2=2, ss2=128
-// ASM: dma.storeb sp={{[0-9]+}}, mem=@transpose0, bytes=80, n1=4, ms1=80, ss1=128
+// ASM-NOT: .buffer transpose0
+// ASM: sfu.lane.bcast.f16 40, out0, v0
+// ASM: sfu.select.f16
 module {
   func.func @transpose(%x_ptr: index, %y_ptr: index) {
     %c0 = arith.constant 0 : index
