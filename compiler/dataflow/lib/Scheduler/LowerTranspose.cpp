@@ -95,6 +95,8 @@ LogicalResult Lowering::lowerTranspose(Operation* op) {
   }
   auto src = materialize(*in, loc, "transpose input");
   if (failed(src)) return failure();
+  // (Taller tiles would need a step per input row; hundreds of rows make the schedule too
+  // large to plan quickly, so they stay on the DMA path.)
   if (rank == 2 && perm[0] == 1 && src->shape[0] <= lanes(src->elem) &&
       src->offset % stick() == 0 && src->strides[0] % stick() == 0 &&
       src->strides[1] == esize(src->elem)) {
