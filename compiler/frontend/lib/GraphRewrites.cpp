@@ -110,43 +110,41 @@ void unfoldConvolution(linalg::Conv2DNhwcHwcfOp conv) {
   conv->erase();
 }
 
-/// An f32 tensor `x` as f16 parts: the high part f16(x) and, with `low`, the low part
-/// f16(x - f16(x)); a linalg.generic each.
-Value f16Part(OpBuilder& b, Location loc, Value x, bool low) {
-  auto type = cast<RankedTensorType>(x.getType());
-  auto half = RankedTensorType::get(type.getShape(), b.getF16Type());
-  Value empty = b.create<tensor::EmptyOp>(loc, half.getShape(), half.getElementType());
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
-  SmallVector<utils::IteratorType> iters(type.getRank(), utils::IteratorType::parallel);
+/// An elementwise linalg.generic over `inputs` (identity maps, all of one shape) into a new
+/// tensor of element type `elem`, whose body yields `body`'s value.
+Value elementwise(OpBuilder& b, Location loc, Type elem, ValueRange inputs,
+                  function_ref<Value(OpBuilder&, Location, ValueRange)> body) {
+  auto shape = cast<RankedTensorType>(inputs.front().getType()).getShape();
+  auto type = RankedTensorType::get(shape, elem);
+  Value empty = b.create<tensor::EmptyOp>(loc, shape, elem);
+  SmallVector<AffineMap> maps(inputs.size() + 1, b.getMultiDimIdentityMap(shape.size()));
+  SmallVector<utils::IteratorType> iters(shape.size(), utils::IteratorType::parallel);
   return b
-      .create<linalg::GenericOp>(
-          loc, TypeRange{half}, ValueRange{x}, ValueRange{empty}, maps, iters,
-          [&](OpBuilder& nb, Location l, ValueRange args) {
-            Value hi = nb.create<arith::TruncFOp>(l, nb.getF16Type(), args[0]);
-            if (low) {
-              Value back = nb.create<arith::ExtFOp>(l, nb.getF32Type(), hi);
-              Value rest = nb.create<arith::SubFOp>(l, args[0], back);
-              hi = nb.create<arith::TruncFOp>(l, nb.getF16Type(), rest);
-            }
-            nb.create<linalg::YieldOp>(l, hi);
-          })
+      .create<linalg::GenericOp>(loc, TypeRange{type}, inputs, ValueRange{empty}, maps, iters,
+                                 [&](OpBuilder& nb, Location l, ValueRange args) {
+                                   nb.create<linalg::YieldOp>(l, body(nb, l, args));
+                                 })
       ->getResult(0);
 }
 
-/// x + y of two f32 tensors of one shape, as a linalg.generic.
+/// An f32 tensor `x` as f16 parts: the high part f16(x) and, with `low`, the low part
+/// f16(x - f16(x)).
+Value f16Part(OpBuilder& b, Location loc, Value x, bool low) {
+  return elementwise(b, loc, b.getF16Type(), x, [&](OpBuilder& nb, Location l, ValueRange a) {
+    Value hi = nb.create<arith::TruncFOp>(l, nb.getF16Type(), a[0]);
+    if (!low) return hi;
+    Value rest =
+        nb.create<arith::SubFOp>(l, a[0], nb.create<arith::ExtFOp>(l, nb.getF32Type(), hi));
+    return Value(nb.create<arith::TruncFOp>(l, nb.getF16Type(), rest));
+  });
+}
+
+/// x + y of two f32 tensors of one shape.
 Value addTensors(OpBuilder& b, Location loc, Value x, Value y) {
-  auto type = cast<RankedTensorType>(x.getType());
-  Value empty = b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
-  SmallVector<AffineMap> maps(3, b.getMultiDimIdentityMap(type.getRank()));
-  SmallVector<utils::IteratorType> iters(type.getRank(), utils::IteratorType::parallel);
-  return b
-      .create<linalg::GenericOp>(
-          loc, TypeRange{type}, ValueRange{x, y}, ValueRange{empty}, maps, iters,
-          [&](OpBuilder& nb, Location l, ValueRange args) {
-            nb.create<linalg::YieldOp>(l,
-                                       nb.create<arith::AddFOp>(l, args[0], args[1]).getResult());
-          })
-      ->getResult(0);
+  return elementwise(b, loc, b.getF32Type(), ValueRange{x, y},
+                     [](OpBuilder& nb, Location l, ValueRange a) {
+                       return Value(nb.create<arith::AddFOp>(l, a[0], a[1]));
+                     });
 }
 
 /// A matmul of f32 matrices -> three f16 matmuls with f32 results (the PT array takes

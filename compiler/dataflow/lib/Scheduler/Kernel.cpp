@@ -255,11 +255,17 @@ void rolesOf(Value view, bool& read, bool& written) {
   }
 }
 
-std::optional<int64_t> constantOf(OpFoldResult r, IndexEval& eval) {
-  if (auto a = dyn_cast<Attribute>(r)) return cast<IntegerAttr>(a).getInt();
+/// The value of a view's size or stride as an expression of the kernel's arguments.
+std::optional<Expr> exprOf(OpFoldResult r, IndexEval& eval) {
+  if (auto a = dyn_cast<Attribute>(r)) return Expr(cast<IntegerAttr>(a).getInt());
   auto e = eval.eval(cast<Value>(r));
-  if (failed(e) || !e->isConst()) return std::nullopt;
-  return e->constant();
+  if (failed(e)) return std::nullopt;
+  return *e;
+}
+
+std::optional<int64_t> constantOf(OpFoldResult r, IndexEval& eval) {
+  auto e = exprOf(r, eval);
+  return e ? e->asConst() : std::nullopt;
 }
 
 /// Shape of a tensor argument from the views on it: the row-major array the strides
@@ -295,14 +301,6 @@ int argumentOf(const Expr& e) {
   const Atom& atom = *e.terms()[0].first;
   if (atom.kind != Atom::Kind::Sym || atom.sym.rfind("%arg", 0) != 0) return -1;
   return std::stoi(atom.sym.substr(4));
-}
-
-/// The value of a view's size or stride as an expression of the kernel's arguments.
-std::optional<Expr> exprOf(OpFoldResult r, IndexEval& eval) {
-  if (auto a = dyn_cast<Attribute>(r)) return Expr(cast<IntegerAttr>(a).getInt());
-  auto e = eval.eval(cast<Value>(r));
-  if (failed(e)) return std::nullopt;
-  return *e;
 }
 
 /// A view size that is the value of a scalar argument with a maximum (a runtime_arg's
@@ -451,8 +449,8 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
       std::optional<Expr> contiguous = Expr(1);
       int64_t contiguousMax = 1;
       for (size_t i = rank; i-- > 0;) {
-        auto t = constantOf(strides[i], eval);
         auto given = exprOf(strides[i], eval);
+        std::optional<int64_t> t = given ? given->asConst() : std::nullopt;
         if (!t && contiguous && given && *given == *contiguous) {
           t = contiguousMax;
           use.stridesFollowSizes = true;
@@ -460,7 +458,7 @@ LogicalResult discoverArguments(func::FuncOp original, ArrayRef<func::FuncOp> ti
         if (!t) return refuse();
         use.strides[i] = *t;
         auto size = exprOf(sizes[i], eval);
-        if (contiguous && size && given && (*given == *contiguous || t == contiguous->asConst())) {
+        if (contiguous && size && *given == *contiguous) {
           contiguous = *contiguous * *size;
           contiguousMax *= use.sizes[i];
         } else {

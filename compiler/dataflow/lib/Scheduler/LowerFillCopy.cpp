@@ -18,6 +18,33 @@ using namespace mlir;
 
 namespace chipless::sched {
 
+void Lowering::streamSticksIn(int group, Location loc, const std::string& text, int buffer,
+                              int64_t offset, int64_t sticks, std::optional<int64_t> pitch) {
+  Step& s = addStep(Engines::load(0), loc, text);
+  s.group = group;
+  s.accesses.push_back(
+      scratch(buffer, offset, (sticks - 1) * pitch.value_or(stick()) + stick(), false));
+  s.emit = [=](ProgramWriter& pw, int) {
+    pw.b.create<dfir::LdStreamOp>(pw.loc, pw.c(sticks), pw.str("in0"),
+                                  pw.get(pw.addr(buffer, Expr(offset))),
+                                  pitch ? pw.c(*pitch) : Value(), Value(), Value(), Value(),
+                                  Value(), StringAttr(), Value(), Value(), Value(), Value());
+  };
+}
+
+void Lowering::streamSticksOut(int group, Location loc, const std::string& text, int buffer,
+                               int64_t offset, int64_t sticks, std::optional<int64_t> pitch) {
+  Step& s = addStep(Engines::store(0), loc, text);
+  s.group = group;
+  s.accesses.push_back(
+      scratch(buffer, offset, (sticks - 1) * pitch.value_or(stick()) + stick(), true));
+  s.emit = [=](ProgramWriter& pw, int) {
+    pw.b.create<dfir::StStreamOp>(
+        pw.loc, pw.c(sticks), pw.str("out0"), pw.get(pw.addr(buffer, Expr(offset))),
+        pitch ? pw.c(*pitch) : Value(), Value(), Value(), Value(), Value());
+  };
+}
+
 LogicalResult Lowering::fill(const TVal& t, const Scalar& s, Location loc) {
   TVal u;
   u.kind = TVal::Kind::Uniform;
@@ -80,18 +107,7 @@ FailureOr<Scalar> Lowering::scalarOf(const TVal& t, Location loc, bool alone) {
   TVal out = newSparse({}, t.elem, "lane broadcast");
   const int group = newGroup();
   Type dtype = t.elem;
-  {
-    Step& s = addStep(Engines::load(0), loc, "ld lane broadcast");
-    s.group = group;
-    s.accesses.push_back(scratch(t.buffer, t.offset, stick(), false));
-    int buffer = t.buffer;
-    int64_t off = t.offset;
-    s.emit = [buffer, off](ProgramWriter& pw, int) {
-      pw.b.create<dfir::LdStreamOp>(
-          pw.loc, pw.c(1), pw.str("in0"), pw.get(pw.addr(buffer, Expr(off))), Value(), Value(),
-          Value(), Value(), Value(), StringAttr(), Value(), Value(), Value(), Value());
-    };
-  }
+  streamSticksIn(group, loc, "ld lane broadcast", t.buffer, t.offset, 1, std::nullopt);
   {
     Step& s = addStep(Engines::compute(0), loc, std::string(kind) + " lane broadcast");
     s.group = group;
@@ -101,16 +117,7 @@ FailureOr<Scalar> Lowering::scalarOf(const TVal& t, Location loc, bool alone) {
                                StringAttr(), pw.str("in0"), StringAttr(), StringAttr());
     };
   }
-  {
-    Step& s = addStep(Engines::store(0), loc, "st lane broadcast");
-    s.group = group;
-    s.accesses.push_back(scratch(out.buffer, 0, stick(), true));
-    int buffer = out.buffer;
-    s.emit = [buffer](ProgramWriter& pw, int) {
-      pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(1), pw.str("out0"), pw.get(pw.addr(buffer)),
-                                    Value(), Value(), Value(), Value(), Value());
-    };
-  }
+  streamSticksOut(group, loc, "st lane broadcast", out.buffer, 0, 1, std::nullopt);
   Scalar s;
   s.isConst = false;
   s.buffer = out.buffer;
@@ -147,19 +154,7 @@ FailureOr<TVal> Lowering::spreadAlongLanes(const TVal& t, Location loc) {
   TVal spread = newSparse({elements}, t.elem, "lane spread");
   const int group = newGroup();
   Type dtype = t.elem;
-  {
-    Step& s = addStep(Engines::load(0), loc, "ld lane spread");
-    s.group = group;
-    s.accesses.push_back(scratch(t.buffer, t.offset, inSticks * stick(), false));
-    int buffer = t.buffer;
-    int64_t off = t.offset, stickBytes = stick();
-    s.emit = [=](ProgramWriter& pw, int) {
-      pw.b.create<dfir::LdStreamOp>(pw.loc, pw.c(inSticks), pw.str("in0"),
-                                    pw.get(pw.addr(buffer, Expr(off))), pw.c(stickBytes), Value(),
-                                    Value(), Value(), Value(), StringAttr(), Value(), Value(),
-                                    Value(), Value());
-    };
-  }
+  streamSticksIn(group, loc, "ld lane spread", t.buffer, t.offset, inSticks, stick());
   {
     // Per input stick: into a register, then one result stick per element.
     Step& s = addStep(Engines::compute(0), loc, "lane.bcast lane spread");
@@ -184,16 +179,7 @@ FailureOr<TVal> Lowering::spreadAlongLanes(const TVal& t, Location loc) {
       if (rest > 0) spreadStick(rest);
     };
   }
-  {
-    Step& s = addStep(Engines::store(0), loc, "st lane spread");
-    s.group = group;
-    s.accesses.push_back(scratch(spread.buffer, 0, elements * stick(), true));
-    int buffer = spread.buffer;
-    s.emit = [=](ProgramWriter& pw, int) {
-      pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(elements), pw.str("out0"), pw.get(pw.addr(buffer)),
-                                    Value(), Value(), Value(), Value(), Value());
-    };
-  }
+  streamSticksOut(group, loc, "st lane spread", spread.buffer, 0, elements, std::nullopt);
   // The vector's element j is stick j of the spread buffer.
   TVal out = t;
   out.buffer = spread.buffer;
@@ -215,19 +201,7 @@ FailureOr<TVal> Lowering::packSparse(const TVal& t, Location loc) {
   TVal out = newDense(t.shape, t.elem, "packed");
   const int group = newGroup();
   const Type dtype = t.elem;
-  const int64_t stickBytes = stick();
-  {
-    Step& s = addStep(Engines::load(0), loc, "ld pack");
-    s.group = group;
-    s.accesses.push_back(scratch(t.buffer, t.offset, rows * C * stickBytes, false));
-    const int buffer = t.buffer;
-    const int64_t off = t.offset, n = rows * C;
-    s.emit = [=](ProgramWriter& pw, int) {
-      pw.b.create<dfir::LdStreamOp>(
-          pw.loc, pw.c(n), pw.str("in0"), pw.get(pw.addr(buffer, Expr(off))), pw.c(stickBytes),
-          Value(), Value(), Value(), Value(), StringAttr(), Value(), Value(), Value(), Value());
-    };
-  }
+  streamSticksIn(group, loc, "ld pack", t.buffer, t.offset, rows * C, stick());
   {
     // Per result stick, lane l ascending: lanes from l up take element l (the lanes below
     // l keep theirs), so lane l ends with element l.
@@ -265,17 +239,7 @@ FailureOr<TVal> Lowering::packSparse(const TVal& t, Location loc) {
       }
     };
   }
-  {
-    Step& s = addStep(Engines::store(0), loc, "st pack");
-    s.group = group;
-    s.accesses.push_back(scratch(out.buffer, 0, rows * spr * stickBytes, true));
-    const int buffer = out.buffer;
-    const int64_t n = rows * spr;
-    s.emit = [=](ProgramWriter& pw, int) {
-      pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(n), pw.str("out0"), pw.get(pw.addr(buffer)),
-                                    Value(), Value(), Value(), Value(), Value());
-    };
-  }
+  streamSticksOut(group, loc, "st pack", out.buffer, 0, rows * spr, std::nullopt);
   return out;
 }
 
@@ -299,20 +263,10 @@ FailureOr<TVal> Lowering::padRows(const TVal& t, double value, Location loc) {
     expected = t.strides[k] * shape[k];
   }
   const int64_t first = t.offset + (spr - 1) * stick(); // the last stick of row 0
-  const int64_t span = (rows - 1) * pitch + stick();
   const int group = newGroup();
   Type dtype = t.elem;
   const int buffer = t.buffer;
-  {
-    Step& s = addStep(Engines::load(0), loc, "ld row padding");
-    s.group = group;
-    s.accesses.push_back(scratch(buffer, first, span, false));
-    s.emit = [=](ProgramWriter& pw, int) {
-      pw.b.create<dfir::LdStreamOp>(
-          pw.loc, pw.c(rows), pw.str("in0"), pw.get(pw.addr(buffer, Expr(first))), pw.c(pitch),
-          Value(), Value(), Value(), Value(), StringAttr(), Value(), Value(), Value(), Value());
-    };
-  }
+  streamSticksIn(group, loc, "ld row padding", buffer, first, rows, pitch);
   {
     Step& s = addStep(Engines::compute(0), loc, "select row padding");
     s.group = group;
@@ -325,16 +279,7 @@ FailureOr<TVal> Lowering::padRows(const TVal& t, double value, Location loc) {
                                StringAttr());
     };
   }
-  {
-    Step& s = addStep(Engines::store(0), loc, "st row padding");
-    s.group = group;
-    s.accesses.push_back(scratch(buffer, first, span, true));
-    s.emit = [=](ProgramWriter& pw, int) {
-      pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(rows), pw.str("out0"),
-                                    pw.get(pw.addr(buffer, Expr(first))), pw.c(pitch), Value(),
-                                    Value(), Value(), Value());
-    };
-  }
+  streamSticksOut(group, loc, "st row padding", buffer, first, rows, pitch);
   // Other views of the buffer no longer know what their padding holds.
   for (auto& entry : values_)
     if (entry.second.kind == TVal::Kind::Buffer && entry.second.buffer == buffer)

@@ -72,16 +72,7 @@ FailureOr<TVal> Lowering::loopIndex(Operation* op, unsigned dim, ArrayRef<int64_
       }
     };
   }
-  {
-    Step& s = addStep(Engines::store(0), loc, "st index " + std::to_string(dim));
-    s.group = group;
-    s.accesses.push_back(scratch(buffer, 0, sticks * stickBytes, true));
-    s.emit = [=](ProgramWriter& pw, int) {
-      pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(sticks), pw.str("out0"),
-                                    pw.get(pw.addr(buffer, Expr(0))), pw.c(stickBytes), Value(),
-                                    Value(), Value(), Value());
-    };
-  }
+  streamSticksOut(group, loc, "st index " + std::to_string(dim), buffer, 0, sticks, stickBytes);
   TVal t;
   t.kind = TVal::Kind::Buffer;
   t.shape.assign(shape.begin(), shape.end());
@@ -115,16 +106,7 @@ FailureOr<TVal> Lowering::indexInStick(Location loc, const Expr& e, ArrayRef<int
                                pw.str("v0"), StringAttr(), StringAttr());
     };
   }
-  {
-    Step& s = addStep(Engines::store(0), loc, "st index value");
-    s.group = group;
-    s.accesses.push_back(scratch(buffer, 0, stickBytes, true));
-    s.emit = [=](ProgramWriter& pw, int) {
-      pw.b.create<dfir::StStreamOp>(pw.loc, pw.c(1), pw.str("out0"),
-                                    pw.get(pw.addr(buffer, Expr(0))), pw.c(stickBytes), Value(),
-                                    Value(), Value(), Value());
-    };
-  }
+  streamSticksOut(group, loc, "st index value", buffer, 0, 1, stickBytes);
   return uniformInStick(shape, elem, buffer);
 }
 

@@ -162,6 +162,14 @@ public:
   int newGroup() { return nextGroup_++; }
   /// Scratchpad access of `bytes` bytes at `offset` of `buffer`.
   static Access scratch(int buffer, int64_t offset, int64_t bytes, bool write);
+  /// A step of `group` on corelet 0's load unit: `sticks` sticks of `buffer` from byte
+  /// `offset`, `pitch` bytes apart (none: the stream's own stride, one stick), into in0.
+  void streamSticksIn(int group, mlir::Location loc, const std::string& text, int buffer,
+                      int64_t offset, int64_t sticks, std::optional<int64_t> pitch);
+  /// A step of `group` on corelet 0's store unit: the `sticks` sticks the compute unit
+  /// sends to out0, into `buffer` from byte `offset`, `pitch` bytes apart (as above).
+  void streamSticksOut(int group, mlir::Location loc, const std::string& text, int buffer,
+                       int64_t offset, int64_t sticks, std::optional<int64_t> pitch);
   /// The tensor value of `v`, or failure (reported) when it is not known.
   mlir::FailureOr<TVal> value(mlir::Value v);
   mlir::FailureOr<Expr> index(mlir::Value v) { return eval_.eval(v); }
