@@ -62,13 +62,17 @@ LogicalResult KernelWriter::writeRelayoutText() {
   std::vector<int64_t> grid;
   if (d_.gridBatch > 1) grid.push_back(d_.gridBatch);
   grid.push_back(d_.gridRows);
+  if (d_.gridCols > 1) grid.push_back(d_.gridCols);
   header(grid);
   const std::string e = elem(in);
-  memView(src, e);
+  const bool transposing = d_.transposeRows > 0;
+  memView(transposing ? swapLastTwo(src) : src, e);
   memView(dst, e);
-  text_ << "    " << (d_.gridBatch > 1 ? "%kbi, " : "")
-        << "%kpid = ktdp.get_compute_tile_id : " << (d_.gridBatch > 1 ? "index, " : "")
-        << "index\n    %krows = arith.constant " << d_.blockRows << " : index\n"
+  text_ << "    " << (d_.gridBatch > 1 ? "%kbi, " : "") << "%kpid"
+        << (d_.gridCols > 1 ? ", %kcid" : "")
+        << " = ktdp.get_compute_tile_id : " << (d_.gridBatch > 1 ? "index, " : "") << "index"
+        << (d_.gridCols > 1 ? ", index" : "") << "\n    %krows = arith.constant " << d_.blockRows
+        << " : index\n"
         << "    %kr = arith.muli %kpid, %krows : index\n";
   // The box: one position of each outer dimension (or a run of matrices of a rank-3 tensor),
   // a block of rows, every column.
@@ -116,11 +120,99 @@ LogicalResult KernelWriter::writeRelayoutText() {
     }
     std::copy(batch.begin(), batch.end(), box.begin());
   }
+  if (transposing) return writeTransposedBlocks(src, dst, e, start, box);
   FailureOr<std::string> block = loadBox(src, e, start, box);
   if (failed(block) || failed(storeBox(*block, dst, e, start, box)))
     return fail("internal error: the Spyre front end cannot copy a block of a tensor that lies "
                 "as " +
                 src.describe());
+  text_ << "    return\n  }\n}\n";
+  return success();
+}
+
+LogicalResult KernelWriter::writeTransposedBlocks(const TensorView& src, const TensorView& dst,
+                                                  const std::string& e,
+                                                  const std::vector<std::string>& start,
+                                                  const std::vector<int64_t>& box) {
+  const size_t rank = box.size();
+  const int64_t R = d_.transposeRows, C = d_.blockRows;
+  auto tensorType = [&](const std::vector<int64_t>& shape) {
+    return "tensor<" + dimsText(shape) + "x" + e + ">";
+  };
+  // The batch positions folded away around the transpose of one matrix.
+  std::string outer = "[";
+  for (size_t i = 0; i + 1 < rank; ++i) outer += (i ? ", " : "") + std::to_string(i);
+  outer += "], [" + std::to_string(rank - 1) + "]";
+  // Result columns [col, col + n): the source's rows as they lie ([.., n, C]), transposed,
+  // stored.
+  auto transposeColumns = [&](const std::string& col, int64_t n) -> LogicalResult {
+    std::vector<std::string> from = start;
+    std::vector<int64_t> fromBox = box;
+    from[rank - 2] = col;
+    from[rank - 1] = start[rank - 2];
+    fromBox[rank - 2] = n;
+    fromBox[rank - 1] = C;
+    FailureOr<std::string> rows = loadBox(swapLastTwo(src), e, from, fromBox);
+    if (failed(rows))
+      return fail("internal error: the Spyre front end cannot load the rows of a tensor that "
+                  "lies as " +
+                  src.describe());
+    std::string matrix = *rows;
+    if (rank > 2) {
+      matrix = "%kx" + std::to_string(fresh_++);
+      text_ << "    " << matrix << " = tensor.collapse_shape " << *rows << " [" << outer
+            << "] : " << tensorType(fromBox) << " into " << tensorType({n, C}) << "\n";
+    }
+    const std::string empty = "%kx" + std::to_string(fresh_++),
+                      t = "%kx" + std::to_string(fresh_++);
+    text_ << "    " << empty << " = tensor.empty() : " << tensorType({C, n}) << "\n    " << t
+          << " = linalg.transpose ins(" << matrix << " : " << tensorType({n, C}) << ") outs("
+          << empty << " : " << tensorType({C, n}) << ") permutation = [1, 0]\n";
+    std::vector<std::string> to = start;
+    std::vector<int64_t> toBox = box;
+    to[rank - 1] = col;
+    toBox[rank - 1] = n;
+    std::string block = t;
+    if (rank > 2) {
+      block = "%kx" + std::to_string(fresh_++);
+      text_ << "    " << block << " = tensor.expand_shape " << t << " [" << outer
+            << "] output_shape [" << dimsText(toBox, ", ") << "] : " << tensorType({C, n})
+            << " into " << tensorType(toBox) << "\n";
+    }
+    if (failed(storeBox(block, dst, e, to, toBox)))
+      return fail("internal error: the Spyre front end cannot store a block of a tensor that "
+                  "lies as " +
+                  dst.describe());
+    return success();
+  };
+  // The tile's columns: a block of whole sticks of them, or all; R at a time (a loop when
+  // there are several runs of R), then the rest.
+  std::string col = "%kc0";
+  if (d_.gridCols > 1) {
+    const std::string width = constant(d_.blockCols);
+    text_ << "    %kc1 = arith.muli %kcid, " << width << " : index\n";
+    col = "%kc1";
+  }
+  const int64_t runs = d_.blockCols / R, rest = d_.blockCols % R;
+  if (runs > 1) {
+    const std::string width = constant(runs * R), step = constant(R),
+                      end = "%kx" + std::to_string(fresh_++);
+    text_ << "    " << end << " = arith.addi " << col << ", " << width
+          << " : index\n    scf.for %kt = " << col << " to " << end << " step " << step << " {\n";
+    if (failed(transposeColumns("%kt", R))) return failure();
+    text_ << "    }\n";
+  } else if (runs == 1 && failed(transposeColumns(col, R))) {
+    return failure();
+  }
+  if (rest > 0) {
+    std::string at = col;
+    if (runs > 0) {
+      const std::string width = constant(runs * R);
+      at = "%kx" + std::to_string(fresh_++);
+      text_ << "    " << at << " = arith.addi " << col << ", " << width << " : index\n";
+    }
+    if (failed(transposeColumns(at, rest))) return failure();
+  }
   text_ << "    return\n  }\n}\n";
   return success();
 }

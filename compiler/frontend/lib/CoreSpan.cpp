@@ -132,6 +132,7 @@ TileSpan widestTileSpan(const KernelGroup& k, const Division& d, const KernelPla
       std::copy(batch.begin(), batch.end(), box.begin());
     }
     if (box.size() >= 2) box[box.size() - 2] = d.blockRows;
+    if (k.kind == KernelGroup::Kind::Relayout) box.back() = d.blockCols;
     consider(k.copyFrom, k.source, box);
     consider(k.copyFrom, k.dest, box);
     return widest;

@@ -66,7 +66,16 @@ std::string Division::describe() const {
     os << ", " << stepDepth << " of the reduction dimension per step";
   } else
     os << ", " << stepRows << " rows per step";
+  if (transposeRows > 0)
+    os << ", transposed on the SFU " << transposeRows << " source rows at a time";
   return os.str();
+}
+
+bool swapsLastTwo(const KernelGroup& k) {
+  if (k.kind != KernelGroup::Kind::Relayout || k.source.dims.size() < 2) return false;
+  if (k.source.dims.back().factors.back().stride == 1) return false;
+  const TensorView natural = swapLastTwo(k.source);
+  return natural.dims.back().factors.back().stride == 1;
 }
 
 namespace {
@@ -156,8 +165,8 @@ double chainLatency(Operation* op, const SpyreArch& a) {
 }
 
 struct Rates {
-  double dram, dma, sfu, latency, setup, ptPerCorelet, opFill, ring, hop;
-  int64_t stick, budget, corelets, accumulatorElems;
+  double dram, dma, sfu, latency, setup, ptPerCorelet, opFill, opChained, ring, hop;
+  int64_t stick, budget, corelets, accumulatorElems, channels, interleave;
   explicit Rates(const SpyreArch& a)
       : dram(a.dramBytesPerCycle()), dma(static_cast<double>(a.dma.bytes_per_cycle)),
         sfu(a.sfu.sticks_per_cycle * a.chip.corelets_per_core), latency(a.dramLatencyCycles()),
@@ -165,12 +174,25 @@ struct Rates {
         ptPerCorelet(static_cast<double>(a.peakFp16FlopsPerCycle()) / a.chip.cores /
                      a.chip.corelets_per_core),
         stick(a.chip.stick_bytes), budget(a.planningScratchpadBytes()),
-        corelets(a.chip.corelets_per_core), accumulatorElems(a.pt.accumulator_bytes / 4) {
+        corelets(a.chip.corelets_per_core), accumulatorElems(a.pt.accumulator_bytes / 4),
+        channels(a.dram.channels), interleave(a.dram.interleave_bytes) {
     // An op's stream fills the FIFOs to its SFU and back, then waits for the SFU pipeline.
     opFill = 2.0 * static_cast<double>(a.fifo.depth_sticks * a.fifo.latency_cycles) +
              static_cast<double>(a.sfu.latency_cycles);
+    // An op right after another on the same SFU: its input fill overlaps the other's drain.
+    opChained = static_cast<double>(a.fifo.depth_sticks * a.fifo.latency_cycles) +
+                static_cast<double>(a.sfu.latency_cycles);
     ring = static_cast<double>(a.ring.bytes_per_cycle);
     hop = static_cast<double>(a.ring.hop_latency_cycles);
+  }
+  /// These rates for a kernel whose reads all fall in `bytes` of contiguous memory: DRAM
+  /// serves them from the channels its interleaved blocks fall in, not all of them (a
+  /// small tensor read by every tile is one or two channels' bandwidth).
+  Rates within(int64_t bytes) const {
+    Rates r = *this;
+    const int64_t blocks = std::max<int64_t>(1, (bytes + interleave - 1) / interleave);
+    r.dram = dram * static_cast<double>(std::min(blocks, channels)) / static_cast<double>(channels);
+    return r;
   }
 };
 
@@ -298,9 +320,21 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
   return out;
 }
 
+/// Bytes from the first element of `v` to its last.
+int64_t spanBytes(const TensorView& v, int64_t elementBytes) {
+  int64_t last = 0;
+  for (const DimLayout& d : v.dims)
+    for (const Factor& f : d.factors) last += (f.size - 1) * f.stride;
+  return (last + 1) * elementBytes;
+}
+
 std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arch,
-                                      std::string& why) {
+                                      const KernelPlan& plan, std::string& why) {
   Rates r(arch);
+  // B read in place through a transposed view: a DMA run per element, all within B's span.
+  if (k.transposedB)
+    if (auto it = plan.views.find(k.ops.front()->getOperand(1)); it != plan.views.end())
+      r = r.within(spanBytes(it->second, elementBytes(k.ops.front()->getOperand(1))));
   Operation* mm = k.ops.front();
   const int64_t e = elementBytes(mm->getOperand(0)), eo = elementBytes(mm->getResult(0));
   const int64_t lanes = r.stick / e;
@@ -413,13 +447,15 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
 /// the dimension before them, each a box of the source as it lies.
 std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& arch,
                                         std::string& why) {
-  Rates r(arch);
+  const Rates all(arch);
   // A gather and a fill are divided by blocks of rows of their (rank-2) result.
   const bool gather = k.kind == KernelGroup::Kind::Gather || k.kind == KernelGroup::Kind::Fill;
   Value copied = k.kind == KernelGroup::Kind::Gather ? k.ops.front()->getResult(0) : k.copyFrom;
   const int64_t e = elementBytes(copied);
   const size_t rank = gather ? 2 : cast<RankedTensorType>(copied.getType()).getRank();
   const TensorView& src = k.source;
+  // Every tile reads within the source's span (a gather: anywhere in its table).
+  const Rates r = gather ? all : all.within(spanBytes(src, e));
   // When the source's values are not contiguous along its last dimension (a permutation
   // moved it), every element is a DMA run of its own, charged a whole stick; otherwise rows
   // move whole (a gather: one row per index).
@@ -477,6 +513,53 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
   if (rank > 3 && !gather && out.empty())
     for (int64_t perBatch : divisors(k.batch))
       if (perBatch > shape[rank - 3]) add(perBatch, rows);
+  // A swap of the last two dimensions can instead load the source's rows as they lie and
+  // transpose them on the SFU (the KTIR compiler's on-chip transpose: one select per source
+  // row over the block's result rows, the source rows at most a stick's lanes). Tiles take
+  // a block of result rows (of one matrix) and a block of result columns: whole columns, or
+  // whole sticks of them; a tile transposes its columns a stick at a time.
+  if (!gather && swapsLastTwo(k)) {
+    const TensorView natural = swapLastTwo(src);
+    const int64_t lanes = r.stick / e, cols = k.cols;
+    // Columns: all in one tile, or blocks of whole sticks of them.
+    std::vector<int64_t> colTiles = {1};
+    if (cols > lanes && cols % lanes == 0) colTiles = divisors(cols / lanes);
+    const double sfuOne = r.sfu / static_cast<double>(r.corelets);
+    for (int64_t perTile : divisors(rows))
+      for (int64_t gridCols : colTiles) {
+        const int64_t blockCols = cols / gridCols, R = std::min(blockCols, lanes);
+        const int64_t chunks = (blockCols + R - 1) / R;
+        const int64_t tiles = k.batch * (rows / perTile) * gridCols;
+        const int64_t rowBytes = roundUp(perTile * e, r.stick);
+        // The source rows, the transposed block, the identity (Lowering::transposeOnChip).
+        const int64_t bytes = R * rowBytes + perTile * r.stick + 2 * R * r.stick;
+        if (tiles > arch.chip.cores || bytes > half) continue;
+        if (!blockFits(natural.dims[rank - 1], perTile) ||
+            !blockFits(natural.dims[rank - 2], blockCols) ||
+            !blockFits(k.dest.dims[rank - 2], perTile) ||
+            !blockFits(k.dest.dims[rank - 1], blockCols))
+          continue;
+        Division d;
+        d.gridBatch = k.batch;
+        d.gridRows = rows / perTile;
+        d.gridCols = gridCols;
+        d.blockRows = perTile;
+        d.blockCols = blockCols;
+        d.stepRows = perTile;
+        d.stepDepth = 0;
+        d.transposeRows = R;
+        d.residentBytes = bytes;
+        // Per transpose: each source row spread over the result rows, then selected into
+        // them, on one corelet's SFU; one select op per source row, back to back.
+        const double in = static_cast<double>(blockCols * rowBytes);
+        const double outBytes = static_cast<double>(perTile * blockCols * e);
+        const double work = static_cast<double>(2 * blockCols * perTile) / sfuOne +
+                            static_cast<double>(blockCols) * r.opChained;
+        d.cycles = tileCycles(r, in, outBytes, work, chunks, tiles, 1);
+        d.bound = "sfu";
+        out.push_back(d);
+      }
+  }
   if (out.empty()) why = "no division of the re-layout fits the scratchpad";
   return out;
 }
@@ -529,12 +612,13 @@ std::vector<Division> windowDivisions(const KernelGroup& k, const SpyreArch& arc
 
 namespace {
 
-std::vector<Division> allDivisions(const KernelGroup& k, const SpyreArch& arch, std::string& why) {
+std::vector<Division> allDivisions(const KernelGroup& k, const SpyreArch& arch,
+                                   const KernelPlan& plan, std::string& why) {
   switch (k.kind) {
   case KernelGroup::Kind::Rows:
     return rowDivisions(k, arch, why);
   case KernelGroup::Kind::Matmul:
-    return matmulDivisions(k, arch, why);
+    return matmulDivisions(k, arch, plan, why);
   case KernelGroup::Kind::Relayout:
   case KernelGroup::Kind::Gather:
   case KernelGroup::Kind::Fill:
@@ -564,7 +648,7 @@ bool matmulBlocksFitB(const KernelGroup& k, const Division& d, const KernelPlan&
 
 std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& arch,
                                          const KernelPlan& plan, std::string& why) {
-  std::vector<Division> all = allDivisions(k, arch, why), out;
+  std::vector<Division> all = allDivisions(k, arch, plan, why), out;
   all.erase(std::remove_if(all.begin(), all.end(),
                            [&](const Division& d) { return !matmulBlocksFitB(k, d, plan); }),
             all.end());

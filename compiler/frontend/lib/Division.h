@@ -33,12 +33,21 @@ struct Division {
   int64_t stepRows = 1;      ///< rows resident per step of a tile's loop (rows kernels)
   int64_t stepDepth = 1;     ///< reduction-dimension slice per step (matmul)
   int64_t residentBytes = 0; ///< scratchpad bytes a step keeps live (estimate)
+  /// A re-layout that swaps the last two dimensions: the source rows each SFU transpose
+  /// takes (at most a stick's lanes; Division.cpp), read as the source lies, whole rows at
+  /// a time. 0: the copy reads the transposed view element by element (one DMA run each).
+  int64_t transposeRows = 0;
   double cycles = 0;         ///< estimated cycles
   std::string bound;         ///< what bounds the estimate: "dram", "pt", "sfu", "dma"
   int64_t tiles() const { return gridBatch * gridRows * gridCols * gridDepth; }
   /// "8 x 1 tiles of 32 x 1024, 16 rows per step".
   std::string describe() const;
 };
+
+/// Whether re-layout `k` swaps the last two dimensions of a source whose second-to-last
+/// dimension is contiguous, so that it can load the source's rows as they lie and transpose
+/// blocks of them on the SFU.
+bool swapsLastTwo(const KernelGroup& k);
 
 /// The box of batch positions that `blockBatch` consecutive matrices of a tensor form, for a
 /// tensor whose dimensions before its matrix are `batchDims`: the innermost of them whole,

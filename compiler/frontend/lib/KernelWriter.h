@@ -261,6 +261,14 @@ private:
   /// A re-layout (linalg.copy): blocks of the result loaded through the view of the source
   /// as it lies, and stored in the result's own layout.
   LogicalResult writeRelayoutText();
+  /// The on-chip form of a re-layout that swaps the last two dimensions
+  /// (Division::transposeRows): the tile's block of result rows and columns, a stick of
+  /// columns at a time (and a last partial stick), loaded as the source's rows lie,
+  /// transposed and stored. `start` and
+  /// `box` are the tile's box of the result, its batch positions and rows set.
+  LogicalResult writeTransposedBlocks(const TensorView& src, const TensorView& dst,
+                                      const std::string& e, const std::vector<std::string>& start,
+                                      const std::vector<int64_t>& box);
   /// A window kernel (a convolution's unfold, a pooling): boxes of the image copied (or
   /// combined) a block of output rows at a time.
   LogicalResult writeWindowText();

@@ -231,6 +231,12 @@ TensorView permuteView(const TensorView& v, llvm::ArrayRef<int64_t> perm) {
   return out;
 }
 
+TensorView swapLastTwo(const TensorView& v) {
+  TensorView out = v;
+  std::swap(out.dims[out.dims.size() - 1], out.dims[out.dims.size() - 2]);
+  return out;
+}
+
 std::optional<TensorView> sliceView(const TensorView& v, llvm::ArrayRef<int64_t> offsets,
                                     llvm::ArrayRef<int64_t> sizes,
                                     llvm::ArrayRef<int64_t> strides) {

@@ -92,6 +92,8 @@ std::optional<TensorView> reshapeView(const TensorView& v, llvm::ArrayRef<int64_
                                       bool expand);
 /// `v` with its dimensions permuted: result dimension i is dimension perm[i] of `v`.
 TensorView permuteView(const TensorView& v, llvm::ArrayRef<int64_t> perm);
+/// `v` with its last two dimensions swapped (each matrix transposed); `v` has rank >= 2.
+TensorView swapLastTwo(const TensorView& v);
 /// The box of `v` at `offsets` of `sizes`, every `strides` element. Empty when it cuts a
 /// dimension of several factors with a stride or inside a stick.
 std::optional<TensorView> sliceView(const TensorView& v, llvm::ArrayRef<int64_t> offsets,
