@@ -83,3 +83,30 @@ func.func @lin(%x: tensor<16x256xf16> {{graph.name = "x"}}, %w: tensor<{n}x256xf
         close(y, x.astype(np.float32) @ w.astype(np.float32).T, rtol=2e-2, atol=2e-2)
         stats = (tmp_path / "stats.json").read_text()
         assert re.search(r'"sfu_sticks"', stats)
+
+
+def test_a_swap_read_merged_with_its_batch_stays_on_dma_runs(tmp_path):
+    """[64, 16, 32] swapped to [64, 32, 16] and read as 2048 rows of a matmul: the re-layout's
+    result rows fold two dimensions whose inner one (32) is not a whole stick, so a block of
+    them is no matrix in the scratchpad; the re-layout reads DMA runs (a convolution's input
+    gradient on the Spyre device, strided, does this)."""
+    graph = """
+func.func @m(%x: tensor<64x16x32xf16> {graph.name = "x"}, %w: tensor<16x32xf16> {graph.name = "w"})
+    -> (tensor<2048x32xf16> {graph.name = "y"}) {
+  %e = tensor.empty() : tensor<64x32x16xf16>
+  %t = linalg.transpose ins(%x : tensor<64x16x32xf16>) outs(%e : tensor<64x32x16xf16>) permutation = [0, 2, 1]
+  %r = tensor.collapse_shape %t [[0, 1], [2]] : tensor<64x32x16xf16> into tensor<2048x16xf16>
+  %zero = arith.constant 0.0 : f16
+  %o = tensor.empty() : tensor<2048x32xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%o : tensor<2048x32xf16>) -> tensor<2048x32xf16>
+  %y = linalg.matmul ins(%r, %w : tensor<2048x16xf16>, tensor<16x32xf16>) outs(%z : tensor<2048x32xf16>) -> tensor<2048x32xf16>
+  return %y : tensor<2048x32xf16>
+}
+"""
+    out, dump = compile_graph(tmp_path, graph, "m")
+    assert "transposed on the SFU" not in (dump / "divisions.txt").read_text()
+    rng = np.random.default_rng(3)
+    x, w = f16(rng, 64, 16, 32, scale=0.5), f16(rng, 16, 32, scale=0.5)
+    y = simulate(tmp_path, out, {"x": x, "w": w}, ["y"])["y"]
+    ref = np.transpose(x.astype(np.float32), (0, 2, 1)).reshape(2048, 16) @ w.astype(np.float32)
+    close(y, ref, rtol=2e-2, atol=2e-2)

@@ -71,11 +71,16 @@ std::string Division::describe() const {
   return os.str();
 }
 
-bool swapsLastTwo(const KernelGroup& k) {
+bool swapsLastTwo(const KernelGroup& k, int64_t lanes) {
   if (k.kind != KernelGroup::Kind::Relayout || k.source.dims.size() < 2) return false;
   if (k.source.dims.back().factors.back().stride == 1) return false;
   const TensorView natural = swapLastTwo(k.source);
-  return natural.dims.back().factors.back().stride == 1;
+  // Its rows one stride apart, its columns contiguous or whole sticks: a loaded block of
+  // them is a matrix in the scratchpad.
+  const std::vector<Factor>& rows = natural.dims[natural.dims.size() - 2].factors;
+  const std::vector<Factor>& cols = natural.dims.back().factors;
+  if (rows.size() != 1 || cols.back().stride != 1) return false;
+  return cols.size() == 1 || (cols.size() == 2 && cols.back().size == lanes);
 }
 
 namespace {
@@ -518,7 +523,7 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
   // row over the block's result rows, the source rows at most a stick's lanes). Tiles take
   // a block of result rows (of one matrix) and a block of result columns: whole columns, or
   // whole sticks of them; a tile transposes its columns a stick at a time.
-  if (!gather && swapsLastTwo(k)) {
+  if (!gather && swapsLastTwo(k, r.stick / e)) {
     const TensorView natural = swapLastTwo(src);
     const int64_t lanes = r.stick / e, cols = k.cols;
     // Columns: all in one tile, or blocks of whole sticks of them.

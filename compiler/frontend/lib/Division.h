@@ -44,10 +44,11 @@ struct Division {
   std::string describe() const;
 };
 
-/// Whether re-layout `k` swaps the last two dimensions of a source whose second-to-last
-/// dimension is contiguous, so that it can load the source's rows as they lie and transpose
+/// Whether re-layout `k` swaps the last two dimensions of a source that lies as a matrix
+/// with those two swapped (its rows one stride apart, its columns contiguous or whole sticks
+/// of `lanes` values), so that it can load the source's rows as they lie and transpose
 /// blocks of them on the SFU.
-bool swapsLastTwo(const KernelGroup& k);
+bool swapsLastTwo(const KernelGroup& k, int64_t lanes);
 
 /// The box of batch positions that `blockBatch` consecutive matrices of a tensor form, for a
 /// tensor whose dimensions before its matrix are `batchDims`: the innermost of them whole,
