@@ -51,11 +51,16 @@ Node* childOf(Node* region, Node* n) {
 }
 
 Node* lowestCommon(Node* a, Node* b) {
-  std::set<Node*> up;
-  for (Node* x = a->parent; x; x = x->parent) up.insert(x);
-  for (Node* y = b->parent; y; y = y->parent)
-    if (up.count(y)) return y;
-  return nullptr;
+  // (Called for every pair of steps: walked up by depth rather than through a set.)
+  Node* x = a->parent;
+  Node* y = b->parent;
+  while (x && y && x->depth > y->depth) x = x->parent;
+  while (x && y && y->depth > x->depth) y = y->parent;
+  while (x != y && x && y) {
+    x = x->parent;
+    y = y->parent;
+  }
+  return x == y ? x : nullptr;
 }
 
 bool mayOverlap(const Expr& alo, const Expr& ahi, const Expr& blo, const Expr& bhi,
@@ -193,17 +198,25 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
           edges[k].s->parent == edges[k].region)
         byRegion[edges[k].region].push_back(k);
     std::vector<bool> removed(edges.size(), false);
+    // Per node (by DFS position): its successors, and the edge whose search last saw it
+    // (a stamp rather than a set per search: there is a search per edge).
+    const size_t nodes = static_cast<size_t>(s.root.end) + 1;
+    std::vector<std::vector<std::pair<Node*, size_t>>> succ(nodes);
+    std::vector<size_t> seenBy(nodes, SIZE_MAX);
     for (auto& [region, ks] : byRegion) {
       // Successors of a step: its edges and the next step of its engine in this body.
-      std::map<Node*, std::vector<std::pair<Node*, size_t>>> succ;
+      for (auto& child : region->body) succ[static_cast<size_t>(child->pos)].clear();
       std::map<int, Node*> lastOnEngine;
+      auto succOf = [&](Node* n) -> std::vector<std::pair<Node*, size_t>>& {
+        return succ[static_cast<size_t>(n->pos)];
+      };
       for (auto& child : region->body) {
         if (child->isLoop()) {
           lastOnEngine.clear(); // a loop in between: keep it simple, no order through it
           continue;
         }
         int e = child->step->engine;
-        if (lastOnEngine.count(e)) succ[lastOnEngine[e]].push_back({child.get(), SIZE_MAX});
+        if (lastOnEngine.count(e)) succOf(lastOnEngine[e]).push_back({child.get(), SIZE_MAX});
         lastOnEngine[e] = child.get();
       }
       // Within one op, a corelet's store unit writes only after its load unit read (FIFOs).
@@ -215,25 +228,29 @@ LogicalResult synchronize(CoreSchedule& s, int tokensPerCore, int reservedTokens
         if (e == Engines::load(l)) loads[{child->step->group, l}] = child.get();
         if (e == Engines::store(l)) {
           auto it = loads.find({child->step->group, l});
-          if (it != loads.end()) succ[it->second].push_back({child.get(), SIZE_MAX});
+          if (it != loads.end()) succOf(it->second).push_back({child.get(), SIZE_MAX});
         }
       }
-      for (size_t k : ks) succ[edges[k].p].push_back({edges[k].s, k});
+      for (size_t k : ks) succOf(edges[k].p).push_back({edges[k].s, k});
+      std::vector<Node*> work;
       for (size_t k : ks) {
         // Is S reachable from P without edge k?
-        std::vector<Node*> work = {edges[k].p};
-        std::set<Node*> seen;
+        work.assign(1, edges[k].p);
         bool found = false;
         while (!work.empty() && !found) {
           Node* n = work.back();
           work.pop_back();
-          for (auto [next, via] : succ[n]) {
+          for (auto [next, via] : succOf(n)) {
             if (via == k || (via != SIZE_MAX && removed[via])) continue;
             if (next == edges[k].s) {
               found = true;
               break;
             }
-            if (next->pos < edges[k].s->pos && seen.insert(next).second) work.push_back(next);
+            size_t& seen = seenBy[static_cast<size_t>(next->pos)];
+            if (next->pos < edges[k].s->pos && seen != k) {
+              seen = k;
+              work.push_back(next);
+            }
           }
         }
         if (found) removed[k] = true;
