@@ -34,18 +34,20 @@ def test_cost_model_choice_is_within_ten_percent_of_the_best_simulated(tmp_path,
 @pytest.mark.parametrize("block", ["gpt2_block", "llama_block", "bert_layer", "spyre_cnn"])
 def test_cost_model_on_every_bundled_block(tmp_path, block):
     """Every candidate of every kernel of a bundled block simulated: the block's chosen
-    divisions, summed, within 10% of the fastest candidates summed, and no kernel more than
-    1.35 from its fastest (docs/performance.md names the kernels between 1.10 and 1.35: the
-    norms over 128 rows, the CNN's narrow matmuls)."""
+    divisions, summed, within 5% of the fastest candidates summed (1.011 at most today), and
+    every kernel within 10% of its fastest but one: the CNN's bias + ReLU over 196 x 32
+    (608 cycles against 527, docs/performance.md), within 20%."""
     report = tmp_path / "report.json"
     run("/usr/bin/python3", ROOT / "bench" / "frontend" / "divisions.py",
         ROOT / "models" / "graphs" / f"{block}.mlir", "--bin", BIN, "--json", report)
     result = json.loads(report.read_text())
     chosen = sum(r["chosen"] for r in result.values())
     best = sum(r["best"] for r in result.values())
-    assert chosen <= 1.10 * best, (chosen, best)
+    assert chosen <= 1.05 * best, (chosen, best)
+    over = {k: r["ratio"] for k, r in result.items() if r["ratio"] > 1.10}
+    assert len(over) <= (1 if block == "spyre_cnn" else 0), over
     worst = max(result.items(), key=lambda kv: kv[1]["ratio"])
-    assert worst[1]["ratio"] <= 1.35, worst
+    assert worst[1]["ratio"] <= 1.20, worst
 
 
 def test_matmul_splits_the_reduction_dimension_when_that_is_faster(tmp_path):
@@ -111,7 +113,8 @@ def test_architecture_changes_replan(tmp_path):
     g = ROOT / "models" / "graphs" / "spyre_mlp.mlir"
     out32, d32 = compile_graph(tmp_path, g, "c32")
     out16, d16 = compile_graph(tmp_path, g, "c16", ["--set", "chip.cores=16"])
-    grid = lambda d: re.findall(r"grid = \[([0-9, ]+)\]", (d / "k3_rows_softmax.mlir").read_text())
+    grid = lambda d: [g for k in sorted(d.glob("k*.mlir"))  # noqa: E731
+                      for g in re.findall(r"grid = \[([0-9, ]+)\]", k.read_text())]
     assert grid(d32) != grid(d16)
     tiles = [eval("*".join(g.split(","))) for g in grid(d16)]
     assert all(t <= 16 for t in tiles)

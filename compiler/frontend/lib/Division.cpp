@@ -243,7 +243,7 @@ std::string boundOf(double load, double work, double store, double dramShare) {
 std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, std::string& why) {
   Rates r(arch);
   // Bytes per row resident and moved; bytes resident once (vectors along the columns).
-  int64_t residentPerRow = 0, readPerRow = 0, writePerRow = 0, once = 0;
+  int64_t residentPerRow = 0, readPerRow = 0, writePerRow = 0, once = 0, readOnce = 0;
   double sticksPerRow = 0, chain = 0, rowOps = 0;
   llvm::DenseSet<Value> counted;
   auto account = [&](Value v, Form f, int64_t* moved) {
@@ -262,6 +262,7 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
       break;
     case Form::PerCol:
       once += roundUp(width * e, r.stick);
+      if (moved) readOnce += roundUp(width * e, r.stick);
       break;
     case Form::Spread: // one row of it per step, read along the columns
       once += roundUp(width * e, r.stick);
@@ -313,8 +314,13 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
       const double outBytes = static_cast<double>(perTile * writePerRow);
       const double work = static_cast<double>(perTile) * (sticksPerRow + rowOps) / r.sfu +
                           chain * static_cast<double>(perTile / s);
-      d.cycles =
-          tileCycles(r, in, outBytes, work, perTile / s, tiles, static_cast<int64_t>(k.ops.size()));
+      // Vectors along the columns that every tile reads (a norm's weight and bias) are a
+      // few KB in one or two DRAM channels, which serve every tile's copy of them.
+      const double hot =
+          static_cast<double>(tiles * readOnce) * (1.0 / r.within(readOnce).dram - 1.0 / r.dram);
+      d.cycles = tileCycles(r, in, outBytes, work, perTile / s, tiles,
+                            static_cast<int64_t>(k.ops.size())) +
+                 hot;
       d.bound = boundOf(std::max(in / r.dma, in * tiles / r.dram), work,
                         std::max(outBytes / r.dma, outBytes * tiles / r.dram),
                         (in + outBytes) * tiles / r.dram / ((in + outBytes) / r.dma));
@@ -336,10 +342,14 @@ int64_t spanBytes(const TensorView& v, int64_t elementBytes) {
 std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arch,
                                       const KernelPlan& plan, std::string& why) {
   Rates r(arch);
-  // B read in place through a transposed view: a DMA run per element, all within B's span.
-  if (k.transposedB)
-    if (auto it = plan.views.find(k.ops.front()->getOperand(1)); it != plan.views.end())
-      r = r.within(spanBytes(it->second, elementBytes(k.ops.front()->getOperand(1))));
+  // B's reads all fall within its span: a small B (a convolution's filters) is one or two
+  // DRAM channels serving every tile's copy; a B read in place through a transposed view is
+  // a DMA run per element, all of them there.
+  double bRate = r.dram;
+  if (auto it = plan.views.find(k.ops.front()->getOperand(1)); it != plan.views.end()) {
+    bRate = r.within(spanBytes(it->second, elementBytes(k.ops.front()->getOperand(1)))).dram;
+    if (k.transposedB) r.dram = bRate;
+  }
   Operation* mm = k.ops.front();
   const int64_t e = elementBytes(mm->getOperand(0)), eo = elementBytes(mm->getResult(0));
   const int64_t lanes = r.stick / e;
@@ -432,9 +442,12 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
         // Each row of the block is a segment of every epilogue op's stream: its sticks and a
         // start.
         const double epi = static_cast<double>(epiPasses * sliceRows * (bnPad / lanes + 1)) / r.sfu;
+        // What B's channels take beyond B's share of the whole bandwidth.
+        const double hotB =
+            static_cast<double>(tiles * (bm / sub)) * bBytes * (1.0 / bRate - 1.0 / r.dram);
         d.cycles = tileCycles(r, in, outBytes, pt + epi, (bm / sub) * (kSpan / depth), tiles,
                               static_cast<int64_t>(k.ops.size())) +
-                   ring;
+                   ring + hotB;
         d.bound = boundOf(std::max(in / r.dma, in * tiles / r.dram), pt + epi + ring,
                           std::max(outBytes / r.dma, outBytes * tiles / r.dram),
                           static_cast<double>(tiles) * r.dma / r.dram);
