@@ -140,19 +140,41 @@ def _cast(dev, t, dtype):
     return cast if cast is not None else t.to(dtype)
 
 
+def _memory_order(t):
+    """The permutation that lays `t`'s dimensions out in its memory order when `t` is dense
+    and non-overlapping (a transpose or permutation of a contiguous tensor), else None."""
+    order = sorted(range(t.dim()), key=lambda d: (-t.stride(d), -d))
+    permuted = t.permute(order)
+    return order if permuted.is_contiguous() else None
+
+
 def _to_copy(t, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
              memory_format=None):
-    """`t.to(dtype)`, `.half()`, `.float()` of a contiguous device tensor on its own device:
-    a conversion program (_cast_on_device). Anything else (a copy to or from the host or
-    another device, a view, a layout) as PyTorch's own _to_copy does it: a new tensor and a
+    """`t.to(dtype)`, `.half()`, `.float()` of a device tensor on its own device: a
+    conversion program (_cast_on_device); a view first made contiguous on the device, or,
+    where it is a permutation of a dense tensor, converted in its memory order and given
+    back its strides (as preserve_format keeps them). Anything else (a copy to or from the
+    host or another device, a layout) as PyTorch's own _to_copy does it: a new tensor and a
     copy (through the host between dtypes the device does not convert)."""
     target = torch.device(device) if device is not None else t.device
     if t.device.type == "privateuseone" and target == t.device and dtype is not None and \
-            dtype != t.dtype and layout in (None, torch.strided) and t.is_contiguous() and \
+            dtype != t.dtype and layout in (None, torch.strided) and \
             memory_format in (None, torch.preserve_format, torch.contiguous_format):
-        cast = _cast_on_device(devices.of(t), t, dtype)
-        if cast is not None:
-            return cast
+        dev = devices.of(t)
+        if t.is_contiguous():
+            cast = _cast_on_device(dev, t, dtype)
+            if cast is not None:
+                return cast
+        elif memory_format == torch.contiguous_format or _memory_order(t) is None:
+            cast = _cast_on_device(dev, t.contiguous(), dtype)
+            if cast is not None:
+                return cast
+        else:
+            order = _memory_order(t)
+            cast = _cast_on_device(dev, t.permute(order), dtype)
+            if cast is not None:
+                inverse = sorted(range(t.dim()), key=lambda d: order[d])
+                return cast.permute(inverse)
     if memory_format in (None, torch.preserve_format):
         out = torch.empty_like(t, dtype=dtype or t.dtype, device=target,
                                layout=layout or t.layout, pin_memory=pin_memory or False)

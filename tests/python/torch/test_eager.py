@@ -303,6 +303,33 @@ def test_explicit_casts_run_on_the_device(device):
 
 
 @pytest.mark.parametrize("device", ["tpu", "spyre"])
+def test_casts_of_permuted_views_run_on_the_device(device):
+    """.bfloat16() / .float() of a transposed or permuted device tensor: converted in its
+    memory order on the device and given back its strides (preserve_format), nothing over
+    the host link; with memory_format=torch.contiguous_format, made contiguous first (on
+    the device where the chip re-lays that view out: not the TPU's [2, 0, 1])."""
+    x = torch.randn(5, 64, 96)
+    d = x.to(device)
+    for view, ref, relaid in ((d.transpose(1, 2), x.transpose(1, 2), True),
+                              (d.permute(2, 0, 1), x.permute(2, 0, 1), device == "spyre")):
+        before = chipless.torch.stats(device)
+        b = view.bfloat16()
+        f = b.float()
+        after = chipless.torch.stats(device)
+        assert after["launches"] - before["launches"] == 2
+        assert after["link_bytes_in"] == before["link_bytes_in"]
+        assert after["link_bytes_out"] == before["link_bytes_out"]
+        c = view.to(torch.bfloat16, memory_format=torch.contiguous_format)
+        if relaid:
+            assert chipless.torch.stats(device)["link_bytes_in"] == before["link_bytes_in"]
+        assert b.stride() == ref.bfloat16().stride() and b.dtype == torch.bfloat16
+        assert c.is_contiguous()
+        assert torch.equal(f.cpu(), ref.bfloat16().float())
+        assert torch.equal(c.cpu(), ref.bfloat16())
+    assert chipless.torch.fallback_counts() == {}
+
+
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
 def test_a_causal_mask_made_by_comparison_matches_the_cpu(device):
     dtype = FLOAT[device]
     scores = torch.randn(4, 64, 64).to(dtype)
