@@ -10,7 +10,9 @@
 // A tile that takes several steps overlaps its loads, work and stores (the scheduler's
 // load -> compute -> store pipeline): its time is the longest of the three plus the rest
 // of one step; a tile of one step runs them one after the other. Each step also pays the
-// DRAM latency and the DMA set-up once.
+// DRAM latency and the DMA set-up once. A small tensor that every tile reads (a norm's
+// weight, a narrow matmul's B, a re-layout's source) is served only by the DRAM channels
+// its interleaved blocks fall in (Rates::within).
 //
 //===----------------------------------------------------------------------===//
 
