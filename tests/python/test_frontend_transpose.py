@@ -39,6 +39,9 @@ func.func @t(%x: {t(shape)} {{graph.name = "x"}}) -> ({t(out)} {{graph.name = "y
     ((3, 40, 96), "f16", True),       # a batch of matrices
     ((2, 5, 128, 72), "bf16", True),  # two batch dimensions; tiles of a stick of columns
     ((4, 128, 100), "f16", True),
+    ((48, 128, 64), "f16", True),     # more matrices than cores: two per tile, in a loop
+    ((2, 40, 64, 70), "f16", True),   # 80 matrices: runs of 4 along the inner batch dimension
+    ((33, 64, 64), "bf16", True),     # 33 matrices: runs of 3
     ((100, 96), "f16", False),        # the cost model keeps the DMA runs (4 result rows a tile)
 ])
 def test_swapped_dimensions_are_transposed_on_the_sfu(tmp_path, shape, dtype, on_sfu):

@@ -136,6 +136,20 @@ LogicalResult KernelWriter::writeTransposedBlocks(const TensorView& src, const T
                                                   const std::vector<int64_t>& box) {
   const size_t rank = box.size();
   const int64_t R = d_.transposeRows, C = d_.blockRows;
+  // A run of matrices along one batch dimension (Division::blockBatch): one at a time.
+  std::vector<std::string> at = start;
+  std::vector<int64_t> one = box;
+  const auto run = std::find_if(box.begin(), box.end() - 2, [](int64_t n) { return n > 1; });
+  const size_t runDim = static_cast<size_t>(run - box.begin());
+  if (run != box.end() - 2) {
+    const std::string n = constant(*run), step = constant(1),
+                      end = "%kx" + std::to_string(fresh_++);
+    text_ << "    " << end << " = arith.addi " << start[runDim] << ", " << n
+          << " : index\n    scf.for %km = " << start[runDim] << " to " << end << " step " << step
+          << " {\n";
+    at[runDim] = "%km";
+    one[runDim] = 1;
+  }
   auto tensorType = [&](const std::vector<int64_t>& shape) {
     return "tensor<" + dimsText(shape) + "x" + e + ">";
   };
@@ -146,10 +160,10 @@ LogicalResult KernelWriter::writeTransposedBlocks(const TensorView& src, const T
   // Result columns [col, col + n): the source's rows as they lie ([.., n, C]), transposed,
   // stored.
   auto transposeColumns = [&](const std::string& col, int64_t n) -> LogicalResult {
-    std::vector<std::string> from = start;
-    std::vector<int64_t> fromBox = box;
+    std::vector<std::string> from = at;
+    std::vector<int64_t> fromBox = one;
     from[rank - 2] = col;
-    from[rank - 1] = start[rank - 2];
+    from[rank - 1] = at[rank - 2];
     fromBox[rank - 2] = n;
     fromBox[rank - 1] = C;
     FailureOr<std::string> rows = loadBox(swapLastTwo(src), e, from, fromBox);
@@ -168,8 +182,8 @@ LogicalResult KernelWriter::writeTransposedBlocks(const TensorView& src, const T
     text_ << "    " << empty << " = tensor.empty() : " << tensorType({C, n}) << "\n    " << t
           << " = linalg.transpose ins(" << matrix << " : " << tensorType({n, C}) << ") outs("
           << empty << " : " << tensorType({C, n}) << ") permutation = [1, 0]\n";
-    std::vector<std::string> to = start;
-    std::vector<int64_t> toBox = box;
+    std::vector<std::string> to = at;
+    std::vector<int64_t> toBox = one;
     to[rank - 1] = col;
     toBox[rank - 1] = n;
     std::string block = t;
@@ -205,14 +219,15 @@ LogicalResult KernelWriter::writeTransposedBlocks(const TensorView& src, const T
     return failure();
   }
   if (rest > 0) {
-    std::string at = col;
+    std::string last = col;
     if (runs > 0) {
       const std::string width = constant(runs * R);
-      at = "%kx" + std::to_string(fresh_++);
-      text_ << "    " << at << " = arith.addi " << col << ", " << width << " : index\n";
+      last = "%kx" + std::to_string(fresh_++);
+      text_ << "    " << last << " = arith.addi " << col << ", " << width << " : index\n";
     }
-    if (failed(transposeColumns(at, rest))) return failure();
+    if (failed(transposeColumns(last, rest))) return failure();
   }
+  if (run != box.end() - 2) text_ << "    }\n";
   text_ << "    return\n  }\n}\n";
   return success();
 }

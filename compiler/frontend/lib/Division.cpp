@@ -537,19 +537,34 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
   // transpose them on the SFU (the KTIR compiler's on-chip transpose: one select per source
   // row over the block's result rows, the source rows at most a stick's lanes). Tiles take
   // a block of result rows (of one matrix) and a block of result columns: whole columns, or
-  // whole sticks of them; a tile transposes its columns a stick at a time.
+  // whole sticks of them; a tile transposes its columns a stick at a time. Where there are
+  // more matrices than cores, a tile takes a run of them along one batch dimension, one
+  // after the other (the fewest that fit the cores).
   if (!gather && swapsLastTwo(k, r.stick / e)) {
     const TensorView natural = swapLastTwo(src);
     const int64_t lanes = r.stick / e, cols = k.cols;
     // Columns: all in one tile, or blocks of whole sticks of them.
     std::vector<int64_t> colTiles = {1};
     if (cols > lanes && cols % lanes == 0) colTiles = divisors(cols / lanes);
+    int64_t perBatch = 1;
+    for (int64_t b : divisors(k.batch)) {
+      perBatch = b;
+      if (k.batch / b <= arch.chip.cores) break;
+    }
+    // The run is one box along one batch dimension (the loop's), a box of source and result.
+    const std::vector<int64_t> box = batchBox(batchDims, perBatch);
+    bool runFits = perBatch == 1 ||
+                   (!box.empty() &&
+                    std::count_if(box.begin(), box.end(), [](int64_t n) { return n > 1; }) == 1);
+    for (size_t i = 0; runFits && i < box.size(); ++i)
+      if (box[i] > 1 && (!blockFits(src.dims[i], box[i]) || !blockFits(k.dest.dims[i], box[i])))
+        runFits = false;
     const double sfuOne = r.sfu / static_cast<double>(r.corelets);
     for (int64_t perTile : divisors(rows))
-      for (int64_t gridCols : colTiles) {
+      for (int64_t gridCols : runFits ? colTiles : std::vector<int64_t>{}) {
         const int64_t blockCols = cols / gridCols, R = std::min(blockCols, lanes);
-        const int64_t chunks = (blockCols + R - 1) / R;
-        const int64_t tiles = k.batch * (rows / perTile) * gridCols;
+        const int64_t chunks = perBatch * ((blockCols + R - 1) / R);
+        const int64_t tiles = (k.batch / perBatch) * (rows / perTile) * gridCols;
         const int64_t rowBytes = roundUp(perTile * e, r.stick);
         // The source rows, the transposed block, the identity (Lowering::transposeOnChip).
         const int64_t bytes = R * rowBytes + perTile * r.stick + 2 * R * r.stick;
@@ -560,7 +575,8 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
             !blockFits(k.dest.dims[rank - 1], blockCols))
           continue;
         Division d;
-        d.gridBatch = k.batch;
+        d.gridBatch = k.batch / perBatch;
+        d.blockBatch = perBatch;
         d.gridRows = rows / perTile;
         d.gridCols = gridCols;
         d.blockRows = perTile;
@@ -571,10 +587,10 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
         d.residentBytes = bytes;
         // Per transpose: each source row spread over the result rows, then selected into
         // them, on one corelet's SFU; one select op per source row, back to back.
-        const double in = static_cast<double>(blockCols * rowBytes);
-        const double outBytes = static_cast<double>(perTile * blockCols * e);
-        const double work = static_cast<double>(2 * blockCols * perTile) / sfuOne +
-                            static_cast<double>(blockCols) * r.opChained;
+        const double in = static_cast<double>(perBatch * blockCols * rowBytes);
+        const double outBytes = static_cast<double>(perBatch * perTile * blockCols * e);
+        const double work = static_cast<double>(perBatch * 2 * blockCols * perTile) / sfuOne +
+                            static_cast<double>(perBatch * blockCols) * r.opChained;
         d.cycles = tileCycles(r, in, outBytes, work, chunks, tiles, 1);
         d.bound = "sfu";
         out.push_back(d);

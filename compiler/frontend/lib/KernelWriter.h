@@ -264,8 +264,8 @@ private:
   /// The on-chip form of a re-layout that swaps the last two dimensions
   /// (Division::transposeRows): the tile's block of result rows and columns, a stick of
   /// columns at a time (and a last partial stick), loaded as the source's rows lie,
-  /// transposed and stored. `start` and
-  /// `box` are the tile's box of the result, its batch positions and rows set.
+  /// transposed and stored; a run of matrices (Division::blockBatch) one after the other. `start`
+  /// and `box` are the tile's box of the result, its batch positions and rows set.
   LogicalResult writeTransposedBlocks(const TensorView& src, const TensorView& dst,
                                       const std::string& e, const std::vector<std::string>& start,
                                       const std::vector<int64_t>& box);
