@@ -1,7 +1,8 @@
 //===- Division.cpp - dividing a kernel's work over the cores -------------===//
 //
-// Part of chipless. See Division.h. The estimate of a division, per tile (all tiles run at
-// once, one per core):
+// Part of chipless. See Division.h. Rows and matmul kernels here; re-layouts, gathers, fills
+// and windows in CopyDivisions.cpp; the rates and shared sums in DivisionCost.h. The
+// estimate of a division, per tile (all tiles run at once, one per core):
 //   load   = bytes the tile reads / DMA bytes per cycle, and the whole kernel's bytes over
 //            DRAM bandwidth (every core shares DRAM), whichever is longer
 //   work   = SFU sticks / (corelets x SFU sticks per cycle) for element-wise work, PT time
@@ -19,6 +20,7 @@
 #include "Division.h"
 
 #include "CoreSpan.h"
+#include "DivisionCost.h"
 #include "Layout.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -85,8 +87,6 @@ bool swapsLastTwo(const KernelGroup& k, int64_t lanes) {
   return cols.size() == 1 || (cols.size() == 2 && cols.back().size == lanes);
 }
 
-namespace {
-
 int64_t roundUp(int64_t v, int64_t m) {
   return (v + m - 1) / m * m;
 }
@@ -101,6 +101,30 @@ std::vector<int64_t> divisors(int64_t n) {
   std::sort(d.begin(), d.end());
   return d;
 }
+
+double tileCycles(const Rates& r, double in, double out, double work, int64_t steps, int64_t tiles,
+                  int64_t ops) {
+  const double load = std::max(in / r.dma, in * tiles / r.dram);
+  const double store = std::max(out / r.dma, out * tiles / r.dram);
+  // Each step pays a load's and a store's DRAM latency and DMA set-up, and fills and drains
+  // the FIFOs of each op's stream once.
+  const double perStep = 2 * (r.latency + r.setup) + static_cast<double>(ops) * r.opFill;
+  if (steps <= 1) return load + work + store + perStep;
+  // Loads and stores of every tile share DRAM while the steps overlap.
+  const double dram = (in + out) * static_cast<double>(tiles) / r.dram;
+  const double longest = std::max({load, work, store, dram});
+  return longest + (load + work + store) / static_cast<double>(steps) +
+         perStep * static_cast<double>(steps);
+}
+
+int64_t spanBytes(const TensorView& v, int64_t elementBytes) {
+  int64_t last = 0;
+  for (const DimLayout& d : v.dims)
+    for (const Factor& f : d.factors) last += (f.size - 1) * f.stride;
+  return (last + 1) * elementBytes;
+}
+
+namespace {
 
 /// The SFU passes an op makes over its sticks (a softmax: max, exp, sum, divide).
 int64_t sfuPasses(Operation* op) {
@@ -171,38 +195,6 @@ double chainLatency(Operation* op, const SpyreArch& a) {
   return plain;
 }
 
-struct Rates {
-  double dram, dma, sfu, latency, setup, ptPerCorelet, opFill, opChained, ring, hop;
-  int64_t stick, budget, corelets, accumulatorElems, channels, interleave;
-  explicit Rates(const SpyreArch& a)
-      : dram(a.dramBytesPerCycle()), dma(static_cast<double>(a.dma.bytes_per_cycle)),
-        sfu(a.sfu.sticks_per_cycle * a.chip.corelets_per_core), latency(a.dramLatencyCycles()),
-        setup(static_cast<double>(a.dma.setup_cycles)),
-        ptPerCorelet(static_cast<double>(a.peakFp16FlopsPerCycle()) / a.chip.cores /
-                     a.chip.corelets_per_core),
-        stick(a.chip.stick_bytes), budget(a.planningScratchpadBytes()),
-        corelets(a.chip.corelets_per_core), accumulatorElems(a.pt.accumulator_bytes / 4),
-        channels(a.dram.channels), interleave(a.dram.interleave_bytes) {
-    // An op's stream fills the FIFOs to its SFU and back, then waits for the SFU pipeline.
-    opFill = 2.0 * static_cast<double>(a.fifo.depth_sticks * a.fifo.latency_cycles) +
-             static_cast<double>(a.sfu.latency_cycles);
-    // An op right after another on the same SFU: its input fill overlaps the other's drain.
-    opChained = static_cast<double>(a.fifo.depth_sticks * a.fifo.latency_cycles) +
-                static_cast<double>(a.sfu.latency_cycles);
-    ring = static_cast<double>(a.ring.bytes_per_cycle);
-    hop = static_cast<double>(a.ring.hop_latency_cycles);
-  }
-  /// These rates for a kernel whose reads all fall in `bytes` of contiguous memory: DRAM
-  /// serves them from the channels its interleaved blocks fall in, not all of them (a
-  /// small tensor read by every tile is one or two channels' bandwidth).
-  Rates within(int64_t bytes) const {
-    Rates r = *this;
-    const int64_t blocks = std::max<int64_t>(1, (bytes + interleave - 1) / interleave);
-    r.dram = dram * static_cast<double>(std::min(blocks, channels)) / static_cast<double>(channels);
-    return r;
-  }
-};
-
 /// PT cycles of one tile's [m, n] x k product: the KTIR compiler cuts it into accumulator
 /// tiles (as square as the accumulators allow, n in whole sticks) that alternate between
 /// the corelets, each on whole sticks of k and n.
@@ -218,23 +210,6 @@ double ptCycles(const Rates& r, int64_t m, int64_t n, int64_t k, int64_t lanes) 
   const int64_t kPad = (k + lanes - 1) / lanes * lanes;
   const double perTile = 2.0 * static_cast<double>(mt * ntPad * kPad) / r.ptPerCorelet;
   return static_cast<double>((tiles + r.corelets - 1) / r.corelets) * perTile;
-}
-
-/// Cycles of a tile that moves `in` and `out` bytes and works `work` cycles in `steps`
-/// steps through `ops` ops, while all `tiles` tiles share DRAM.
-double tileCycles(const Rates& r, double in, double out, double work, int64_t steps, int64_t tiles,
-                  int64_t ops) {
-  const double load = std::max(in / r.dma, in * tiles / r.dram);
-  const double store = std::max(out / r.dma, out * tiles / r.dram);
-  // Each step pays a load's and a store's DRAM latency and DMA set-up, and fills and drains
-  // the FIFOs of each op's stream once.
-  const double perStep = 2 * (r.latency + r.setup) + static_cast<double>(ops) * r.opFill;
-  if (steps <= 1) return load + work + store + perStep;
-  // Loads and stores of every tile share DRAM while the steps overlap.
-  const double dram = (in + out) * static_cast<double>(tiles) / r.dram;
-  const double longest = std::max({load, work, store, dram});
-  return longest + (load + work + store) / static_cast<double>(steps) +
-         perStep * static_cast<double>(steps);
 }
 
 std::string boundOf(double load, double work, double store, double dramShare) {
@@ -331,14 +306,6 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
   }
   if (out.empty()) why = "no division of " + std::to_string(k.rows) + " rows fits the scratchpad";
   return out;
-}
-
-/// Bytes from the first element of `v` to its last.
-int64_t spanBytes(const TensorView& v, int64_t elementBytes) {
-  int64_t last = 0;
-  for (const DimLayout& d : v.dims)
-    for (const Factor& f : d.factors) last += (f.size - 1) * f.stride;
-  return (last + 1) * elementBytes;
 }
 
 std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arch,
@@ -461,187 +428,6 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
           " matmul fits the scratchpad" +
           (B > arch.chip.cores ? " with one matrix of the batch per core at most" : "");
   return out;
-}
-
-/// A re-layout: blocks of rows of one matrix of the result, or runs of whole matrices along
-/// the dimension before them, each a box of the source as it lies.
-std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& arch,
-                                        std::string& why) {
-  const Rates all(arch);
-  // A gather and a fill are divided by blocks of rows of their (rank-2) result.
-  const bool gather = k.kind == KernelGroup::Kind::Gather || k.kind == KernelGroup::Kind::Fill;
-  Value copied = k.kind == KernelGroup::Kind::Gather ? k.ops.front()->getResult(0) : k.copyFrom;
-  const int64_t e = elementBytes(copied);
-  const size_t rank = gather ? 2 : cast<RankedTensorType>(copied.getType()).getRank();
-  const TensorView& src = k.source;
-  // Every tile reads within the source's span (a gather: anywhere in its table).
-  const Rates r = gather ? all : all.within(spanBytes(src, e));
-  // When the source's values are not contiguous along its last dimension (a permutation
-  // moved it), every element is a DMA run of its own, charged a whole stick; otherwise rows
-  // move whole (a gather: one row per index).
-  const bool elementRuns = !gather && src.dims.back().factors.back().stride != 1;
-  const int64_t half = r.budget / 2;
-  std::vector<Division> out;
-  const int64_t rows = k.rows / k.batch; // of one matrix of the result
-  const std::vector<int64_t> shape =
-      gather ? std::vector<int64_t>{} : cast<RankedTensorType>(copied.getType()).getShape().vec();
-  const llvm::ArrayRef<int64_t> batchDims =
-      rank > 2 ? llvm::ArrayRef<int64_t>(shape).drop_back(2) : llvm::ArrayRef<int64_t>();
-  auto add = [&](int64_t perBatch, int64_t perTile) {
-    const int64_t tiles = (k.batch / perBatch) * (rows / perTile);
-    const int64_t bytes = perBatch * perTile * roundUp(k.cols * e, r.stick);
-    if (tiles > arch.chip.cores || bytes > half) return;
-    // The block must be a box of the source's factors.
-    if (!gather) {
-      if (rank >= 2 &&
-          (!blockFits(src.dims[rank - 2], perTile) || !blockFits(k.dest.dims[rank - 2], perTile)))
-        return;
-      const std::vector<int64_t> box = batchBox(batchDims, perBatch);
-      if (perBatch > 1 && box.empty()) return;
-      for (size_t i = 0; perBatch > 1 && i < box.size(); ++i)
-        if (box[i] > 1 && (!blockFits(src.dims[i], box[i]) || !blockFits(k.dest.dims[i], box[i])))
-          return;
-    }
-    Division d;
-    d.gridBatch = k.batch / perBatch;
-    d.blockBatch = perBatch;
-    d.gridRows = rows / perTile;
-    d.blockRows = perTile;
-    d.blockCols = k.cols;
-    d.stepRows = perTile;
-    d.stepDepth = 0;
-    d.residentBytes = bytes;
-    const double elements = static_cast<double>(perBatch * perTile * k.cols);
-    const double in = elementRuns ? elements * static_cast<double>(r.stick) : elements * e;
-    d.cycles = tileCycles(r, in, elements * e, 0, 1, tiles, 1);
-    d.bound = elementRuns ? "dma" : "dram";
-    out.push_back(d);
-  };
-  // Blocks of rows of one matrix each, or whole matrices, several per tile: a run of the
-  // innermost dimension before the matrix (of a rank-4 result [N, C, H, W]: C).
-  for (int64_t perTile : divisors(rows)) add(1, perTile);
-  // Of a rank-4 (or more) result only where blocks of rows do not fit: those runs are boxes
-  // of one more dimension, which the estimate does not charge (measured: chosen for GPT-2's
-  // eager re-layouts, the same modelled time and 1.5x the host time to simulate).
-  if (rank == 3 || (rank > 3 && !gather && out.empty()))
-    for (int64_t perBatch : divisors(shape[rank - 3]))
-      if (perBatch > 1) add(perBatch, rows);
-  // Boxes of several batch dimensions (the inner ones whole, a run of the next: the
-  // 64 x 64 matrices of [F, C, KH, KW] as 2 x 64 per tile), only where a run of one does
-  // not fit: a box of more dimensions is more access tile coordinates per transfer, which
-  // the estimate does not charge.
-  if (rank > 3 && !gather && out.empty())
-    for (int64_t perBatch : divisors(k.batch))
-      if (perBatch > shape[rank - 3]) add(perBatch, rows);
-  // A swap of the last two dimensions can instead load the source's rows as they lie and
-  // transpose them on the SFU (the KTIR compiler's on-chip transpose: one select per source
-  // row over the block's result rows, the source rows at most a stick's lanes). Tiles take
-  // a block of result rows (of one matrix) and a block of result columns: whole columns, or
-  // whole sticks of them; a tile transposes its columns a stick at a time. Where there are
-  // more matrices than cores, a tile takes a run of them along one batch dimension, one
-  // after the other (the fewest that fit the cores).
-  if (!gather && swapsLastTwo(k, r.stick / e)) {
-    const TensorView natural = swapLastTwo(src);
-    const int64_t lanes = r.stick / e, cols = k.cols;
-    // Columns: all in one tile, or blocks of whole sticks of them.
-    std::vector<int64_t> colTiles = {1};
-    if (cols > lanes && cols % lanes == 0) colTiles = divisors(cols / lanes);
-    int64_t perBatch = 1;
-    for (int64_t b : divisors(k.batch)) {
-      perBatch = b;
-      if (k.batch / b <= arch.chip.cores) break;
-    }
-    // The run is one box along one batch dimension (the loop's), a box of source and result.
-    const std::vector<int64_t> box = batchBox(batchDims, perBatch);
-    bool runFits = perBatch == 1 ||
-                   (!box.empty() &&
-                    std::count_if(box.begin(), box.end(), [](int64_t n) { return n > 1; }) == 1);
-    for (size_t i = 0; runFits && i < box.size(); ++i)
-      if (box[i] > 1 && (!blockFits(src.dims[i], box[i]) || !blockFits(k.dest.dims[i], box[i])))
-        runFits = false;
-    const double sfuOne = r.sfu / static_cast<double>(r.corelets);
-    for (int64_t perTile : divisors(rows))
-      for (int64_t gridCols : runFits ? colTiles : std::vector<int64_t>{}) {
-        const int64_t blockCols = cols / gridCols, R = std::min(blockCols, lanes);
-        const int64_t chunks = perBatch * ((blockCols + R - 1) / R);
-        const int64_t tiles = (k.batch / perBatch) * (rows / perTile) * gridCols;
-        const int64_t rowBytes = roundUp(perTile * e, r.stick);
-        // The source rows, the transposed block, the identity (Lowering::transposeOnChip).
-        const int64_t bytes = R * rowBytes + perTile * r.stick + 2 * R * r.stick;
-        if (tiles > arch.chip.cores || bytes > half) continue;
-        if (!blockFits(natural.dims[rank - 1], perTile) ||
-            !blockFits(natural.dims[rank - 2], blockCols) ||
-            !blockFits(k.dest.dims[rank - 2], perTile) ||
-            !blockFits(k.dest.dims[rank - 1], blockCols))
-          continue;
-        Division d;
-        d.gridBatch = k.batch / perBatch;
-        d.blockBatch = perBatch;
-        d.gridRows = rows / perTile;
-        d.gridCols = gridCols;
-        d.blockRows = perTile;
-        d.blockCols = blockCols;
-        d.stepRows = perTile;
-        d.stepDepth = 0;
-        d.transposeRows = R;
-        d.residentBytes = bytes;
-        // Per transpose: each source row spread over the result rows, then selected into
-        // them, on one corelet's SFU; one select op per source row, back to back.
-        const double in = static_cast<double>(perBatch * blockCols * rowBytes);
-        const double outBytes = static_cast<double>(perBatch * perTile * blockCols * e);
-        const double work = static_cast<double>(perBatch * 2 * blockCols * perTile) / sfuOne +
-                            static_cast<double>(perBatch * blockCols) * r.opChained;
-        d.cycles = tileCycles(r, in, outBytes, work, chunks, tiles, 1);
-        d.bound = "sfu";
-        out.push_back(d);
-      }
-  }
-  if (out.empty()) why = "no division of the re-layout fits the scratchpad";
-  return out;
-}
-
-/// A window kernel: tiles of whole output rows of one image, each a box per window offset
-/// (an unfold stores KH KW boxes of the input; a pooling combines them).
-std::vector<Division> windowDivisions(const KernelGroup& k, const SpyreArch& arch,
-                                      std::string& why) {
-  Rates r(arch);
-  Operation* op = k.ops.front();
-  auto out = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
-  Value in = op->getOperand(0);
-  const int64_t e = elementBytes(in);
-  const int64_t OH = out[1], OW = out[2];
-  int64_t boxes = 1, C = out[3];
-  if (out.size() == 6) { // unfold [N, OH, OW, KH, KW, C]
-    boxes = out[3] * out[4];
-    C = out[5];
-  } else { // pooling: its window operand
-    auto win = cast<RankedTensorType>(op->getOperand(1).getType()).getShape();
-    boxes = win[0] * win[1];
-  }
-  // A box's rows are runs of C elements: whole sticks when C is, byte runs otherwise.
-  const int64_t run = roundUp(C * e, r.stick);
-  const int64_t half = r.budget / 2;
-  std::vector<Division> outDivs;
-  for (int64_t perTile : divisors(OH)) {
-    const int64_t tiles = k.rows / perTile;
-    if (tiles > arch.chip.cores) continue;
-    const int64_t bytes = (boxes + 1) * perTile * OW * run;
-    if (bytes > half) continue;
-    Division d;
-    d.gridRows = tiles;
-    d.blockRows = perTile;
-    d.blockCols = k.cols;
-    d.stepRows = perTile;
-    d.residentBytes = bytes;
-    const double moved = static_cast<double>(boxes * perTile * OW * run);
-    const double outBytes =
-        static_cast<double>(perTile * OW * (out.size() == 6 ? boxes : 1) * C * e);
-    d.cycles = tileCycles(r, moved, outBytes, 0, 1, tiles, static_cast<int64_t>(boxes));
-    d.bound = "dma";
-    outDivs.push_back(d);
-  }
-  if (outDivs.empty()) why = "no division of the window kernel fits the scratchpad";
-  return outDivs;
 }
 
 } // namespace
