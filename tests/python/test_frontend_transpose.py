@@ -37,12 +37,15 @@ func.func @t(%x: {t(shape)} {{graph.name = "x"}}) -> ({t(out)} {{graph.name = "y
     ((300, 200), "f32", True),        # f32: 32 lanes a stick; 9 sticks and 12 columns
     ((7, 33), "f32", True),           # fewer rows and columns than a stick
     ((3, 40, 96), "f16", True),       # a batch of matrices
+    ((3, 96, 40), "f16", True),       # DMA runs: nine 4 KB blocks, one channel holds two
     ((2, 5, 128, 72), "bf16", True),  # two batch dimensions; tiles of a stick of columns
     ((4, 128, 100), "f16", True),
     ((48, 128, 64), "f16", True),     # more matrices than cores: two per tile, in a loop
     ((2, 40, 64, 70), "f16", True),   # 80 matrices: runs of 4 along the inner batch dimension
     ((33, 64, 64), "bf16", True),     # 33 matrices: runs of 3
-    ((100, 96), "f16", False),        # the cost model keeps the DMA runs (4 result rows a tile)
+    ((100, 96), "f16", True),         # the first stick column's channels take twice the runs
+    ((1000, 4), "f16", False),        # four result rows: DMA runs (not 1000 rows of 4 lanes)
+    ((16, 8), "f16", False),          # a few runs: cheaper than the identity and the selects
 ])
 def test_swapped_dimensions_are_transposed_on_the_sfu(tmp_path, shape, dtype, on_sfu):
     perm = list(range(len(shape)))

@@ -14,6 +14,42 @@ using namespace mlir;
 
 namespace chipless::frontend {
 
+namespace {
+
+/// The DRAM rate at which reads of every element of `v`, each a DMA run of its own (a stick
+/// each), are served: at the pace of the channel holding the most of them. They need not
+/// spread evenly: of [100, 96] in sticks, the stick column of the first 64 columns is twice
+/// as dense as the next, and its channels take twice as long. Views of over 2^20 elements
+/// are taken as spread evenly over their span.
+double elementRunDram(const Rates& r, const TensorView& v, int64_t e) {
+  int64_t n = 1;
+  for (const DimLayout& d : v.dims) n *= d.size;
+  if (n > (int64_t{1} << 20)) return r.within(spanBytes(v, e)).dram;
+  std::vector<int64_t> offsets = {v.offset};
+  for (const DimLayout& d : v.dims) {
+    std::vector<int64_t> own(static_cast<size_t>(d.size));
+    for (int64_t i = 0; i < d.size; ++i) {
+      int64_t rest = i, off = 0;
+      for (size_t f = d.factors.size(); f-- > 0;) {
+        off += (rest % d.factors[f].size) * d.factors[f].stride;
+        rest /= d.factors[f].size;
+      }
+      own[static_cast<size_t>(i)] = off;
+    }
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * own.size());
+    for (int64_t o : offsets)
+      for (int64_t x : own) next.push_back(o + x);
+    offsets.swap(next);
+  }
+  std::vector<int64_t> perChannel(static_cast<size_t>(r.channels), 0);
+  for (int64_t o : offsets) ++perChannel[static_cast<size_t>(o * e / r.interleave % r.channels)];
+  const int64_t most = *std::max_element(perChannel.begin(), perChannel.end());
+  return r.dram * static_cast<double>(n) / static_cast<double>(most * r.channels);
+}
+
+} // namespace
+
 /// A re-layout: blocks of rows of one matrix of the result, or runs of whole matrices along
 /// the dimension before them, each a box of the source as it lies.
 std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& arch,
@@ -25,12 +61,13 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
   const int64_t e = elementBytes(copied);
   const size_t rank = gather ? 2 : cast<RankedTensorType>(copied.getType()).getRank();
   const TensorView& src = k.source;
-  // Every tile reads within the source's span (a gather: anywhere in its table).
-  const Rates r = gather ? all : all.within(spanBytes(src, e));
   // When the source's values are not contiguous along its last dimension (a permutation
   // moved it), every element is a DMA run of its own, charged a whole stick; otherwise rows
   // move whole (a gather: one row per index).
   const bool elementRuns = !gather && src.dims.back().factors.back().stride != 1;
+  // Every tile reads within the source's span (a gather: anywhere in its table).
+  Rates r = gather ? all : all.within(spanBytes(src, e));
+  const double elementRate = elementRuns ? elementRunDram(all, src, e) : r.dram;
   const int64_t half = r.budget / 2;
   std::vector<Division> out;
   const int64_t rows = k.rows / k.batch; // of one matrix of the result
@@ -69,7 +106,9 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
     d.residentBytes = bytes;
     const double elements = static_cast<double>(perBatch * perTile * k.cols);
     const double in = elementRuns ? elements * static_cast<double>(r.stick) : elements * e;
-    d.cycles = tileCycles(r, in, elements * e, 0, 1, tiles, 1);
+    Rates runs = r;
+    runs.dram = elementRate;
+    d.cycles = tileCycles(runs, in, elements * e, 0, 1, tiles, 1);
     d.bound = elementRuns ? "dma" : "dram";
     out.push_back(d);
   };

@@ -231,7 +231,8 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
     case Form::Matrix:
     case Form::Repeated:
       residentPerRow += roundUp(width * e, r.stick);
-      if (moved) *moved += width * e;
+      // Rows move as whole sticks: a row narrower than a stick still moves one.
+      if (moved) *moved += roundUp(width * e, r.stick);
       break;
     case Form::PerRow:
       residentPerRow += r.stick; // one element per stick
