@@ -5,6 +5,7 @@ is a ChiplessError naming the file, the line and the field; docs/studies.md is t
 import dataclasses
 import difflib
 import pathlib
+import re
 
 from chipless import tools
 from chipless.errors import ChiplessError
@@ -29,6 +30,9 @@ class Workload:
     file: pathlib.Path
     kind: str                  # "mlir", "asm" or "program"
     compile_flags: tuple = ()
+    #: a tensor graph: its compiler chooses divisions and fusion with a cost model that
+    #: reads the timing parameters too, so every parameter is one it plans with
+    graph: bool = False
 
 
 @dataclasses.dataclass
@@ -135,9 +139,9 @@ def load_study(path):
             roles = described[arch]["params"]
             assignments = {**fixed, **{k: v for k, v in values.items() if k != "chip"}}
             planned = tuple(f"{k}={_value_text(v)}" for k, v in sorted(assignments.items())
-                            if roles[k]["role"] == "planned")
+                            if workload.graph or roles[k]["role"] == "planned")
             timing = tuple(f"{k}={_value_text(v)}" for k, v in sorted(assignments.items())
-                           if roles[k]["role"] != "planned")
+                           if not workload.graph and roles[k]["role"] != "planned")
             if workload.kind == "program" and planned:
                 raise ChiplessError(
                     f"{f}:{line_of(doc, 'workloads')}: workload {workload.name} is a compiled "
@@ -198,8 +202,15 @@ def _workloads(f, study_dir, section):
         if kind is None:
             raise ChiplessError(f"{where}: {spec}: not a .mlir kernel or graph, a .s program or "
                                 "a program directory")
-        workloads.append(Workload(str(name), file, kind, tuple(flags)))
+        workloads.append(Workload(str(name), file, kind, tuple(flags),
+                                  kind == "mlir" and _is_tensor_graph(file)))
     return workloads
+
+
+def _is_tensor_graph(file):
+    """Whether a .mlir file is a tensor graph rather than a KTIR kernel: no ktdp or spyreop
+    op, as spyre-compile tells them apart (frontend::isTensorGraph)."""
+    return re.search(r"\b(ktdp|spyreop)\.", file.read_text(errors="replace")) is None
 
 
 def _plots(f, section, dimensions, metric_names):

@@ -1,6 +1,6 @@
 """`chipless study` end to end on the emulated chips: recompilation only when a planned
-parameter changes (counted), the caches and resuming, failing points, the table, plots and
-report, and determinism."""
+parameter changes (counted; a tensor graph plans with every parameter), the caches and
+resuming, failing points, the table, plots and report, and determinism."""
 import json
 import os
 import signal
@@ -48,12 +48,12 @@ def summary(out):
     return json.loads((out / "study.json").read_text())["counts"]
 
 
-def test_compiles_once_per_planned_value_and_runs_every_point(study_file, tmp_path):
+def test_a_graph_is_planned_for_every_point_and_every_point_runs(study_file, tmp_path):
     out = tmp_path / "out"
     chipless("study", study_file(SPYRE_STUDY), "-o", out, "-j", "2", "-q")
     counts = summary(out)
-    # two core counts (planned) -> two programs; three bandwidths (timing) reuse them
-    assert counts["points"] == 6 and counts["programs"] == 2 and counts["compiled"] == 2
+    # the front end's cost model reads the bandwidth too: six points, six programs
+    assert counts["points"] == 6 and counts["programs"] == 6 and counts["compiled"] == 6
     assert counts["ran"] == 6 and counts["failed"] == 0
     table = pandas.read_csv(out / "results.csv")
     assert list(table.columns[:5]) == ["point", "workload", "chip", "chip.cores",
@@ -72,9 +72,13 @@ def test_compiles_once_per_planned_value_and_runs_every_point(study_file, tmp_pa
         resolved = (out / row["resolved_arch"]).read_text()
         assert f"cores: {row['chip.cores']}" in resolved
         assert f"bandwidth_gb_s: {float(row['dram.bandwidth_gb_s'])}" in resolved
-    # the programs' records say what they were compiled for
-    programs = sorted((out / "programs").glob("*/program/arch.yaml"))
-    assert len(programs) == 2
+    # the programs' records say what they were compiled for: each point's values
+    programs = [p.read_text() for p in (out / "programs").glob("*/program/arch.yaml")]
+    assert len(programs) == 6
+    for _, row in table.iterrows():
+        assert sum(f"cores: {row['chip.cores']}" in p and
+                   f"bandwidth_gb_s: {float(row['dram.bandwidth_gb_s'])}" in p
+                   for p in programs) == 1
     # plots, report
     for stem in ("00-line", "01-heatmap"):
         assert (out / "plots" / f"{stem}.png").stat().st_size > 1000
@@ -92,19 +96,48 @@ def test_rerun_uses_the_caches_and_new_points_run_alone(study_file, tmp_path):
     first = (out / "results.csv").read_text()
     chipless("study", study_file(SPYRE_STUDY), "-o", out, "-q")
     counts = summary(out)
-    assert counts["compiled"] == 0 and counts["compiles_cached"] == 2
+    assert counts["compiled"] == 0 and counts["compiles_cached"] == 6
     assert counts["ran"] == 0 and counts["runs_cached"] == 6
     assert (out / "results.csv").read_text() == first
-    # one more bandwidth: two new points, no compile
+    # one more bandwidth: two new points, each planned for it
     wider = SPYRE_STUDY.replace("[50, 100, 400]", "[50, 100, 200, 400]")
     chipless("study", study_file(wider), "-o", out, "-q")
     counts = summary(out)
-    assert counts["points"] == 8 and counts["ran"] == 2 and counts["compiled"] == 0
-    # one more core count: one compile, three runs
+    assert counts["points"] == 8 and counts["ran"] == 2 and counts["compiled"] == 2
+    # one more core count: four new points
     more = wider.replace("[16, 32]", "[8, 16, 32]")
     chipless("study", study_file(more), "-o", out, "-q")
     counts = summary(out)
-    assert counts["compiled"] == 1 and counts["ran"] == 4
+    assert counts["compiled"] == 4 and counts["ran"] == 4
+
+
+KTIR_STUDY = """
+study: ktir-memory
+chip: spyre
+workloads:
+  layernorm: {ROOT}/models/kernels/layernorm.mlir
+sweep:
+  scratchpad.bytes: [1048576, 2097152]
+  dram.bandwidth_gb_s: [50, 400]
+metrics:
+  cycles: chip.cycles
+"""
+
+
+def test_a_kernel_compiles_once_per_planned_value_and_reruns_for_timing(study_file, tmp_path):
+    """A KTIR kernel carries its own division: only planned parameters recompile it, and the
+    bandwidths rerun the same program."""
+    out = tmp_path / "out"
+    chipless("study", study_file(KTIR_STUDY), "-o", out, "-q")
+    counts = summary(out)
+    assert counts["points"] == 4 and counts["programs"] == 2 and counts["compiled"] == 2
+    assert counts["ran"] == 4 and counts["failed"] == 0
+    table = pandas.read_csv(out / "results.csv")
+    for size in (1048576, 2097152):
+        rows = table[table["scratchpad.bytes"] == size].sort_values("dram.bandwidth_gb_s")
+        assert rows["cycles"].iloc[0] > rows["cycles"].iloc[1]
+    programs = [p.read_text() for p in (out / "programs").glob("*/program/arch.yaml")]
+    assert len(programs) == 2 and all("bandwidth_gb_s: 204.8" in p for p in programs)
 
 
 def test_an_interrupted_study_resumes_where_it_stopped(study_file, tmp_path):
@@ -137,8 +170,10 @@ def test_an_interrupted_study_resumes_where_it_stopped(study_file, tmp_path):
 
 def test_a_failing_point_is_recorded_and_the_study_goes_on(study_file, tmp_path):
     # 8 KiB of scratchpad cannot hold the 64 KiB reserve: that program does not compile;
-    # 0.001 GB/s is below the range of dram.bandwidth_gb_s: that run is refused
+    # 0.001 GB/s is below the range of dram.bandwidth_gb_s: that run of the KTIR kernel (a
+    # program that only planned parameters recompile) is refused
     text = SPYRE_STUDY.replace("chip.cores: [16, 32]", "scratchpad.bytes: [8192, 2097152]") \
+        .replace("models/graphs/layernorm.mlir", "models/kernels/layernorm.mlir") \
         .replace("[50, 100, 400]", "[0.001, 100]").replace("chip.cores,", "scratchpad.bytes,") \
         .replace("y: chip.cores", "y: scratchpad.bytes")
     out = tmp_path / "out"
