@@ -296,6 +296,7 @@ std::vector<Division> rowDivisions(const KernelGroup& k, const SpyreArch& arch, 
       // few KB in one or two DRAM channels, which serve every tile's copy of them.
       const double hot =
           static_cast<double>(tiles * readOnce) * (1.0 / r.within(readOnce).dram - 1.0 / r.dram);
+      d.dramBytes = (in + outBytes) * static_cast<double>(tiles);
       d.cycles = tileCycles(r, in, outBytes, work, perTile / s, tiles,
                             static_cast<int64_t>(k.ops.size())) +
                  hot;
@@ -415,6 +416,7 @@ std::vector<Division> matmulDivisions(const KernelGroup& k, const SpyreArch& arc
         // What B's channels take beyond B's share of the whole bandwidth.
         const double hotB =
             static_cast<double>(tiles * (bm / sub)) * bBytes * (1.0 / bRate - 1.0 / r.dram);
+        d.dramBytes = (in + outBytes) * static_cast<double>(tiles);
         d.cycles = tileCycles(r, in, outBytes, pt + epi, (bm / sub) * (kSpan / depth), tiles,
                               static_cast<int64_t>(k.ops.size())) +
                    ring + hotB;
@@ -512,9 +514,13 @@ size_t chooseDivision(const std::vector<Division>& c) {
   size_t best = cheapest;
   for (size_t i = 0; i < c.size(); ++i) {
     if (c[i].cycles > c[cheapest].cycles * (1 + kNearTie)) continue;
-    if (c[i].tiles() > c[best].tiles() ||
-        (c[i].tiles() == c[best].tiles() && c[i].cycles < c[best].cycles))
+    if (c[i].tiles() != c[best].tiles()) {
+      if (c[i].tiles() > c[best].tiles()) best = i;
+    } else if (c[i].dramBytes != c[best].dramBytes) {
+      if (c[i].dramBytes < c[best].dramBytes) best = i;
+    } else if (c[i].cycles < c[best].cycles) {
       best = i;
+    }
   }
   return best;
 }

@@ -38,6 +38,9 @@ struct Division {
   /// a time. 0: the copy reads the transposed view element by element (one DMA run each).
   int64_t transposeRows = 0;
   double cycles = 0;         ///< estimated cycles
+  /// Bytes all tiles move between DRAM and their scratchpads (estimate): of near-ties, the
+  /// division that moves fewer contends less, which the estimate does not see.
+  double dramBytes = 0;
   std::string bound;         ///< what bounds the estimate: "dram", "pt", "sfu", "dma"
   int64_t tiles() const { return gridBatch * gridRows * gridCols * gridDepth; }
   /// "8 x 1 tiles of 32 x 1024, 16 rows per step".
@@ -69,7 +72,7 @@ std::vector<Division> candidateDivisions(const KernelGroup& k, const SpyreArch& 
 constexpr double kNearTie = 0.05;
 
 /// The index of the division with the fewest estimated cycles; among those within kNearTie
-/// of it, the one with the most tiles.
+/// of it, the one with the most tiles, and of those the one that moves the fewest bytes.
 size_t chooseDivision(const std::vector<Division>& candidates);
 
 } // namespace chipless::frontend
