@@ -1,13 +1,16 @@
 // What a command writes, it writes whole and together: a run whose --stats or --trace cannot
 // be written leaves no --output behind either, a failed compile leaves no -o or --dump-dir
-// folder, and missing parent folders of an output are created.
+// folder (but the KTIR of a graph's kernel that the KTIR compiler refused, kept on purpose
+// in --dump-dir/failed/), and missing parent folders of an output are created.
 #include "support/atomic_file.h"
 #include "support/npy.h"
 #include "tests/e2e/kernel_harness.h"
 #include "tests/e2e/shell.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <iterator>
 
 namespace chipless::test {
 namespace {
@@ -116,6 +119,40 @@ TEST_F(Outputs, AFailedGraphCompileLeavesNoProgramAndNoDumps) {
   for (const char* f : {"deep/er/g/job.plan", "deep/er/g/program.bin", "deep/er/g/arch.yaml",
                         "deep/dump/00-graph.mlir", "deep/dump/program.s"})
     EXPECT_TRUE(fs::exists(path(f))) << f;
+}
+
+TEST_F(Outputs, AGraphKernelTheKtirCompilerRefusesIsNamedAndKeptToReproduce) {
+  // Two synchronisation tokens per core: the scheduler refuses the MLP's first kernel, an
+  // error at no place of the graph; a note names the kernel at the graph op it starts at.
+  const std::string graph = source("models/graphs/spyre_mlp.mlir");
+  const std::string tokens = " --set sync.tokens_per_core=2";
+  ShellResult r = sh(tool("spyre-compile") + " " + graph + tokens + " -o " + path("out/g"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("synchronisation tokens"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("spyre_mlp.mlir:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(": note: in kernel k1_"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("which the KTIR compiler refused"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rerun with --dump-dir DIR to keep kernel k1_"), std::string::npos)
+      << r.output;
+  // With --dump-dir, the refused kernel's KTIR and nothing else.
+  const std::vector<std::string> before = contents();
+  r = sh(tool("spyre-compile") + " " + graph + tokens + " -o " + path("out/g") + " --dump-dir " +
+         path("out/dump"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  std::vector<std::string> after = contents();
+  std::vector<std::string> added;
+  std::set_difference(after.begin(), after.end(), before.begin(), before.end(),
+                      std::back_inserter(added));
+  ASSERT_EQ(added.size(), 4u) << r.output; // out, out/dump, out/dump/failed, the kernel
+  ASSERT_EQ(added.back().rfind("out/dump/failed/k1_", 0), 0u) << added.back();
+  const std::string kept = path(added.back());
+  EXPECT_NE(r.output.find("'s KTIR is in " + kept), std::string::npos) << r.output;
+  // Compiled alone it fails the same way; with the tokens the chip has, it compiles.
+  r = sh(tool("spyre-compile") + " " + kept + tokens + " -o " + path("alone"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("synchronisation tokens"), std::string::npos) << r.output;
+  r = sh(tool("spyre-compile") + " " + kept + " -o " + path("alone"));
+  EXPECT_EQ(r.status, 0) << r.output;
 }
 
 TEST_F(Outputs, AssemblersCreateMissingParentFolders) {

@@ -121,6 +121,26 @@ void writeGraphOutputs(const CompileRequest& request, const spyrecode::Job& job,
   out.commit();
 }
 
+/// After the KTIR compiler refused a kernel of a tensor graph: with --dump-dir, that
+/// kernel's KTIR is kept (DIR/failed/NAME.mlir, and nothing else is written), so that
+/// compiling it alone reproduces the error; without, a note says how to keep it.
+void keepFailedKernel(const CompileRequest& request, const std::string& inputName,
+                      const std::string& kernel, const std::string& ktir,
+                      llvm::raw_ostream& diagnostics) {
+  if (request.dumpDir.empty()) {
+    diagnostics << inputName << ": note: rerun with --dump-dir DIR to keep kernel " << kernel
+                << "'s KTIR (DIR/failed/" << kernel << ".mlir) and reproduce the error alone\n";
+    return;
+  }
+  const std::string path = request.dumpDir + "/failed/" + kernel + ".mlir";
+  OutputSet out;
+  out.makeDirectory(request.dumpDir + "/failed");
+  out.add(path, ktir);
+  out.commit();
+  diagnostics << inputName << ": note: kernel " << kernel << "'s KTIR is in " << path
+              << ": `spyre-compile " << path << " -o OUT` reproduces the error\n";
+}
+
 } // namespace
 
 bool compileSpyre(std::unique_ptr<llvm::MemoryBuffer> source, const CompileRequest& request,
@@ -171,8 +191,16 @@ bool compileSpyre(std::unique_ptr<llvm::MemoryBuffer> source, const CompileReque
         fo.keepInScratchpad = request.keepInScratchpad;
         fo.divisions = divisionChoices(request.divisions);
         fo.timing = options.timing;
+        std::optional<std::pair<std::string, std::string>> refused;
+        fo.failedKernel = [&](const std::string& kernel, const std::string& ktir) {
+          refused.emplace(kernel, ktir);
+        };
         mlir::FailureOr<spyrecode::Job> job = frontend::compileGraph(*module, arch, fo);
-        if (mlir::failed(job)) return mlir::failure();
+        if (mlir::failed(job)) {
+          if (refused)
+            keepFailedKernel(request, inputName, refused->first, refused->second, diagnostics);
+          return mlir::failure();
+        }
         writeGraphOutputs(request, *job, dumps);
         return mlir::success();
       }

@@ -327,11 +327,27 @@ FailureOr<spyrecode::Job> compileGraph(ModuleOp graph, const SpyreArch& arch,
       so.dump = [&](const std::string& stageName, const std::string& t) {
         options.dump(k.name + "/" + stageName, t);
       };
-    auto job = dataflow::scheduleKernel(**kernel, arch, so);
-    if (failed(job)) return failure();
-    mlir::dfir::JobOp jobOp = *(*job)->getOps<mlir::dfir::JobOp>().begin();
-    FailureOr<spyrecode::Job> emitted = dataflow::emitSpyreCode(jobOp, arch);
-    if (failed(emitted)) return failure();
+    // An error of the KTIR compiler names a place in the kernel's KTIR (or none: a core's
+    // resources): a note says which kernel, from which of the graph's ops, and the kernel's
+    // KTIR goes to whoever keeps it for reproducing the error.
+    FailureOr<spyrecode::Job> emitted = [&]() -> FailureOr<spyrecode::Job> {
+      ScopedDiagnosticHandler inKernel(ctx, [&](Diagnostic& d) {
+        if (d.getSeverity() == DiagnosticSeverity::Error)
+          d.attachNote(k.ops.front()->getLoc())
+              << "in kernel " << k.name << " (" << k.ops.size() << " op"
+              << (k.ops.size() == 1 ? "" : "s") << " of the graph from this '"
+              << k.ops.front()->getName() << "'), which the KTIR compiler refused";
+        return failure(); // and on to the caller's handler
+      });
+      auto job = dataflow::scheduleKernel(**kernel, arch, so);
+      if (failed(job)) return failure();
+      mlir::dfir::JobOp jobOp = *(*job)->getOps<mlir::dfir::JobOp>().begin();
+      return dataflow::emitSpyreCode(jobOp, arch);
+    }();
+    if (failed(emitted)) {
+      if (options.failedKernel) options.failedKernel(k.name, printed(**kernel));
+      return failure();
+    }
     if (options.dump) options.dump(k.name + "/05-spyrecode.s", spyrecode::disassemble(*emitted));
     compiled.push_back({k.name + ".bin", std::move(*emitted)});
   }

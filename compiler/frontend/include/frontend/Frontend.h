@@ -41,6 +41,9 @@ struct FrontendOptions {
   bool keepInScratchpad = true;
   /// Receives the time each stage takes (spyre-compile --timing).
   std::function<void(const std::string& stage, double seconds)> timing;
+  /// Receives the KTIR of the kernel the KTIR compiler refused (`k2_restickify`, its text),
+  /// so that it can be kept and compiled alone to reproduce the error.
+  std::function<void(const std::string& kernel, const std::string& ktir)> failedKernel;
 };
 
 /// Whether `module` is a tensor graph (no ktdp or spyreop op, and a function with tensor
