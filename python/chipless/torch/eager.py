@@ -201,7 +201,8 @@ def resident(t, dev):
         return t, bound
     stats_of(dev).relayouts += 1
     own = torch.empty(t.shape, dtype=t.dtype, device=t.device)
-    own.copy_(t)
+    # through the host: this runs on the device's stream, which a copy program would wait on
+    torch.ops.aten._copy_from(t, own)
     return own, bindable(own)
 
 

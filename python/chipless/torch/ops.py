@@ -188,6 +188,38 @@ def _to_copy(t, dtype=None, layout=None, device=None, pin_memory=None, non_block
 _lib.impl("_to_copy", _to_copy)
 
 
+def _copy(dst, src, non_blocking=False):
+    """dst.copy_(src). Eager, between tensors of one device, into the whole of `dst` (its
+    storage from the start, contiguous): a copy program on the device, `dst` written in
+    place, `src` read as it lies (a view read in the program), broadcast and converted
+    between float types. Anything else (to or from the host, into a view, other dtypes,
+    DeferAndFuse, whose write-backs are copies) is _copy_from's: through the host, with the
+    link's modelled time; its errors are RuntimeErrors, as PyTorch's are."""
+    if dst.device == src.device and dst.device.type == "privateuseone" and src.numel() and \
+            not execution.deferring() and eager.bindable(dst) is not None:
+        dev = _device_of(dst)
+        source, target = _element(src.dtype, dev), _element(dst.dtype, dev)
+        same = source is not None and source == target
+        floats = source in graph_text.FLOAT_BITS and target in graph_text.FLOAT_BITS
+        if (same or floats) and eager.reads_view(dev, src):
+            body = (lambda w, x: x[0]) if same else \
+                (lambda w, x: w.cast(x[0], source, target))
+            try:
+                return _elementwise(dev, aten.copy_.default, (dst, src), {},
+                                    "copy" if same else f"cast_{source}_{target}", [src],
+                                    list(dst.shape), src.dtype, body, out=dst,
+                                    out_dtype=dst.dtype)
+            except _Refused:
+                pass
+    try:
+        return torch.ops.aten._copy_from(src, dst, non_blocking)
+    except ChiplessError as e:
+        raise RuntimeError(str(e)) from None
+
+
+_lib.impl("copy_", _copy)
+
+
 def _row(value, n, dtype, dev):
     """A one-value operand (a number, or a one-element tensor) as a device row of n values."""
     if isinstance(value, torch.Tensor) and value.device.type == "privateuseone":

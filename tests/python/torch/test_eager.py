@@ -330,6 +330,42 @@ def test_casts_of_permuted_views_run_on_the_device(device):
 
 
 @pytest.mark.parametrize("device", ["tpu", "spyre"])
+def test_a_copy_between_tensors_of_one_device_runs_on_the_device(device):
+    """dst.copy_(src) into a whole device tensor: a copy program writes dst in place, src
+    read as it lies (a transposed view), broadcast and converted between float types, nothing
+    over the host link; a copy into a view still goes through the host."""
+    x = torch.randn(64, 96)
+    d = x.to(device)
+    dst = torch.empty(64, 96, device=device)
+    storage = dst.data_ptr()
+    cases = ((dst, d, x),
+             (torch.empty(96, 64, device=device), d.t(), x.t()),
+             (torch.empty(3, 64, 96, device=device), d, x.expand(3, 64, 96)),
+             (torch.empty(64, 96, device=device, dtype=torch.bfloat16), d,
+              x.to(torch.bfloat16)))
+    if device == "spyre":  # the TPU has no float16 arithmetic: that copy is the host's
+        cases += ((torch.empty(64, 96, device=device, dtype=torch.float16), d, x.half()),)
+    for out, src, ref in cases:
+        before = chipless.torch.stats(device)
+        assert out.copy_(src) is out
+        after = chipless.torch.stats(device)
+        assert after["launches"] - before["launches"] == 1
+        assert (after["link_bytes_in"], after["link_bytes_out"]) == \
+            (before["link_bytes_in"], before["link_bytes_out"])
+        assert torch.equal(out.cpu(), ref)
+    assert dst.data_ptr() == storage
+    # into a view of a tensor: through the host, as before
+    whole = torch.zeros(64, 96, device=device)
+    before = chipless.torch.stats(device)
+    whole[:, 8:16].copy_(d[:, :8])
+    assert chipless.torch.stats(device)["link_bytes_in"] > before["link_bytes_in"]
+    expected = torch.zeros(64, 96)
+    expected[:, 8:16] = x[:, :8]
+    assert torch.equal(whole.cpu(), expected)
+    assert chipless.torch.fallback_counts() == {}
+
+
+@pytest.mark.parametrize("device", ["tpu", "spyre"])
 def test_a_causal_mask_made_by_comparison_matches_the_cpu(device):
     dtype = FLOAT[device]
     scores = torch.randn(4, 64, 64).to(dtype)
