@@ -66,7 +66,7 @@ std::vector<Division> relayoutDivisions(const KernelGroup& k, const SpyreArch& a
   // move whole (a gather: one row per index).
   const bool elementRuns = !gather && src.dims.back().factors.back().stride != 1;
   // Every tile reads within the source's span (a gather: anywhere in its table).
-  Rates r = gather ? all : all.within(spanBytes(src, e));
+  const Rates r = gather ? all : all.within(spanBytes(src, e));
   const double elementRate = elementRuns ? elementRunDram(all, src, e) : r.dram;
   const int64_t half = r.budget / 2;
   std::vector<Division> out;

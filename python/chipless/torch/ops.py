@@ -193,10 +193,13 @@ def _copy(dst, src, non_blocking=False):
     storage from the start, contiguous): a copy program on the device, `dst` written in
     place, `src` read as it lies (a view read in the program), broadcast and converted
     between float types. Anything else (to or from the host, into a view, other dtypes,
-    DeferAndFuse, whose write-backs are copies) is _copy_from's: through the host, with the
-    link's modelled time; its errors are RuntimeErrors, as PyTorch's are."""
-    if dst.device == src.device and dst.device.type == "privateuseone" and src.numel() and \
-            not execution.deferring() and eager.bindable(dst) is not None:
+    DeferAndFuse, whose write-backs are copies, a source in the destination's own storage,
+    which the program would overwrite while it reads it) is _copy_from's: through the host,
+    with the link's modelled time; its errors are RuntimeErrors, as PyTorch's are."""
+    bound = eager.bindable(dst) if dst.device.type == "privateuseone" else None
+    if dst.device == src.device and bound is not None and src.numel() and \
+            not execution.deferring() and \
+            torch.ops.chipless.storage_info(src)[0] != bound[0]:
         dev = _device_of(dst)
         source, target = _element(src.dtype, dev), _element(dst.dtype, dev)
         same = source is not None and source == target

@@ -362,6 +362,11 @@ def test_a_copy_between_tensors_of_one_device_runs_on_the_device(device):
     expected = torch.zeros(64, 96)
     expected[:, 8:16] = x[:, :8]
     assert torch.equal(whole.cpu(), expected)
+    # from its own storage (which a program would overwrite while reading): the host's
+    square = torch.randn(64, 64)
+    s = square.to(device)
+    s.copy_(s.t())
+    assert torch.equal(s.cpu(), square.t())
     assert chipless.torch.fallback_counts() == {}
 
 
