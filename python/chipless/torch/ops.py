@@ -121,16 +121,19 @@ def _element(dtype, dev, integer=False):
     return name if name in eager.FLOAT_TYPES[dev.kind] else None
 
 
-def _cast_on_device(dev, t, dtype):
+def _cast_on_device(dev, t, dtype, out=None):
     """Device tensor `t` as `dtype` by a conversion program on the device (extf/truncf;
-    Spyre's sfu.cvt) when both are float types the device computes in; else None."""
+    Spyre's sfu.cvt) when both are float types the device computes in; else None. With
+    `out` (a whole device tensor of `dtype`), written there, `t` broadcast to its shape."""
     source, target = _element(t.dtype, dev), _element(dtype, dev)
     if t.device.type != "privateuseone" or source not in graph_text.FLOAT_BITS or \
             target not in graph_text.FLOAT_BITS or t.dim() == 0:
         return None
-    return _elementwise(dev, aten._to_copy.default, (t,), {"dtype": dtype},
-                        f"cast_{source}_{target}", [t], list(t.shape), t.dtype,
-                        lambda w, x: w.cast(x[0], source, target), out_dtype=dtype)
+    aten_op, args, kwargs = (aten._to_copy.default, (t,), {"dtype": dtype}) if out is None \
+        else (aten.copy_.default, (out, t), {})
+    return _elementwise(dev, aten_op, args, kwargs, f"cast_{source}_{target}", [t],
+                        list(t.shape if out is None else out.shape), t.dtype,
+                        lambda w, x: w.cast(x[0], source, target), out=out, out_dtype=dtype)
 
 
 def _cast(dev, t, dtype):
@@ -161,16 +164,13 @@ def _to_copy(t, dtype=None, layout=None, device=None, pin_memory=None, non_block
             dtype != t.dtype and layout in (None, torch.strided) and \
             memory_format in (None, torch.preserve_format, torch.contiguous_format):
         dev = devices.of(t)
-        if t.is_contiguous():
-            cast = _cast_on_device(dev, t, dtype)
-            if cast is not None:
-                return cast
-        elif memory_format == torch.contiguous_format or _memory_order(t) is None:
-            cast = _cast_on_device(dev, t.contiguous(), dtype)
+        order = None if t.is_contiguous() or memory_format == torch.contiguous_format \
+            else _memory_order(t)
+        if order is None:
+            cast = _cast_on_device(dev, t.contiguous(), dtype)  # t itself when contiguous
             if cast is not None:
                 return cast
         else:
-            order = _memory_order(t)
             cast = _cast_on_device(dev, t.permute(order), dtype)
             if cast is not None:
                 inverse = sorted(range(t.dim()), key=lambda d: order[d])
@@ -201,19 +201,17 @@ def _copy(dst, src, non_blocking=False):
             not execution.deferring() and \
             torch.ops.chipless.storage_info(src)[0] != bound[0]:
         dev = _device_of(dst)
-        source, target = _element(src.dtype, dev), _element(dst.dtype, dev)
-        same = source is not None and source == target
-        floats = source in graph_text.FLOAT_BITS and target in graph_text.FLOAT_BITS
-        if (same or floats) and eager.reads_view(dev, src):
-            body = (lambda w, x: x[0]) if same else \
-                (lambda w, x: w.cast(x[0], source, target))
-            try:
-                return _elementwise(dev, aten.copy_.default, (dst, src), {},
-                                    "copy" if same else f"cast_{source}_{target}", [src],
-                                    list(dst.shape), src.dtype, body, out=dst,
-                                    out_dtype=dst.dtype)
-            except _Refused:
-                pass
+        element = _element(src.dtype, dev)
+        try:
+            if eager.reads_view(dev, src):
+                if src.dtype != dst.dtype:
+                    if _cast_on_device(dev, src, dst.dtype, out=dst) is not None:
+                        return dst
+                elif element is not None:
+                    return _elementwise(dev, aten.copy_.default, (dst, src), {}, "copy", [src],
+                                        list(dst.shape), src.dtype, lambda w, x: x[0], out=dst)
+        except _Refused:
+            pass
     try:
         return torch.ops.aten._copy_from(src, dst, non_blocking)
     except ChiplessError as e:
